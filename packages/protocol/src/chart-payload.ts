@@ -1,0 +1,79 @@
+/**
+ * The chart payload: what the edge sends the element. Only what a chart needs; no key, no
+ * collection name, no SQL. This module has no runtime imports so the element can import its
+ * types without pulling zod into the browser bundle.
+ */
+
+/** One line, bar set or slice set. `null` marks a bucket with no value (Avg of nothing). */
+export interface ChartSeries {
+  name: string;
+  values: (number | null)[];
+}
+
+/** The comparison window or population, on its own labels. */
+export interface ChartComparison {
+  labels: string[];
+  series: ChartSeries[];
+}
+
+/** Graph types the element draws: every collection and SQL graph type. */
+export type ChartGraph =
+  | 'Samples'
+  | 'Single Line'
+  | 'Multi Line'
+  | 'Stacked Line'
+  | 'Cumulative Line'
+  | 'Ratio Line'
+  | 'Compare Line'
+  | 'Single Value'
+  | 'Table'
+  | 'Bar Chart'
+  | 'Pie Chart'
+  | 'Funnel';
+
+/** Everything the element needs to draw one chart. */
+export interface ChartPayload {
+  graph: ChartGraph;
+  title?: string;
+  /** Resolved granularity of a time series (`Day`, `Hour`…). */
+  granularity?: string;
+  /** The zone the labels are in. */
+  timeZone: string;
+  /** Bucket labels (time series) or category labels (Bar, Pie, Funnel). */
+  labels: string[];
+  series: ChartSeries[];
+  compare?: ChartComparison;
+  /** Single Value's number. */
+  value?: number | null;
+  compareValue?: number | null;
+  /** Table and Samples: column names and rows in that order. */
+  columns?: string[];
+  rows?: unknown[][];
+  /** The aggregation over the whole window, and over the comparison window. */
+  combined?: number | null;
+  compareCombined?: number | null;
+  /** The resolved window in Unix seconds, for summaries such as the accessible label. */
+  range?: { start: number; end: number };
+  /** True when rows were cut at a cap. */
+  truncated?: boolean;
+  /** ISO instants: when the data was computed, and until when a cached copy is fresh. */
+  generatedAt: string;
+  expiresAt: string;
+}
+
+/** Error codes the edge adds beside `error` so a widget can react without parsing text. */
+export type EdgeErrorCode =
+  | 'invalid'
+  | 'expired'
+  | 'forbidden'
+  | 'not_found'
+  | 'bad_request'
+  | 'rate_limited'
+  | 'backend'
+  | 'timeout';
+
+/** The body of every edge failure. */
+export interface EdgeErrorBody {
+  error: string;
+  code?: EdgeErrorCode;
+}
