@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tsx = createRequire(import.meta.url).resolve('tsx/cli');
-const result = spawnSync(process.execPath, [tsx, join(here, '../src/cli/main.ts'), ...process.argv.slice(2)], {
-  stdio: 'inherit',
-});
+const result = spawnSync(
+  process.execPath,
+  [tsx, join(here, '../src/cli/main.ts'), ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+  },
+);
 process.exit(result.status ?? 1);

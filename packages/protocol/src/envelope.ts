@@ -49,7 +49,10 @@ export interface ErrorBody {
 export const envelopeSchema: z.ZodType<Envelope> = z.object({
   result: z.array(z.unknown()),
   compare_result: z.array(z.unknown()).optional(),
-  metadata: z.looseObject({}).optional().transform((m) => m ?? {}),
+  metadata: z
+    .looseObject({})
+    .optional()
+    .transform((m) => m ?? {}),
 }) as unknown as z.ZodType<Envelope>;
 
 /** The failure body; `error` must be a string for a client to show it. */

@@ -48,10 +48,12 @@ export const filterConditionSchema = z
     const operator = operatorSchema.safeParse(op);
     const parsedValue = valueSchema.safeParse(value);
     if (!operator.success) {
-      for (const issue of operator.error.issues) ctx.addIssue({ ...issue, path: [1, ...issue.path] });
+      for (const issue of operator.error.issues)
+        ctx.addIssue({ ...issue, path: [1, ...issue.path] });
     }
     if (!parsedValue.success) {
-      for (const issue of parsedValue.error.issues) ctx.addIssue({ ...issue, path: [2, ...issue.path] });
+      for (const issue of parsedValue.error.issues)
+        ctx.addIssue({ ...issue, path: [2, ...issue.path] });
     }
     if (!operator.success || !parsedValue.success) return z.NEVER;
     return [field, operator.data, parsedValue.data];
@@ -83,7 +85,9 @@ export const filtersSchema = z
         const parsed = filterConditionSchema.safeParse(raw);
         const path = grouped ? [g, c] : [c];
         if (parsed.success) conditions.push(parsed.data);
-        else for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [...path, ...issue.path] });
+        else
+          for (const issue of parsed.error.issues)
+            ctx.addIssue({ ...issue, path: [...path, ...issue.path] });
       }
       total += conditions.length;
       groups.push(conditions);

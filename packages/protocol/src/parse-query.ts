@@ -1,11 +1,6 @@
 import { describeZodError } from './describe-error.ts';
 import { type CollectionQuery, type QueryRequest, queryRequestSchema } from './query-request.ts';
-import {
-  parseTimeOffset,
-  resolveTimeValue,
-  shiftBack,
-  type TimeRangeError,
-} from './time-value.ts';
+import { parseTimeOffset, resolveTimeValue, shiftBack, type TimeRangeError } from './time-value.ts';
 import type { Granularity, ResolvedGranularity } from './vocabulary.ts';
 
 /** A value or the one sentence that explains why there is none. */
@@ -46,7 +41,8 @@ export function resolveWindows(query: CollectionQuery, now: number): Result<Reso
   const window = { start, end };
   if (!query.compare) return { ok: true, value: { window } };
   const offset = parseTimeOffset(query.compare);
-  if (!offset) return { ok: false, error: `compare: could not parse '${query.compare}' as an offset` };
+  if (!offset)
+    return { ok: false, error: `compare: could not parse '${query.compare}' as an offset` };
   try {
     const compare = {
       start: shiftBack(start, offset, query.IANA_time_zone),

@@ -102,17 +102,23 @@ const collectionSchema = z
     start: timeValueSchema,
     end: timeValueSchema,
     filters: optionalFilters,
-    aggregation: wordSchema('aggregation', AGGREGATIONS, { Median: 'P50', Average: 'Avg' }).nullish(),
+    aggregation: wordSchema('aggregation', AGGREGATIONS, {
+      Median: 'P50',
+      Average: 'Avg',
+    }).nullish(),
     metric: optionalName('metric field'),
     split: optionalName('split field'),
     granularity: wordSchema('granularity', GRANULARITIES).nullish(),
     compare: z
       .string({ error: 'expected an offset such as "1 week ago"' })
       .nullish()
-      .refine((v) => v === null || v === undefined || v.trim() === '' || parseTimeOffset(v) !== null, {
-        error: (issue) =>
-          `could not parse '${clip(String(issue.input))}' as an offset; use "<N> <unit> ago" such as "1 week ago"`,
-      }),
+      .refine(
+        (v) => v === null || v === undefined || v.trim() === '' || parseTimeOffset(v) !== null,
+        {
+          error: (issue) =>
+            `could not parse '${clip(String(issue.input))}' as an offset; use "<N> <unit> ago" such as "1 week ago"`,
+        },
+      ),
     compare_filters: optionalFilters,
     numerator_filters: optionalFilters,
     denominator_filters: optionalFilters,
@@ -134,7 +140,8 @@ const collectionSchema = z
     }
     if (graph === 'Ratio Line') {
       for (const key of ['numerator_filters', 'denominator_filters'] as const) {
-        if (!q[key]) ctx.addIssue({ code: 'custom', path: [key], message: `Ratio Line needs ${key}` });
+        if (!q[key])
+          ctx.addIssue({ code: 'custom', path: [key], message: `Ratio Line needs ${key}` });
       }
     }
     if (graph === 'Compare Line' && !q.compare_filters) {

@@ -101,7 +101,8 @@ export function matchWord<T extends string>(
 ): T | undefined {
   const wanted = input.trim().toLowerCase();
   for (const word of words) if (word.toLowerCase() === wanted) return word;
-  for (const [alias, word] of Object.entries(aliases)) if (alias.toLowerCase() === wanted) return word;
+  for (const [alias, word] of Object.entries(aliases))
+    if (alias.toLowerCase() === wanted) return word;
   return undefined;
 }
 
