@@ -1,0 +1,117 @@
+import type { Envelope } from '@analytics-chart/protocol';
+import { type Backend, BackendError, readEnvelope } from './backend.ts';
+
+/** Options of {@link httpBackend}. */
+export interface HttpBackendOptions {
+  /** The service's base URL, e.g. `https://analytics.example.com` (a path prefix is kept). */
+  baseUrl: string;
+  /** The workspace key; sent only as `api_key` in the JSON body, as the spec requires. */
+  apiKey: string;
+  /** Time limit of one attempt in milliseconds. @default 10000 */
+  timeoutMs?: number;
+  /** Further attempts after a time-out, network failure or 5xx. @default 2 */
+  retries?: number;
+  /** First back-off delay in milliseconds; doubles each retry, with jitter. @default 100 */
+  backoffMs?: number;
+  /** The fetch to use (tests, proxies). @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * The hosted service (or a self-hosted engine) over HTTP: `POST {baseUrl}/api/visualize/data`
+ * with the key in the body. Retries time-outs, network failures and 5xx with exponential
+ * back-off; `Invalid API KEY` and other 4xx are final at once.
+ */
+export function httpBackend(options: HttpBackendOptions): Backend {
+  const { apiKey } = options;
+  if (typeof apiKey !== 'string' || apiKey.trim() === '') {
+    throw new Error('httpBackend: apiKey is missing (set ANALYTICS_API_KEY)');
+  }
+  if (apiKey !== apiKey.trim()) {
+    throw new Error(
+      'httpBackend: apiKey has leading or trailing whitespace; the service would reject it',
+    );
+  }
+  let endpoint: string;
+  try {
+    const base = new URL(options.baseUrl);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error();
+    endpoint = `${base.href.replace(/\/+$/, '')}/api/visualize/data`;
+  } catch {
+    throw new Error(`httpBackend: baseUrl '${options.baseUrl}' is not an http(s) URL`);
+  }
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const retries = options.retries ?? 2;
+  const backoffMs = options.backoffMs ?? 100;
+  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  async function attempt(payload: string, signal?: AbortSignal): Promise<Envelope> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onAbort = () => controller.abort();
+    signal?.addEventListener('abort', onAbort);
+    try {
+      const response = await doFetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: payload,
+        signal: controller.signal,
+        redirect: 'error',
+      });
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        if (response.status >= 500) {
+          throw new BackendError('unavailable', `HTTP ${response.status}`, response.status);
+        }
+        throw new BackendError(
+          'malformed',
+          `HTTP ${response.status} with a body that is not JSON`,
+          response.status,
+        );
+      }
+      return readEnvelope(response.status, body);
+    } catch (error) {
+      if (error instanceof BackendError) throw error;
+      if (timedOut) throw new BackendError('timeout', `no answer within ${timeoutMs} ms`);
+      if (signal?.aborted) throw new BackendError('timeout', 'the request was cancelled');
+      throw new BackendError('unavailable', `network failure: ${(error as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return {
+    secrets: [apiKey],
+    async query(body, signal) {
+      const payload = JSON.stringify({ ...body, api_key: apiKey });
+      for (let n = 0; ; n++) {
+        try {
+          return await attempt(payload, signal);
+        } catch (error) {
+          const failure = error as BackendError;
+          if (!failure.retryable || n >= retries || signal?.aborted) throw failure;
+          const delay = backoffMs * 2 ** n;
+          await sleep(delay / 2 + Math.random() * delay, signal);
+        }
+      }
+    },
+  };
+}

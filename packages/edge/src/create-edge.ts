@@ -1,0 +1,202 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import type { EdgeConfig } from './config/edge-config.ts';
+import { resolveSettings } from './config/edge-config.ts';
+import type { EdgeRuntime } from './edge-runtime.ts';
+import { EdgeError } from './http/edge-error.ts';
+import { defaultClientIp, errorResponse, etagMatches, jsonResponse } from './http/respond.ts';
+import { BUNDLE_SECURITY_HEADERS } from './http/security-headers.ts';
+import { createLogger } from './log/logger.ts';
+import { dataCors } from './protection/data-cors.ts';
+import { memoryRateLimitStore } from './protection/rate-limit.ts';
+import { compileRegistry } from './registry/compile-definition.ts';
+import { bundleAssets } from './routes/bundle-asset.ts';
+import { dataRoute } from './routes/data-route.ts';
+import { signRoutes } from './routes/sign-routes.ts';
+import { Keyring } from './tokens/keyring.ts';
+import {
+  createQuerySigner,
+  type SignedQueryId,
+  type SignQueryIdOptions,
+} from './tokens/query-signer.ts';
+import { parseSigningKeys, type SigningKey } from './tokens/signing-keys.ts';
+
+/** A running edge: the Hono app to mount or serve, and the server-side controls. */
+export interface Edge {
+  /** Mount it (`hostApp.route('/analytics', edge.app)`) or serve it alone. */
+  app: Hono;
+  /** Mints an id on the server, for hosts that render pages themselves. */
+  signQueryId(options: SignQueryIdOptions): Promise<SignedQueryId>;
+  /** Revokes an id by its `jti` at once, also for ids already remembered as verified. */
+  revoke(jti: string): void;
+  /** Replaces the signing keys (rotation without a restart); ids of removed kids stop working at once. */
+  setSigningKeys(keys: readonly SigningKey[] | string): void;
+  /** The content-hashed bundle file name (`analytics-chart.<hash>.js`), or null without a bundle. */
+  bundleFileName(): Promise<string | null>;
+  /** Forgets cached results and remembered ids. */
+  clearCache(): void;
+}
+
+function startupError(message: string): Error {
+  return new Error(`analytics edge: ${message}`);
+}
+
+const BUNDLE_ROUTE = '/:file{analytics-chart(?:\\.[0-9a-f]{16})?\\.js}';
+
+/**
+ * Builds an edge from one config object and checks it before serving anything: missing or weak
+ * signing secrets, a missing backend, a broken query definition or a bad setting throw an error
+ * naming the culprit. Routes (relative to where the app is mounted): `GET /api/data`,
+ * `POST /api/sign`, `POST /api/renew`, `GET /analytics-chart.js` (+ hashed name), `GET /health`.
+ */
+export function createEdge(config: EdgeConfig): Edge {
+  if (typeof config !== 'object' || config === null)
+    throw startupError('createEdge needs a config object');
+  if (config.signingKeys === undefined || config.signingKeys === '') {
+    throw startupError(
+      'signingKeys is missing: set EDGE_SIGNING_KEYS (run `pnpm edge keygen` to make a key)',
+    );
+  }
+  if (!config.backend || typeof config.backend.query !== 'function') {
+    throw startupError(
+      'backend is missing: pass httpBackend({...}) or engineBackend(engine, {...})',
+    );
+  }
+  if (typeof config.queries !== 'object' || config.queries === null) {
+    throw startupError('queries is missing: the registry of named query definitions');
+  }
+  let keyring: Keyring;
+  let registry: ReturnType<typeof compileRegistry>;
+  let settings: ReturnType<typeof resolveSettings>;
+  try {
+    const keys =
+      typeof config.signingKeys === 'string'
+        ? parseSigningKeys(config.signingKeys)
+        : config.signingKeys;
+    keyring = new Keyring(
+      keys,
+      typeof config.signingKeys === 'string' ? 'EDGE_SIGNING_KEYS' : 'signingKeys',
+    );
+    registry = compileRegistry(config.queries);
+    settings = resolveSettings(config);
+    for (const origin of config.allowedOrigins ?? []) {
+      if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+        throw new Error(
+          `allowedOrigins: '${origin}' is not an origin such as https://app.example.com`,
+        );
+      }
+    }
+  } catch (error) {
+    throw startupError((error as Error).message);
+  }
+  const logger = createLogger(config.log, config.backend.secrets ?? []);
+  const keySecrets = (keys: readonly SigningKey[]) => logger.addSecrets(keys.map((k) => k.secret));
+  keySecrets(
+    typeof config.signingKeys === 'string'
+      ? parseSigningKeys(config.signingKeys)
+      : config.signingKeys,
+  );
+
+  const signer = createQuerySigner(keyring, registry, settings);
+  const runtime: EdgeRuntime = {
+    config,
+    settings,
+    registry,
+    keyring,
+    signer,
+    backend: config.backend,
+    logger,
+    rateStore: config.rateLimit?.store ?? memoryRateLimitStore(),
+    revoked: new Set(config.revokedIds ?? []),
+    clientIp: config.clientIp ?? defaultClientIp,
+  };
+  const data = dataRoute(runtime);
+  const { sign, renew } = signRoutes(runtime);
+  const bundle = bundleAssets(config.bundle);
+  const allowed = (config.allowedOrigins ?? []).filter((o) => o !== '*');
+
+  const app = new Hono();
+  app.onError((error) => {
+    if (error instanceof EdgeError) return errorResponse(error);
+    if (error instanceof HTTPException) {
+      return errorResponse(
+        new EdgeError('bad_request', 'The request could not be read.', { status: error.status }),
+      );
+    }
+    logger.log({
+      level: 'error',
+      event: 'edge.bug',
+      message: logger.scrub(String((error as Error)?.stack ?? error)),
+    });
+    return jsonResponse({ error: 'Something went wrong on our side.' }, 500);
+  });
+  app.notFound(() => errorResponse(new EdgeError('not_found', 'There is nothing here.')));
+
+  const limitBody = bodyLimit({
+    maxSize: settings.maxBodyBytes,
+    onError: () => {
+      throw new EdgeError(
+        'bad_request',
+        `The request body is larger than ${settings.maxBodyBytes} bytes.`,
+        { status: 413 },
+      );
+    },
+  });
+  const signCors = cors({
+    origin: (origin) => (allowed.includes(origin) ? origin : null),
+    credentials: true,
+    allowMethods: ['POST'],
+    allowHeaders: ['Content-Type', 'Authorization'],
+    maxAge: 600,
+  });
+
+  if (config.allowedOrigins?.length) app.use('/api/data', dataCors(config.allowedOrigins));
+  app.get('/api/data', (c) => data.handle(c));
+  app.use('/api/sign', signCors);
+  app.use('/api/renew', signCors);
+  app.post('/api/sign', limitBody, (c) => sign(c));
+  app.post('/api/renew', limitBody, (c) => renew(c));
+  app.get('/health', () => jsonResponse({ ok: true }));
+  app.get(BUNDLE_ROUTE, async (c) => {
+    const asset = await bundle();
+    const file = c.req.param('file');
+    if (!asset || (file !== 'analytics-chart.js' && file !== asset.fileName)) {
+      throw new EdgeError(
+        'not_found',
+        asset
+          ? 'This version of the bundle is gone; reload the page.'
+          : 'The chart bundle is not available.',
+      );
+    }
+    const headers: Record<string, string> = {
+      ...BUNDLE_SECURITY_HEADERS,
+      'Content-Type': 'text/javascript; charset=utf-8',
+      ETag: asset.etag,
+      'Cache-Control':
+        file === asset.fileName
+          ? 'public, max-age=31536000, immutable'
+          : 'public, max-age=0, must-revalidate',
+    };
+    const inm = c.req.header('if-none-match');
+    if (inm !== undefined && etagMatches(inm, asset.etag))
+      return new Response(null, { status: 304, headers });
+    return new Response(c.req.method === 'HEAD' ? null : asset.bytes, { status: 200, headers });
+  });
+
+  return {
+    app,
+    signQueryId: (options) => signer.sign(options),
+    revoke: (jti) => {
+      runtime.revoked.add(jti);
+    },
+    setSigningKeys: (keys) => {
+      const list = typeof keys === 'string' ? parseSigningKeys(keys) : keys;
+      keyring.replace(list);
+      keySecrets(list);
+    },
+    bundleFileName: async () => (await bundle())?.fileName ?? null,
+    clearCache: () => data.clear(),
+  };
+}

@@ -1,0 +1,48 @@
+import type { Context } from 'hono';
+import { type EdgeError, STATUS_OF } from './edge-error.ts';
+import { API_SECURITY_HEADERS } from './security-headers.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer with the API security headers; never cached unless headers say otherwise. */
+export function jsonResponse(
+  body: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      ...API_SECURITY_HEADERS,
+      'Content-Type': JSON_TYPE,
+      'Cache-Control': 'no-store',
+      ...headers,
+    },
+  });
+}
+
+/** The JSON body `{error, code}` of an edge failure, with `Retry-After` when it has one. */
+export function errorResponse(error: EdgeError): Response {
+  const headers: Record<string, string> = {};
+  if (error.retryAfter !== undefined) headers['Retry-After'] = String(error.retryAfter);
+  return jsonResponse({ error: error.message, code: error.code }, error.status, headers);
+}
+
+/** Whether an `If-None-Match` header matches an entity tag (weak comparison, as for GET). */
+export function etagMatches(header: string, etag: string): boolean {
+  const bare = etag.replace(/^W\//, '');
+  for (const part of header.split(',')) {
+    const tag = part.trim();
+    if (tag === '*' || tag.replace(/^W\//, '') === bare) return true;
+  }
+  return false;
+}
+
+/** The client address for per-IP limits when the config names no other source. */
+export function defaultClientIp(c: Context): string | undefined {
+  // @hono/node-server passes the Node request as `env.incoming`; duck-typed so no `node:` import.
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? c.req.header('cf-connecting-ip');
+}
+
+export { STATUS_OF };

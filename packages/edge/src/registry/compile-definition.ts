@@ -1,0 +1,177 @@
+import {
+  describeZodError,
+  type GraphType,
+  isSqlQuery,
+  type ParamValue,
+  parseQueryRequest,
+} from '@analytics-chart/protocol';
+import {
+  type ParamSpec,
+  type QueryDefinition,
+  queryDefinitionSchema,
+  type SignerParam,
+} from './query-definition.ts';
+import { collectPlaceholders, substituteParams } from './substitute-params.ts';
+
+/** A definition checked once and ready to resolve: what the data and sign routes work from. */
+export interface CompiledDefinition {
+  /** The registry name, or undefined for an inline definition carried in an id. */
+  name: string | undefined;
+  definition: QueryDefinition;
+  graph: GraphType;
+  sql: boolean;
+  params: Readonly<Record<string, ParamSpec>>;
+  rangeKeys: readonly string[];
+  defaultRange: string | undefined;
+  /** Identifies how results are trimmed for this definition (title, fields, names). */
+  trimKey: string;
+}
+
+/** Thrown for a definition that cannot run; the message names the definition. */
+export class DefinitionError extends Error {
+  override name = 'DefinitionError';
+}
+
+/** A value that satisfies a signer parameter, for the start-up trial run. */
+function sampleValue(spec: ParamSpec): ParamValue {
+  if (spec.from === 'session') return 'sample';
+  if (spec.default !== undefined) return spec.default;
+  if (spec.enum?.[0] !== undefined) return spec.enum[0];
+  if (spec.type === 'number') return 1;
+  if (spec.type === 'boolean') return true;
+  return 'sample';
+}
+
+/** Why a signer parameter refuses a value, or null when the value fits. */
+export function checkSignerValue(spec: SignerParam, value: unknown): string | null {
+  const type = spec.type ?? 'string';
+  if (typeof value !== type) return `expected a ${type}`;
+  if (typeof value === 'string' && value.length > 200) return 'is longer than 200 characters';
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'expected a finite number';
+  if (spec.enum && !spec.enum.includes(value as ParamValue)) {
+    return `expected one of ${spec.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  if (
+    spec.pattern &&
+    typeof value === 'string' &&
+    !new RegExp(`^(?:${spec.pattern})$`).test(value)
+  ) {
+    return `does not match the pattern ${spec.pattern}`;
+  }
+  return null;
+}
+
+/**
+ * Checks a definition the way it will run: its shape, its placeholders against its declared
+ * parameters, then a trial substitution with sample values for every range it allows, each
+ * validated by the protocol's request schema. Any failure throws a {@link DefinitionError}
+ * whose message starts with `label` (e.g. `query "sales"`).
+ */
+export function compileDefinition(
+  raw: unknown,
+  name: string | undefined,
+  label = name ? `query "${name}"` : 'the inline definition',
+): CompiledDefinition {
+  const fail = (message: string): never => {
+    throw new DefinitionError(`${label}: ${message}`);
+  };
+  const shape = queryDefinitionSchema.safeParse(raw);
+  if (!shape.success) fail(describeZodError(shape.error, 'definition'));
+  const definition = shape.data as QueryDefinition;
+  if (Object.hasOwn(definition.query, 'api_key')) {
+    fail('query holds an api_key; the key comes from the environment, never from a definition');
+  }
+  const params = definition.params ?? {};
+  for (const placeholder of collectPlaceholders(definition.query)) {
+    if (!Object.hasOwn(params, placeholder)) {
+      fail(
+        `placeholder {"$param": "${placeholder}"} names no declared parameter (declare it in params)`,
+      );
+    }
+  }
+  for (const [param, spec] of Object.entries(params)) {
+    if (spec.from === 'signer' && spec.default !== undefined) {
+      const problem = checkSignerValue(spec, spec.default);
+      if (problem) fail(`params.${param}.default ${problem}`);
+    }
+  }
+  const samples: Record<string, ParamValue> = {};
+  for (const [param, spec] of Object.entries(params)) samples[param] = sampleValue(spec);
+
+  const rangeKeys = Object.keys(definition.ranges ?? {});
+  if (definition.defaultRange !== undefined && !rangeKeys.includes(definition.defaultRange)) {
+    fail(`defaultRange '${definition.defaultRange}' is not one of its ranges`);
+  }
+  const trials = rangeKeys.length ? rangeKeys : [undefined];
+  let graph: GraphType | undefined;
+  let sql = false;
+  for (const rangeKey of trials) {
+    const body = applyRange(
+      substituteParams(definition.query, samples) as Record<string, unknown>,
+      definition,
+      rangeKey,
+    );
+    const parsed = parseQueryRequest(body);
+    if (!parsed.ok) fail(`${rangeKey ? `with range '${rangeKey}', ` : ''}${parsed.error}`);
+    else {
+      graph = parsed.value.graph_type;
+      sql = isSqlQuery(parsed.value);
+    }
+  }
+  if (!graph) return fail('no graph type');
+  if (sql && rangeKeys.length) {
+    fail('ranges apply to collection queries only (a SQL query carries its own time window)');
+  }
+  // Samples rows carry whole events and SQL Table rows any column: those two need the allowlist.
+  // A collection Table returns only its split and value, so fields would mean nothing there.
+  const fieldsAllowed = sql ? graph === 'Table' : graph === 'Samples';
+  if (definition.fields && !fieldsAllowed) {
+    fail(`fields applies to Samples and SQL Table only, not to ${sql ? 'SQL ' : ''}${graph}`);
+  }
+  if (!sql && graph === 'Samples' && !definition.fields) {
+    fail('Samples needs fields: the allowlist of event fields a viewer may see');
+  }
+  return {
+    name,
+    definition,
+    graph,
+    sql,
+    params,
+    rangeKeys,
+    defaultRange: definition.defaultRange ?? rangeKeys[0],
+    trimKey: JSON.stringify([
+      name ?? '',
+      definition.title ?? '',
+      definition.fields ?? [],
+      definition.seriesNames ?? {},
+    ]),
+  };
+}
+
+/** Sets a range's start, end and granularity on a query body (a copy). */
+export function applyRange(
+  body: Record<string, unknown>,
+  definition: QueryDefinition,
+  rangeKey: string | undefined,
+): Record<string, unknown> {
+  if (rangeKey === undefined) return body;
+  const range = definition.ranges?.[rangeKey];
+  if (!range) return body;
+  const out: Record<string, unknown> = { ...body, start: range.start, end: range.end };
+  if (range.granularity) out.granularity = range.granularity;
+  return out;
+}
+
+/** Compiles a whole registry, naming the first broken definition. */
+export function compileRegistry(
+  queries: Readonly<Record<string, unknown>>,
+): Map<string, CompiledDefinition> {
+  const out = new Map<string, CompiledDefinition>();
+  for (const [name, raw] of Object.entries(queries)) {
+    if (!/^[A-Za-z0-9_.:-]{1,200}$/.test(name)) {
+      throw new DefinitionError(`query "${name}": names use letters, digits and . _ : - only`);
+    }
+    out.set(name, compileDefinition(raw, name));
+  }
+  return out;
+}

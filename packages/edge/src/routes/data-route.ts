@@ -1,0 +1,358 @@
+import { isSqlQuery, resolveWindows } from '@analytics-chart/protocol';
+import type { Context } from 'hono';
+import { BackendError } from '../backend/backend.ts';
+import {
+  currentSession,
+  type EdgeRuntime,
+  limit,
+  limitIp,
+  sessionMismatch,
+} from '../edge-runtime.ts';
+import { EdgeError } from '../http/edge-error.ts';
+import { etagMatches } from '../http/respond.ts';
+import { API_SECURITY_HEADERS } from '../http/security-headers.ts';
+import { fingerprint } from '../log/logger.ts';
+import { toChartPayload } from '../payload/to-chart-payload.ts';
+import { Lru } from '../protection/lru.ts';
+import {
+  type CachedResult,
+  type LoadedResult,
+  type PreparedBody,
+  ResultCache,
+} from '../protection/result-cache.ts';
+import { type CompiledDefinition, compileDefinition } from '../registry/compile-definition.ts';
+import { type ResolvedQuery, resolveQuery } from '../registry/resolve-query.ts';
+import type { QueryIdClaims } from '../tokens/query-id-claims.ts';
+import { verifyQueryId } from '../tokens/verify-query-id.ts';
+
+/** A verified id remembered until its expiry, with its definition and resolved queries. */
+interface VerifiedEntry {
+  claims: QueryIdClaims;
+  kid: string;
+  compiled: CompiledDefinition;
+  /** Resolved queries by range key ('' when the definition has no ranges). */
+  resolved: Map<string, ResolvedQuery>;
+  /** What logs call this id: its jti. */
+  tag: string;
+}
+
+const DATA_HEADERS = {
+  ...API_SECURITY_HEADERS,
+  'Content-Type': 'application/json; charset=utf-8',
+  // The browser may keep a copy but must revalidate each time, so an expired or revoked id
+  // stops working at once, while an unchanged result costs only a 304.
+  'Cache-Control': 'private, no-cache',
+  Vary: 'Authorization, Origin',
+};
+
+const INVALID = 'The query id is not valid.';
+const encoder = new TextEncoder();
+
+async function etagOf(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes.slice()));
+  let hex = '';
+  for (const b of digest.subarray(0, 12)) hex += b.toString(16).padStart(2, '0');
+  return `"${hex}"`;
+}
+
+/** The data route: verify, check, resolve, answer from cache or the backend, trimmed. */
+export function dataRoute(runtime: EdgeRuntime) {
+  const { settings, logger, keyring, registry } = runtime;
+  const verified = new Lru<string, VerifiedEntry>(settings.verifiedCacheSize);
+  const cache = new ResultCache(settings.cacheEntries);
+
+  function deny(
+    code: 'invalid' | 'expired' | 'forbidden',
+    message: string,
+    tag: string,
+    reason: string,
+    status?: number,
+  ): never {
+    logger.log({
+      level: code === 'expired' ? 'info' : 'warn',
+      event: 'data.denied',
+      message: reason,
+      code,
+      id: tag,
+    });
+    throw new EdgeError(code, message, status === undefined ? {} : { status });
+  }
+
+  /** The remembered entry, or a full verification that fills the memory. */
+  async function verifiedEntry(token: string, now: number): Promise<VerifiedEntry> {
+    const hit = verified.get(token);
+    if (hit) {
+      // Remembering skips the HMAC only: expiry and key removal still apply at once.
+      if (hit.claims.exp <= now) {
+        verified.delete(token);
+        deny('expired', 'The query id has expired.', hit.tag, 'expired');
+      }
+      if (!keyring.has(hit.kid)) {
+        verified.delete(token);
+        deny('invalid', INVALID, hit.tag, `key ${hit.kid} was removed`);
+      }
+      return hit;
+    }
+    const outcome = await verifyQueryId(token, keyring, {
+      now,
+      skewSeconds: settings.clockSkewSeconds,
+      maxLength: settings.maxIdLength,
+    });
+    if (!outcome.ok) {
+      const tag = outcome.jti ?? fingerprint(token);
+      if (outcome.code === 'expired') deny('expired', 'The query id has expired.', tag, 'expired');
+      deny('invalid', INVALID, tag, outcome.reason);
+    }
+    const { claims, kid } = outcome;
+    let compiled: CompiledDefinition | undefined;
+    if (claims.q !== undefined) {
+      compiled = registry.get(claims.q);
+      if (!compiled) {
+        logger.log({
+          level: 'warn',
+          event: 'data.unknown_query',
+          message: `no query named ${claims.q}`,
+          id: claims.jti,
+        });
+        throw new EdgeError('not_found', 'The query this id names does not exist (any more).');
+      }
+    } else {
+      if (!settings.inlineDefinitions)
+        deny(
+          'forbidden',
+          'This edge does not accept inline definitions.',
+          claims.jti,
+          'inline definitions are off',
+        );
+      try {
+        compiled = compileDefinition(claims.d, undefined);
+      } catch (error) {
+        deny('invalid', INVALID, claims.jti, (error as Error).message);
+      }
+    }
+    const entry: VerifiedEntry = { claims, kid, compiled, resolved: new Map(), tag: claims.jti };
+    verified.set(token, entry);
+    return entry;
+  }
+
+  /** The viewer's range choice from the query string, checked against the definition. */
+  function viewerRange(c: Context, compiled: CompiledDefinition): string | undefined {
+    const url = c.req.url;
+    const q = url.indexOf('?');
+    if (q < 0 || q === url.length - 1) return undefined;
+    const search = new URLSearchParams(url.slice(q + 1));
+    let range: string | undefined;
+    for (const [key, value] of search) {
+      if (key !== 'range') {
+        throw new EdgeError(
+          'bad_request',
+          `Unknown viewer option '${key.slice(0, 40)}'; charts accept range.`,
+        );
+      }
+      if (range !== undefined) throw new EdgeError('bad_request', 'Give range once.');
+      range = value;
+    }
+    if (range === undefined) return undefined;
+    if (!compiled.rangeKeys.includes(range)) {
+      throw new EdgeError(
+        'bad_request',
+        compiled.rangeKeys.length
+          ? `range '${range.slice(0, 40)}' is not allowed for this chart; choose one of ${compiled.rangeKeys.join(', ')}.`
+          : 'This chart has no ranges to choose from.',
+      );
+    }
+    return range;
+  }
+
+  async function load(resolved: ResolvedQuery): Promise<LoadedResult> {
+    const envelope = await runtime.backend.query(resolved.body);
+    let window: LoadedResult['window'];
+    if (!isSqlQuery(resolved.parsed)) {
+      const windows = resolveWindows(resolved.parsed, Date.now() / 1000);
+      if (windows.ok) {
+        window = {
+          start: Math.floor(windows.value.window.start),
+          end: Math.floor(windows.value.window.end),
+        };
+      }
+    }
+    return { envelope, window };
+  }
+
+  function prepare(
+    entry: CachedResult,
+    resolved: ResolvedQuery,
+    compiled: CompiledDefinition,
+  ): PreparedBody | Promise<PreparedBody> {
+    const existing = entry.bodies.get(compiled.trimKey);
+    if (existing) return existing;
+    const payload = toChartPayload(entry.envelope, resolved.parsed, compiled.definition, {
+      window: entry.window,
+      generatedAt: new Date(entry.fetchedAt).toISOString(),
+      expiresAt: new Date(entry.freshUntil).toISOString(),
+    });
+    const bytes = encoder.encode(JSON.stringify(payload));
+    const pending = etagOf(bytes).then((etag) => {
+      const body = { bytes, etag };
+      entry.bodies.set(compiled.trimKey, body);
+      return body;
+    });
+    entry.bodies.set(compiled.trimKey, pending);
+    return pending;
+  }
+
+  function backendFailure(error: unknown, tag: string): EdgeError {
+    if (!(error instanceof BackendError)) {
+      logger.log({
+        level: 'error',
+        event: 'backend.bug',
+        message: logger.scrub(String((error as Error)?.message ?? error)),
+        id: tag,
+      });
+      return new EdgeError('backend', 'The analytics service could not answer.');
+    }
+    switch (error.kind) {
+      case 'key_rejected':
+        logger.log({
+          level: 'error',
+          event: 'backend.key_rejected',
+          message:
+            'CONFIGURATION ERROR: the analytics service answered "Invalid API KEY". Check the deployed ANALYTICS_API_KEY: was the key replaced, or does it carry stray whitespace? Not retried.',
+          id: tag,
+        });
+        return new EdgeError(
+          'backend',
+          'The chart service is misconfigured; the site owner has been told.',
+        );
+      case 'timeout':
+        logger.log({
+          level: 'warn',
+          event: 'backend.timeout',
+          message: logger.scrub(error.message),
+          id: tag,
+        });
+        return new EdgeError('timeout', 'The analytics service did not answer in time.');
+      default:
+        logger.log({
+          level: 'error',
+          event: `backend.${error.kind}`,
+          message: logger.scrub(error.message),
+          status: error.status,
+          id: tag,
+        });
+        return new EdgeError(
+          'backend',
+          error.kind === 'refused'
+            ? 'The analytics service could not run this query.'
+            : 'The analytics service is unavailable.',
+        );
+    }
+  }
+
+  function send(c: Context, body: PreparedBody, stale: boolean): Response {
+    const headers: Record<string, string> = { ...DATA_HEADERS, ETag: body.etag };
+    if (stale) headers['X-Analytics-Stale'] = 'true';
+    const inm = c.req.header('if-none-match');
+    if (inm !== undefined && etagMatches(inm, body.etag)) {
+      return new Response(null, { status: 304, headers });
+    }
+    return new Response(body.bytes, { status: 200, headers });
+  }
+
+  async function handle(c: Context): Promise<Response> {
+    const nowMs = Date.now();
+    const now = Math.floor(nowMs / 1000);
+    await limitIp(runtime, c, nowMs);
+    const auth = c.req.header('authorization');
+    if (auth?.slice(0, 7).toLowerCase() !== 'bearer ') {
+      throw new EdgeError('invalid', 'Send the query id as Authorization: Bearer <id>.');
+    }
+    const token = auth.slice(7).trim();
+    if (token.length > settings.maxIdLength) {
+      deny('invalid', 'The query id is too long.', fingerprint(token), 'too long');
+    }
+    const entry = await verifiedEntry(token, now);
+    const { claims, compiled } = entry;
+    if (
+      runtime.revoked.has(claims.jti) ||
+      (runtime.config.isRevoked && (await runtime.config.isRevoked(claims.jti)))
+    ) {
+      deny('invalid', INVALID, entry.tag, 'revoked');
+    }
+    await limit(runtime, `id:${claims.jti}`, settings.perId, nowMs);
+    if (claims.aud !== undefined) {
+      const origin = c.req.header('origin');
+      const audience = typeof claims.aud === 'string' ? [claims.aud] : claims.aud;
+      if (origin !== undefined && !audience.includes(origin)) {
+        deny(
+          'forbidden',
+          'This chart may not be shown on this site.',
+          entry.tag,
+          `origin ${origin.slice(0, 100)} not in aud`,
+        );
+      }
+    }
+    if (claims.pub !== true) {
+      const session = await currentSession(runtime, c);
+      if (!session) deny('forbidden', 'Sign in to see this chart.', entry.tag, 'no session', 401);
+      if (session.subject !== claims.sub) {
+        deny('forbidden', 'This chart was issued to someone else.', entry.tag, 'subject differs');
+      }
+      const mismatch = sessionMismatch(session, claims.p, compiled);
+      if (mismatch)
+        deny('forbidden', 'This chart belongs to another account.', entry.tag, mismatch);
+    }
+    const chosen = viewerRange(c, compiled);
+    const signed =
+      claims.r !== undefined && compiled.rangeKeys.includes(claims.r) ? claims.r : undefined;
+    const rangeKey = chosen ?? signed ?? compiled.defaultRange;
+    let resolved = entry.resolved.get(rangeKey ?? '');
+    if (!resolved) {
+      const outcome = resolveQuery(compiled, claims.p ?? {}, rangeKey);
+      if (!outcome.ok)
+        deny(
+          'invalid',
+          'The query id no longer fits its query; ask for a new one.',
+          entry.tag,
+          outcome.error,
+        );
+      resolved = outcome.value;
+      entry.resolved.set(rangeKey ?? '', resolved);
+    }
+
+    const fresh = cache.peek(resolved.cacheKey);
+    if (fresh) {
+      const ready = fresh.bodies.get(compiled.trimKey);
+      if (ready && !(ready instanceof Promise)) return send(c, ready, false);
+      return send(c, await prepare(fresh, resolved, compiled), false);
+    }
+    const ttl = (compiled.definition.cacheSeconds ?? settings.cacheTtl) * 1000;
+    const target = resolved;
+    let outcome: Awaited<ReturnType<ResultCache['get']>>;
+    try {
+      outcome = await cache.get(target.cacheKey, ttl, settings.staleIfError * 1000, () =>
+        load(target),
+      );
+    } catch (error) {
+      throw backendFailure(error, entry.tag);
+    }
+    if (outcome.stale) {
+      backendFailure(outcome.error, entry.tag);
+      logger.log({
+        level: 'warn',
+        event: 'data.stale',
+        message: 'served a stale result because the backend failed',
+        id: entry.tag,
+      });
+    }
+    return send(c, await prepare(outcome.entry, resolved, compiled), outcome.stale);
+  }
+
+  return {
+    handle,
+    clear: () => {
+      cache.clear();
+      verified.clear();
+    },
+  };
+}

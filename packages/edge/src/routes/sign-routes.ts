@@ -1,0 +1,184 @@
+import { describeZodError, type ParamValue } from '@analytics-chart/protocol';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { currentSession, type EdgeRuntime, limitIp, sessionMismatch } from '../edge-runtime.ts';
+import { EdgeError } from '../http/edge-error.ts';
+import { jsonResponse } from '../http/respond.ts';
+import { fingerprint } from '../log/logger.ts';
+import type { Session } from '../session/session.ts';
+import { SignError } from '../tokens/query-signer.ts';
+import { verifyQueryId } from '../tokens/verify-query-id.ts';
+
+const paramValue = z.union([z.string().max(200), z.number(), z.boolean()]);
+
+const signBodySchema = z.strictObject({
+  query: z.string({ error: 'expected the name of a query' }).min(1).max(200),
+  params: z.record(z.string().max(64), paramValue).optional(),
+  range: z.string().max(64).optional(),
+  ttl: z.union([z.string().max(20), z.number()]).optional(),
+});
+
+const renewBodySchema = z.strictObject({
+  id: z.string({ error: 'expected the id to renew' }).min(1).max(16_384),
+});
+
+/** Reads a JSON body (the content type is required, which also forces a CORS preflight). */
+async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/json\b/i.test(type)) {
+    throw new EdgeError('bad_request', 'Send the body as application/json.', { status: 415 });
+  }
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new EdgeError('bad_request', 'The request body is not valid JSON.');
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new EdgeError('bad_request', `${describeZodError(parsed.error)}.`);
+  return parsed.data;
+}
+
+async function requireSession(runtime: EdgeRuntime, c: Context): Promise<Session> {
+  const session = await currentSession(runtime, c);
+  if (!session) throw new EdgeError('forbidden', 'Sign in first.', { status: 401 });
+  return session;
+}
+
+function signFailure(error: unknown): never {
+  if (error instanceof SignError) {
+    throw new EdgeError(
+      error.kind,
+      `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`,
+    );
+  }
+  throw error;
+}
+
+/** `POST /api/sign` and `POST /api/renew`: ids for the signed-in viewer. */
+export function signRoutes(runtime: EdgeRuntime) {
+  const { registry, signer, settings, keyring, logger } = runtime;
+
+  /** Mints a session-bound id; session parameters come from the session, never from the body. */
+  async function sign(c: Context): Promise<Response> {
+    await limitIp(runtime, c, Date.now());
+    const session = await requireSession(runtime, c);
+    const body = await readBody(c, signBodySchema);
+    const compiled = registry.get(body.query);
+    if (!compiled) throw new EdgeError('not_found', `There is no query named '${body.query}'.`);
+    const params: Record<string, ParamValue> = {};
+    for (const [name, value] of Object.entries(body.params ?? {})) {
+      const spec = compiled.params[name];
+      if (spec?.from === 'session') {
+        throw new EdgeError(
+          'bad_request',
+          `Parameter '${name}' comes from your session and cannot be set.`,
+        );
+      }
+      params[name] = value;
+    }
+    for (const [name, spec] of Object.entries(compiled.params)) {
+      if (spec.from !== 'session') continue;
+      const value = session[spec.claim ?? name];
+      if (typeof value !== 'string' && typeof value !== 'number') {
+        throw new EdgeError(
+          'forbidden',
+          `Your session has no ${spec.claim ?? name}, which this query needs.`,
+        );
+      }
+      params[name] = value;
+    }
+    let signed: Awaited<ReturnType<typeof signer.sign>>;
+    try {
+      signed = await signer.sign({
+        query: body.query,
+        params,
+        subject: session.subject,
+        ...(body.ttl !== undefined ? { ttl: body.ttl } : {}),
+        ...(body.range !== undefined ? { range: body.range } : {}),
+      });
+    } catch (error) {
+      signFailure(error);
+    }
+    logger.log({
+      level: 'info',
+      event: 'sign.issued',
+      message: `signed ${body.query}`,
+      id: signed.jti,
+    });
+    return jsonResponse({ id: signed.id, expiresAt: signed.expiresAt });
+  }
+
+  /**
+   * Re-issues a session-bound id for the same subject and locked parameters with a fresh expiry:
+   * the signature must be good, the id at most `renewGrace` past expiry, not revoked, and the
+   * current session must be the one it was issued to.
+   */
+  async function renew(c: Context): Promise<Response> {
+    await limitIp(runtime, c, Date.now());
+    const session = await requireSession(runtime, c);
+    const { id } = await readBody(c, renewBodySchema);
+    const now = Math.floor(Date.now() / 1000);
+    const outcome = await verifyQueryId(id, keyring, {
+      now,
+      skewSeconds: settings.clockSkewSeconds,
+      maxLength: settings.maxIdLength,
+      acceptExpiredFor: settings.renewGrace,
+    });
+    if (!outcome.ok) {
+      logger.log({
+        level: 'warn',
+        event: 'renew.denied',
+        message: outcome.reason,
+        id: outcome.jti ?? fingerprint(id),
+      });
+      throw new EdgeError(
+        'invalid',
+        outcome.code === 'expired'
+          ? 'The query id expired too long ago to renew.'
+          : 'The query id is not valid.',
+      );
+    }
+    const { claims } = outcome;
+    const deny = (message: string, reason: string): never => {
+      logger.log({ level: 'warn', event: 'renew.denied', message: reason, id: claims.jti });
+      throw new EdgeError('forbidden', message);
+    };
+    if (
+      runtime.revoked.has(claims.jti) ||
+      (runtime.config.isRevoked && (await runtime.config.isRevoked(claims.jti)))
+    ) {
+      logger.log({ level: 'warn', event: 'renew.denied', message: 'revoked', id: claims.jti });
+      throw new EdgeError('invalid', 'The query id is not valid.');
+    }
+    if (claims.pub === true || claims.sub === undefined)
+      deny('Public ids are not renewed.', 'public id');
+    if (claims.sub !== session.subject)
+      deny('This id was issued to someone else.', 'subject differs');
+    const compiled = claims.q !== undefined ? registry.get(claims.q) : undefined;
+    if (claims.q !== undefined && !compiled) {
+      throw new EdgeError('not_found', 'The query this id names does not exist (any more).');
+    }
+    if (compiled) {
+      const mismatch = sessionMismatch(session, claims.p, compiled);
+      if (mismatch) deny('This id belongs to another account.', mismatch);
+    } else if (
+      session.tenant !== undefined &&
+      claims.p?.tenant !== undefined &&
+      String(session.tenant) !== String(claims.p.tenant)
+    ) {
+      deny('This id belongs to another account.', 'tenant does not match');
+    }
+    const lifetime = Math.min(Math.max(claims.exp - claims.iat, 60), settings.maxSessionTtl);
+    const renewed = await signer.reissue(claims, lifetime, now);
+    logger.log({
+      level: 'info',
+      event: 'renew.issued',
+      message: `renewed ${claims.jti}`,
+      id: renewed.jti,
+    });
+    return jsonResponse({ id: renewed.id, expiresAt: renewed.expiresAt });
+  }
+
+  return { sign, renew };
+}
