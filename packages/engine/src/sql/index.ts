@@ -1,25 +1,10 @@
-import type { Envelope, SqlQuery } from '@analytics-chart/protocol';
-import { EngineError } from '../engine-error.ts';
-import type { SqlWorkspace } from './sql-workspace.ts';
-
-export type { SqlWorkspace } from './sql-workspace.ts';
-
-/** Options of one SQL-mode run. */
-export interface SqlRunOptions {
-  /** Time limit in milliseconds (default 10 000). */
-  timeoutMs?: number;
-  /** The current instant in Unix seconds, for `now()`. */
-  now?: number;
-}
-
 /**
- * Runs a SQL-mode query against one workspace and shapes the rows into the response envelope.
- * Placeholder until SQL mode lands: it refuses every query with a clear 400.
+ * SQL mode of the engine: `sql_query` requests run against one workspace's collections under a
+ * lock-down enforced by DuckDB, with ClickHouse-style functions as macros. See `SQL.md`.
  */
-export async function runSqlQuery(
-  _workspace: SqlWorkspace,
-  _query: SqlQuery,
-  _options: SqlRunOptions = {},
-): Promise<Envelope> {
-  throw new EngineError(400, 'SQL mode is not available yet');
-}
+export { CLICKHOUSE_FUNCTIONS } from './clickhouse-macros.ts';
+export { OUT_OF_MEMORY, QUERY_TIMED_OUT } from './describe-duckdb-error.ts';
+export { CATALOG_REFUSED, FILE_ACCESS_REFUSED } from './inspect-sql-ast.ts';
+export { DEFAULT_SQL_TIMEOUT_MS, runSqlQuery, type SqlRunOptions } from './run-sql-query.ts';
+export { defaultSqlGate, SqlGate } from './sql-gate.ts';
+export type { SqlWorkspace } from './sql-workspace.ts';
