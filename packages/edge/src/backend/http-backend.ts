@@ -70,8 +70,17 @@ export function httpBackend(options: HttpBackendOptions): Backend {
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: payload,
         signal: controller.signal,
-        redirect: 'error',
+        // Workers implement only 'follow' and 'manual'; a redirect is refused by hand below.
+        redirect: 'manual',
       });
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel();
+        throw new BackendError(
+          'refused',
+          `HTTP ${response.status}: the service redirected; check ANALYTICS_BASE_URL`,
+          response.status,
+        );
+      }
       const text = await response.text();
       let body: unknown;
       try {

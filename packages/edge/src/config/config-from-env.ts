@@ -13,14 +13,26 @@ export interface EdgeEnv {
   EDGE_ALLOWED_ORIGINS?: string;
   /** Comma-separated revoked jtis. */
   EDGE_REVOKED_IDS?: string;
-  /** Backend time limit in milliseconds. */
+  /** Backend time limit of one attempt in milliseconds. @default 10000 */
   ANALYTICS_TIMEOUT_MS?: string;
+  /** Further attempts after a backend time-out, network failure or 5xx. @default 2 */
+  ANALYTICS_RETRIES?: string;
   [name: string]: unknown;
 }
 
 function text(env: EdgeEnv, name: string): string | undefined {
   const value = env[name];
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+function number(env: EdgeEnv, name: string): number | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new Error(`analytics edge: ${name} must be a whole number, not '${value}'`);
+  }
+  return n;
 }
 
 function list(value: string | undefined): string[] | undefined {
@@ -59,12 +71,14 @@ export function edgeConfigFromEnv(
     if (!baseUrl) {
       throw new Error('analytics edge: ANALYTICS_BASE_URL is not set (the analytics service URL)');
     }
-    const timeout = text(env, 'ANALYTICS_TIMEOUT_MS');
+    const timeout = number(env, 'ANALYTICS_TIMEOUT_MS');
+    const retries = number(env, 'ANALYTICS_RETRIES');
     try {
       backend = httpBackend({
         baseUrl,
         apiKey,
-        ...(timeout ? { timeoutMs: Number(timeout) } : {}),
+        ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+        ...(retries !== undefined ? { retries } : {}),
       });
     } catch (error) {
       throw new Error(`analytics edge: ${(error as Error).message}`);

@@ -155,7 +155,14 @@ export function toChartPayload(
   if (definition.title) payload.title = definition.title;
 
   if (isSqlQuery(query)) {
-    const labelKey = query.timestamp_column ?? query.label_column ?? 'timestamp';
+    // Time series rows carry `timestamp` (the engine and the service rename the mapped column);
+    // rows that kept the column's own name are read by it.
+    const first = result[0];
+    const labelKey = query.timestamp_column
+      ? first && !Object.hasOwn(first, 'timestamp')
+        ? query.timestamp_column
+        : 'timestamp'
+      : (query.label_column ?? 'label');
     const key = query.value_column ?? 'value';
     switch (query.graph_type) {
       case 'Single Line': {
@@ -181,7 +188,12 @@ export function toChartPayload(
         break;
       }
       case 'Table': {
-        const keys = Object.keys(result[0] ?? {});
+        // `metadata.columns` keeps the SELECT order, which object keys lose for numeric names.
+        const listed = meta.columns;
+        const keys =
+          Array.isArray(listed) && listed.every((c) => typeof c === 'string')
+            ? (listed as string[])
+            : Object.keys(result[0] ?? {});
         const columns = definition.fields
           ? keys.filter((k) => definition.fields?.includes(k))
           : keys;

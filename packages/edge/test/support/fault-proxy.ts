@@ -1,14 +1,15 @@
 /**
- * A stand-in for the hosted analytics service for fault cases we cannot provoke in a real
- * engine: it speaks the real wire format (`POST /api/visualize/data`, JSON body with `api_key`,
- * `{"error":"Invalid API KEY"}` with 400) over a real socket, and can be told to be slow, hang,
- * fail with 5xx, answer malformed JSON or close the connection.
+ * Sits between the edge and the analytics service on a real socket, speaking the service's wire
+ * format (`POST /api/visualize/data`, JSON body with `api_key`): it counts and records every call
+ * and can be told to be slow, hang, fail with a status, answer malformed JSON or close the
+ * connection. With an `upstream` (a real engine) it forwards the calls it lets through; without
+ * one it answers them itself (`answer`), checking the key as the service does.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** How the fake answers the next data requests. */
-export type FakeMode =
+export type FaultMode =
   | { kind: 'ok' }
   | { kind: 'slow'; ms: number }
   | { kind: 'hang' }
@@ -17,27 +18,31 @@ export type FakeMode =
   | { kind: 'close' };
 
 /** One request the fake received. */
-export interface FakeCall {
+export interface ProxiedCall {
   body: Record<string, unknown>;
   headers: IncomingMessage['headers'];
   url: string;
 }
 
-export interface FakeService {
+export interface FaultProxy {
   url: string;
-  calls: FakeCall[];
+  calls: ProxiedCall[];
   /** Sets how requests are answered from now on (or for the next `times` requests). */
-  mode(mode: FakeMode, times?: number): void;
+  mode(mode: FaultMode, times?: number): void;
   /** Computes the envelope of a successful answer. */
   answer: (body: Record<string, unknown>) => unknown;
   close(): Promise<void>;
 }
 
-export async function startFakeService(apiKey: string): Promise<FakeService> {
-  let modes: { mode: FakeMode; times: number }[] = [];
-  let standing: FakeMode = { kind: 'ok' };
+export async function startFaultProxy(options: {
+  apiKey: string;
+  upstream?: string;
+}): Promise<FaultProxy> {
+  const { apiKey, upstream } = options;
+  let modes: { mode: FaultMode; times: number }[] = [];
+  let standing: FaultMode = { kind: 'ok' };
   const hanging = new Set<() => void>();
-  const service: FakeService = {
+  const service: FaultProxy = {
     url: '',
     calls: [],
     mode(mode, times) {
@@ -82,12 +87,25 @@ export async function startFakeService(apiKey: string): Promise<FakeService> {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(payload));
       };
-      if (body.api_key !== apiKey) return send(400, { error: 'Invalid API KEY' });
+      const pass = () => {
+        if (!upstream) {
+          if (body.api_key !== apiKey) return send(400, { error: 'Invalid API KEY' });
+          return send(200, service.answer(body));
+        }
+        fetch(`${upstream}/api/visualize/data`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then(
+          async (answer) => send(answer.status, await answer.json()),
+          () => send(502, { error: 'upstream unreachable' }),
+        );
+      };
       switch (mode.kind) {
         case 'ok':
-          return send(200, service.answer(body));
+          return pass();
         case 'slow': {
-          const timer = setTimeout(() => send(200, service.answer(body)), mode.ms);
+          const timer = setTimeout(pass, mode.ms);
           hanging.add(() => clearTimeout(timer));
           return;
         }

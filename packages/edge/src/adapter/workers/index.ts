@@ -1,0 +1,78 @@
+/**
+ * The edge as a Cloudflare Workers module worker. Secrets come from the Worker's bindings
+ * (`wrangler secret put ANALYTICS_API_KEY`, `EDGE_SIGNING_KEYS`); the registry and hooks from
+ * code. The edge is built on the first request and reused while the isolate lives.
+ *
+ * @example
+ * // worker.ts
+ * import { createWorker, jwtSession } from '@analytics-chart/edge/workers';
+ * import bundle from '@analytics-chart/element/dist/analytics-chart.js?raw';
+ * export default createWorker((env) => ({
+ *   queries,
+ *   bundle,
+ *   authorize: jwtSession({ secret: String(env.SESSION_SECRET) }),
+ * }), { basePath: '/analytics' });
+ */
+import { Hono } from 'hono';
+import { type EdgeEnv, edgeConfigFromEnv } from '../../config/config-from-env.ts';
+import type { EdgeConfig } from '../../config/edge-config.ts';
+import { createEdge, type Edge } from '../../create-edge.ts';
+import { jsonResponse } from '../../http/respond.ts';
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions {
+  /** Where the edge is mounted, e.g. `/analytics`; the bundle and API sit under it. @default '' */
+  basePath?: string;
+}
+
+/** The code-side part of the config, computed from the bindings (for hooks that need secrets). */
+export type WorkerConfigure = (env: EdgeEnv) => Partial<EdgeConfig> & Pick<EdgeConfig, 'queries'>;
+
+/** The module worker shape: `export default { fetch }`. */
+export interface EdgeWorker {
+  fetch(request: Request, env: EdgeEnv, ctx?: unknown): Promise<Response>;
+}
+
+/**
+ * Builds a module worker serving the edge. A configuration error (missing secret, broken
+ * definition) is logged once and answered as a 500 JSON error on every request, never as a
+ * stack trace.
+ */
+export function createWorker(configure: WorkerConfigure, options: WorkerOptions = {}): EdgeWorker {
+  let built: { env: EdgeEnv; app: Hono; edge: Edge } | { env: EdgeEnv; error: string } | undefined;
+
+  function build(env: EdgeEnv) {
+    if (built?.env === env) return built;
+    try {
+      const overrides = configure(env);
+      const edge = createEdge(
+        edgeConfigFromEnv(env, {
+          clientIp: (c) => c.req.header('cf-connecting-ip'),
+          ...overrides,
+        }),
+      );
+      const app = new Hono();
+      app.route(options.basePath ?? '', edge.app);
+      app.notFound(() => jsonResponse({ error: 'There is nothing here.', code: 'not_found' }, 404));
+      built = { env, app, edge };
+    } catch (error) {
+      console.error(
+        JSON.stringify({ level: 'error', event: 'edge.config', message: (error as Error).message }),
+      );
+      built = { env, error: (error as Error).message };
+    }
+    return built;
+  }
+
+  return {
+    async fetch(request, env, ctx) {
+      const state = build(env);
+      if ('error' in state) {
+        return jsonResponse({ error: 'The analytics edge is misconfigured; see its log.' }, 500);
+      }
+      return state.app.fetch(request, env, ctx as never);
+    },
+  };
+}
+
+export * from '../../index.ts';

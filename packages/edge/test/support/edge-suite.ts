@@ -1,0 +1,665 @@
+/**
+ * The edge's behaviour over real HTTP, written once and run on Node and under workerd against
+ * the same analytics backend behind a counting, fault-injecting proxy. Every attack must fail
+ * closed without reaching the backend, and the canary key must appear in no response or log.
+ */
+import { sign as signJwt } from 'hono/jwt';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { compileRegistry } from '../../src/registry/compile-definition.ts';
+import { Keyring } from '../../src/tokens/keyring.ts';
+import { createQuerySigner } from '../../src/tokens/query-signer.ts';
+import { type AnalyticsBackend, startAnalyticsBackend } from './analytics-backend.ts';
+import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import { dailyCounts, eventsIn } from './fixtures.ts';
+import { b64url, forgeToken, parts } from './forge.ts';
+import type { EdgeUnderTest } from './harness.ts';
+import { APP_ORIGIN, TEST_LIMITS, TEST_QUERIES } from './test-config.ts';
+
+const hex = (n: number) =>
+  Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
+
+/** A response as the suite records it, for the closing canary sweep. */
+interface Seen {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export function describeEdgeSuite(
+  runtime: 'node' | 'workerd',
+  start: (env: Record<string, string>) => Promise<EdgeUnderTest>,
+) {
+  describe(`edge over HTTP on ${runtime}`, () => {
+    const CANARY_KEY = `canary-${hex(16)}`;
+    const current = { kid: 'current', secret: hex(24) };
+    const previous = { kid: 'previous', secret: hex(24) };
+    const SESSION_SECRET = hex(24);
+    const REVOKED_JTI = `revoked-${hex(4)}`;
+    const keyring = new Keyring([current, previous]);
+    const signer = createQuerySigner(keyring, compileRegistry(TEST_QUERIES), {
+      sessionTtl: 600,
+      maxSessionTtl: 3600,
+      publicTtl: 30 * 86_400,
+    });
+    let backend: AnalyticsBackend;
+    let proxy: FaultProxy;
+    let edge: EdgeUnderTest;
+    const seen: Seen[] = [];
+    let ip = '';
+    let clients = 0;
+
+    beforeAll(async () => {
+      backend = await startAnalyticsBackend(CANARY_KEY);
+      proxy = await startFaultProxy({ apiKey: CANARY_KEY, upstream: backend.url });
+      edge = await start({
+        ANALYTICS_API_KEY: CANARY_KEY,
+        ANALYTICS_BASE_URL: proxy.url,
+        ANALYTICS_TIMEOUT_MS: '800',
+        ANALYTICS_RETRIES: '1',
+        EDGE_SIGNING_KEYS: `${current.kid}:${current.secret},${previous.kid}:${previous.secret}`,
+        EDGE_REVOKED_IDS: REVOKED_JTI,
+        SESSION_SECRET,
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      await edge?.close();
+      await proxy?.close();
+      await backend?.close();
+    });
+
+    beforeEach(() => {
+      ip = `10.0.${runtime === 'node' ? 1 : 2}.${++clients}`;
+      proxy.mode({ kind: 'ok' });
+    });
+
+    async function call(
+      path: string,
+      init: RequestInit & { headers?: Record<string, string> } = {},
+    ) {
+      const response = await fetch(`${edge.url}${path}`, {
+        ...init,
+        headers: { 'x-forwarded-for': ip, ...(init.headers ?? {}) },
+      });
+      const text = await response.text();
+      seen.push({ status: response.status, headers: response.headers, text });
+      return {
+        status: response.status,
+        headers: response.headers,
+        text,
+        json: () => JSON.parse(text) as Record<string, unknown>,
+      };
+    }
+
+    async function cookie(subject: string, tenant: string): Promise<string> {
+      const token = await signJwt(
+        { sub: subject, tenant, exp: Math.floor(Date.now() / 1000) + 3600 },
+        SESSION_SECRET,
+      );
+      return `session=${token}`;
+    }
+
+    /** Signs through the sign route as `subject` of `tenant`. */
+    async function signAs(
+      subject: string,
+      tenant: string,
+      body: Record<string, unknown> = { query: 'tenant-daily' },
+    ) {
+      const response = await call('/api/sign', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: await cookie(subject, tenant) },
+        body: JSON.stringify(body),
+      });
+      expect(response.status, response.text).toBe(200);
+      return response.json() as { id: string; expiresAt: string };
+    }
+
+    function data(id: string, options: { query?: string; headers?: Record<string, string> } = {}) {
+      return call(`/api/data${options.query ?? ''}`, {
+        headers: { authorization: `Bearer ${id}`, ...(options.headers ?? {}) },
+      });
+    }
+
+    /** A public id for `tenant` (unique tenants give unique cache keys). */
+    async function publicId(tenant: string, extra: Record<string, unknown> = {}) {
+      return (
+        await signer.sign({ query: 'public-total', params: { tenant }, public: true, ...extra })
+      ).id;
+    }
+
+    const now = () => Math.floor(Date.now() / 1000);
+    const header = (kid = 'current', alg = 'HS256') => ({ alg, typ: 'JWT', kid });
+    const publicClaims = (extra: Record<string, unknown> = {}) => ({
+      q: 'public-total',
+      p: { tenant: 'acme' },
+      pub: true,
+      iat: now(),
+      exp: now() + 600,
+      jti: `j-${hex(6)}`,
+      ...extra,
+    });
+
+    function expectRefused(
+      response: { status: number; json(): Record<string, unknown> },
+      status: number,
+      code: string,
+    ) {
+      expect(response.status).toBe(status);
+      const body = response.json();
+      expect(body.code).toBe(code);
+      expect(typeof body.error).toBe('string');
+      expect(Object.keys(body).sort()).toEqual(['code', 'error']);
+    }
+
+    it('answers health', async () => {
+      const response = await call('/health');
+      expect(response.status).toBe(200);
+      expect(response.json()).toEqual({ ok: true });
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    });
+
+    it('signs for the session and answers the tenant its own data, trimmed', async () => {
+      const { id, expiresAt } = await signAs('alice', 'acme');
+      const lifetime = (Date.parse(expiresAt) - Date.now()) / 1000;
+      expect(lifetime).toBeGreaterThan(500);
+      expect(lifetime).toBeLessThanOrEqual(600);
+      const before = proxy.calls.length;
+      const response = await data(id, { headers: { cookie: await cookie('alice', 'acme') } });
+      expect(response.status, response.text).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.headers.get('cache-control')).toMatch(/^private/);
+      expect(response.headers.get('etag')).toMatch(/^"[0-9a-f]+"$/);
+      const payload = response.json() as {
+        graph: string;
+        title: string;
+        timeZone: string;
+        labels: string[];
+        series: { name: string; values: number[] }[];
+        range: { start: number; end: number };
+        combined: number;
+      };
+      expect(payload.graph).toBe('Single Line');
+      expect(payload.title).toBe('Events per day');
+      expect(payload.timeZone).toBe('UTC');
+      expect(payload.series.map((s) => s.name)).toEqual(['Count']);
+      // Every bucket equals the plain count of the fixtures for acme on that day.
+      const { start, end } = payload.range;
+      const expected = dailyCounts(backend.events, 'acme', start, end);
+      const got = new Map(payload.labels.map((label, i) => [label, payload.series[0]?.values[i]]));
+      for (const [label, count] of expected) expect(got.get(label), label).toBe(count);
+      for (const [label, value] of got) expect(value, label).toBe(expected.get(label) ?? 0);
+      expect(payload.combined).toBe(eventsIn(backend.events, 'acme', start, end).length);
+      // Only chart data: no tenant value, filter, collection or key in the answer.
+      expect(response.text).not.toContain('acme');
+      expect(response.text).not.toContain('all_events');
+      expect(response.text).not.toContain('filters');
+      // The backend got the tenant from the session and the key in the body, nothing else.
+      const sent = proxy.calls.slice(before);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]?.body.api_key).toBe(CANARY_KEY);
+      expect(sent[0]?.body.filters).toEqual([['tenant', '=', 'acme']]);
+      expect(sent[0]?.headers.authorization).toBeUndefined();
+      expect(sent[0]?.url).toBe('/api/visualize/data');
+    });
+
+    it('lets the viewer pick an allowed range and refuses any other option', async () => {
+      const { id } = await signAs('alice', 'acme');
+      const headers = { cookie: await cookie('alice', 'acme') };
+      const before = proxy.calls.length;
+      const month = await data(id, { query: '?range=30d', headers });
+      expect(month.status, month.text).toBe(200);
+      const sent = proxy.calls.slice(before);
+      expect(sent.at(-1)?.body.start).toBe('30 days ago');
+      const payload = month.json() as { range: { start: number; end: number } };
+      expect(payload.range.end - payload.range.start).toBeGreaterThanOrEqual(28 * 86_400);
+      const calls = proxy.calls.length;
+      for (const query of [
+        '?range=1y',
+        '?range=30d&range=7d',
+        '?limit=5',
+        '?range=7d&tenant=globex',
+        '?fields=email',
+      ]) {
+        expectRefused(await data(id, { query, headers }), 400, 'bad_request');
+      }
+      expect(proxy.calls.length).toBe(calls);
+    });
+
+    it('refuses a session-bound id replayed by another user, or without a session', async () => {
+      const { id } = await signAs('alice', 'acme');
+      const calls = proxy.calls.length;
+      expectRefused(
+        await data(id, { headers: { cookie: await cookie('mallory', 'acme') } }),
+        403,
+        'forbidden',
+      );
+      expectRefused(await data(id), 401, 'forbidden');
+      expectRefused(await data(id, { headers: { cookie: 'session=not-a-jwt' } }), 401, 'forbidden');
+      expect(proxy.calls.length).toBe(calls);
+    });
+
+    it("refuses an id used under another tenant's session of the same user", async () => {
+      const { id } = await signAs('alice', 'acme');
+      const calls = proxy.calls.length;
+      expectRefused(
+        await data(id, { headers: { cookie: await cookie('alice', 'globex') } }),
+        403,
+        'forbidden',
+      );
+      expect(proxy.calls.length).toBe(calls);
+    });
+
+    it('takes the tenant from the session only, never from the sign body', async () => {
+      const aliceCookie = await cookie('alice', 'acme');
+      const post = (body: unknown, headers: Record<string, string> = {}) =>
+        call('/api/sign', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie: aliceCookie, ...headers },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        });
+      expectRefused(
+        await post({ query: 'tenant-daily', params: { tenant: 'globex' } }),
+        400,
+        'bad_request',
+      );
+      expectRefused(await post({ query: 'tenant-daily', tenant: 'globex' }), 400, 'bad_request');
+      expectRefused(await post({ query: 'no-such-query' }), 404, 'not_found');
+      expectRefused(await post({ query: 'tenant-daily', range: '1y' }), 400, 'bad_request');
+      expectRefused(await post({ query: 'tenant-daily', ttl: '30d' }), 400, 'bad_request');
+      expectRefused(await post('{"query":'), 400, 'bad_request');
+      expectRefused(
+        await post({ query: 'tenant-daily' }, { 'content-type': 'text/plain' }),
+        415,
+        'bad_request',
+      );
+      const anonymous = await call('/api/sign', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'tenant-daily' }),
+      });
+      expectRefused(anonymous, 401, 'forbidden');
+    });
+
+    it('refuses oversized bodies and ids', async () => {
+      const big = await call('/api/sign', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: await cookie('alice', 'acme') },
+        body: JSON.stringify({ query: 'tenant-daily', pad: 'x'.repeat(40_000) }),
+      });
+      expectRefused(big, 413, 'bad_request');
+      const calls = proxy.calls.length;
+      const [h, p, s] = parts(await publicId('acme'));
+      expectRefused(await data(`${h}.${p}${'A'.repeat(9000)}.${s}`), 401, 'invalid');
+      // Far beyond any header limit: the server refuses it one way or another, never with a 5xx.
+      const huge = await data(`${h}.${'A'.repeat(70_000)}.${s}`);
+      expect([401, 413, 431]).toContain(huge.status);
+      expect(proxy.calls.length).toBe(calls);
+    });
+
+    it('refuses tampered payloads, swapped signatures, alg none and algorithm switches', async () => {
+      const id = await publicId('acme');
+      const other = await publicId('globex');
+      const [h, p, s] = parts(id);
+      const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
+      const calls = proxy.calls.length;
+      const attempts = [
+        `${h}.${b64url({ ...claims, p: { tenant: 'globex' } })}.${s}`,
+        `${h}.${b64url({ ...claims, exp: now() + 10 * 365 * 86_400 })}.${s}`,
+        `${h}.${p}.${parts(other)[2]}`,
+        `${b64url({ alg: 'none', typ: 'JWT', kid: 'current' })}.${p}.`,
+        `${b64url({ alg: 'none', typ: 'JWT', kid: 'current' })}.${p}.${s}`,
+        forgeToken(header('current', 'HS512'), claims, current.secret),
+        `${b64url(header('current', 'RS256'))}.${p}.${s}`,
+        `${h}.${p}.${s.slice(0, -4)}AAAA`,
+        `${h}.${p}`,
+        'Bearer',
+      ];
+      for (const attempt of attempts) expectRefused(await data(attempt), 401, 'invalid');
+      expectRefused(await call('/api/data'), 401, 'invalid');
+      expectRefused(
+        await call('/api/data', { headers: { authorization: `Basic ${id}` } }),
+        401,
+        'invalid',
+      );
+      expect(proxy.calls.length).toBe(calls);
+      expect((await data(id)).status).toBe(200);
+    });
+
+    it('refuses a wrong or unknown kid, accepts the previous key', async () => {
+      const calls = proxy.calls.length;
+      expectRefused(
+        await data(forgeToken(header('current'), publicClaims(), hex(24))),
+        401,
+        'invalid',
+      );
+      expectRefused(
+        await data(forgeToken(header('retired'), publicClaims(), current.secret)),
+        401,
+        'invalid',
+      );
+      expectRefused(
+        await data(forgeToken(header('previous'), publicClaims(), current.secret)),
+        401,
+        'invalid',
+      );
+      expect(proxy.calls.length).toBe(calls);
+      const byPrevious = forgeToken(
+        header('previous'),
+        publicClaims({ p: { tenant: `prev-${hex(3)}` } }),
+        previous.secret,
+      );
+      expect((await data(byPrevious)).status).toBe(200);
+    });
+
+    it('answers expired ids with code expired, not-yet-valid ids with invalid', async () => {
+      const t = now();
+      const calls = proxy.calls.length;
+      const expired = forgeToken(
+        header(),
+        publicClaims({ iat: t - 700, exp: t - 100 }),
+        current.secret,
+      );
+      expectRefused(await data(expired), 401, 'expired');
+      const future = forgeToken(header(), publicClaims({ nbf: t + 600 }), current.secret);
+      expectRefused(await data(future), 401, 'invalid');
+      const issuedLater = forgeToken(header(), publicClaims({ iat: t + 600 }), current.secret);
+      expectRefused(await data(issuedLater), 401, 'invalid');
+      expect(proxy.calls.length).toBe(calls);
+    });
+
+    it('renews an expired session id for the same user only', async () => {
+      const t = now();
+      const expiredClaims = {
+        q: 'tenant-daily',
+        p: { tenant: 'acme' },
+        sub: 'alice',
+        iat: t - 900,
+        exp: t - 300,
+        jti: `e-${hex(6)}`,
+      };
+      const expired = forgeToken(header(), expiredClaims, current.secret);
+      const alice = await cookie('alice', 'acme');
+      expectRefused(await data(expired, { headers: { cookie: alice } }), 401, 'expired');
+      const renew = (id: string, cookieHeader?: string) =>
+        call('/api/renew', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(cookieHeader ? { cookie: cookieHeader } : {}),
+          },
+          body: JSON.stringify({ id }),
+        });
+      const renewed = await renew(expired, alice);
+      expect(renewed.status, renewed.text).toBe(200);
+      const { id, expiresAt } = renewed.json() as { id: string; expiresAt: string };
+      expect(Date.parse(expiresAt)).toBeGreaterThan(Date.now() + 500_000);
+      expect(id).not.toBe(expired);
+      expect((await data(id, { headers: { cookie: alice } })).status).toBe(200);
+      // The renewed id carries the same subject and tenant, a new jti.
+      const claims = JSON.parse(Buffer.from(parts(id)[1], 'base64url').toString());
+      expect(claims).toMatchObject({ q: 'tenant-daily', p: { tenant: 'acme' }, sub: 'alice' });
+      expect(claims.jti).not.toBe(expiredClaims.jti);
+
+      expectRefused(await renew(expired, await cookie('mallory', 'acme')), 403, 'forbidden');
+      expectRefused(await renew(expired, await cookie('alice', 'globex')), 403, 'forbidden');
+      expectRefused(await renew(expired), 401, 'forbidden');
+      const tampered = `${parts(expired)[0]}.${b64url({ ...expiredClaims, p: { tenant: 'globex' } })}.${parts(expired)[2]}`;
+      expectRefused(await renew(tampered, alice), 401, 'invalid');
+      const ancient = forgeToken(
+        header(),
+        { ...expiredClaims, iat: t - 10_000, exp: t - 7200 },
+        current.secret,
+      );
+      expectRefused(await renew(ancient, alice), 401, 'invalid');
+      expectRefused(await renew(await publicId('acme'), alice), 403, 'forbidden');
+    });
+
+    it('refuses revoked ids and ids of unknown queries', async () => {
+      const calls = proxy.calls.length;
+      expectRefused(
+        await data(forgeToken(header(), publicClaims({ jti: REVOKED_JTI }), current.secret)),
+        401,
+        'invalid',
+      );
+      expectRefused(
+        await data(forgeToken(header(), publicClaims({ q: 'dropped-query' }), current.secret)),
+        404,
+        'not_found',
+      );
+      expect(proxy.calls.length).toBe(calls);
+    });
+
+    it('answers an inline definition carried in the id', async () => {
+      const tenant = `inline-${hex(3)}`;
+      const { id } = await signer.sign({
+        definition: {
+          title: 'Inline',
+          query: {
+            graph_type: 'Single Value',
+            IANA_time_zone: 'UTC',
+            start: '30 days ago',
+            end: 'now',
+            filters: [['tenant', '=', tenant]],
+          },
+        },
+        public: true,
+      });
+      const response = await data(id);
+      expect(response.status, response.text).toBe(200);
+      expect(response.json()).toMatchObject({ graph: 'Single Value', title: 'Inline', value: 0 });
+    });
+
+    it('returns Samples with the allowlisted fields only', async () => {
+      const { id } = await signAs('alice', 'acme', { query: 'recent-events' });
+      const response = await data(id, { headers: { cookie: await cookie('alice', 'acme') } });
+      expect(response.status, response.text).toBe(200);
+      const payload = response.json() as {
+        columns: string[];
+        rows: unknown[][];
+        range: { start: number; end: number };
+      };
+      expect(payload.columns).toEqual(['timestamp', 'event', 'user.plan']);
+      const expected = eventsIn(backend.events, 'acme', payload.range.start, payload.range.end)
+        .sort((a, b) => b.timestamp - a.timestamp)
+        .slice(0, 50)
+        .map((e) => [e.timestamp, e.json.event, (e.json.user as { plan: string }).plan]);
+      expect(payload.rows).toEqual(expected);
+      for (const secret of ['secret.example', '4242', 'email', 'card', 'tenant'])
+        expect(response.text).not.toContain(secret);
+    });
+
+    it('answers 304 to a matching If-None-Match', async () => {
+      const id = await publicId(`etag-${hex(3)}`);
+      const first = await data(id);
+      expect(first.status).toBe(200);
+      const etag = first.headers.get('etag') ?? '';
+      const again = await data(id, { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+      expect(again.text).toBe('');
+      expect(again.headers.get('etag')).toBe(etag);
+      expect((await data(id, { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+    });
+
+    it('coalesces concurrent identical requests into one backend call, shared across ids', async () => {
+      const tenant = `flight-${hex(3)}`;
+      const ids = await Promise.all(Array.from({ length: 4 }, () => publicId(tenant)));
+      proxy.mode({ kind: 'slow', ms: 150 });
+      const before = proxy.calls.length;
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => data(ids[i % ids.length] as string)),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+      expect(proxy.calls.length - before).toBe(1);
+      // Later requests with yet another id for the same resolved query hit the cache.
+      expect((await data(await publicId(tenant))).status).toBe(200);
+      expect(proxy.calls.length - before).toBe(1);
+    });
+
+    it('maps backend failures: down 502, slow 504, key rejected 502 without retry, 5xx retried', async () => {
+      proxy.mode({ kind: 'close' });
+      let before = proxy.calls.length;
+      expectRefused(await data(await publicId(`down-${hex(3)}`)), 502, 'backend');
+      expect(proxy.calls.length - before).toBe(2);
+
+      proxy.mode({ kind: 'hang' });
+      expectRefused(await data(await publicId(`hang-${hex(3)}`)), 504, 'timeout');
+
+      proxy.mode({ kind: 'slow', ms: 2000 });
+      expectRefused(await data(await publicId(`slow-${hex(3)}`)), 504, 'timeout');
+
+      proxy.mode({ kind: 'malformed' });
+      expectRefused(await data(await publicId(`junk-${hex(3)}`)), 502, 'backend');
+
+      // A hostile upstream echoing the key in its error text: the key must not travel further.
+      proxy.mode({
+        kind: 'status',
+        status: 400,
+        body: { error: `bad query for key ${CANARY_KEY}` },
+      });
+      expectRefused(await data(await publicId(`echo-${hex(3)}`)), 502, 'backend');
+
+      proxy.mode({ kind: 'status', status: 400, body: { error: 'Invalid API KEY' } });
+      before = proxy.calls.length;
+      expectRefused(await data(await publicId(`key-${hex(3)}`)), 502, 'backend');
+      expect(proxy.calls.length - before).toBe(1);
+      await expect
+        .poll(() =>
+          edge.logs.some(
+            (l) => l.includes('backend.key_rejected') && l.includes('ANALYTICS_API_KEY'),
+          ),
+        )
+        .toBe(true);
+
+      proxy.mode({ kind: 'ok' });
+      proxy.mode({ kind: 'status', status: 503 }, 1);
+      before = proxy.calls.length;
+      expect((await data(await publicId(`retry-${hex(3)}`))).status).toBe(200);
+      expect(proxy.calls.length - before).toBe(2);
+    });
+
+    it('serves a stale answer when the backend fails after expiry', async () => {
+      const { id } = await signer.sign({
+        query: 'short-cache',
+        params: { tenant: `stale-${hex(3)}` },
+        public: true,
+      });
+      const fresh = await data(id);
+      expect(fresh.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1100));
+      proxy.mode({ kind: 'status', status: 500 });
+      const stale = await data(id);
+      expect(stale.status).toBe(200);
+      expect(stale.text).toBe(fresh.text);
+      expect(stale.headers.get('x-analytics-stale')).toBe('true');
+    });
+
+    it('limits requests per id and per client address', async () => {
+      const id = await publicId(`limit-${hex(3)}`);
+      let last = await data(id);
+      for (let i = 1; i < TEST_LIMITS.perId.burst; i++) last = await data(id);
+      expect(last.status).toBe(200);
+      const limited = await data(id);
+      expectRefused(limited, 429, 'rate_limited');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Another id from the same address still works until the address's own bucket is empty.
+      const fresh = await publicId(`limit2-${hex(3)}`);
+      expect((await data(fresh)).status).toBe(200);
+      const statuses: number[] = [];
+      for (let i = 0; i < TEST_LIMITS.perIp.burst; i++)
+        statuses.push((await call('/api/data')).status);
+      expect(statuses).toContain(429);
+      expect(statuses.indexOf(429)).toBeGreaterThan(0);
+    });
+
+    it('answers CORS for allowed origins only', async () => {
+      const preflight = (path: string, origin: string, method: string) =>
+        call(path, {
+          method: 'OPTIONS',
+          headers: {
+            origin,
+            'access-control-request-method': method,
+            'access-control-request-headers': 'authorization, content-type',
+          },
+        });
+      const ok = await preflight('/api/data', APP_ORIGIN, 'GET');
+      expect(ok.status).toBe(204);
+      expect(ok.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      expect(ok.headers.get('access-control-allow-credentials')).toBe('true');
+      expect(ok.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+        'authorization',
+      );
+      const evil = await preflight('/api/data', 'https://evil.example', 'GET');
+      expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+      const signOk = await preflight('/api/sign', APP_ORIGIN, 'POST');
+      expect(signOk.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      const signEvil = await preflight('/api/sign', 'https://evil.example', 'POST');
+      expect(signEvil.headers.get('access-control-allow-origin')).toBeNull();
+      const id = await publicId(`cors-${hex(3)}`);
+      const read = await data(id, { headers: { origin: APP_ORIGIN } });
+      expect(read.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      const foreign = await data(id, { headers: { origin: 'https://evil.example' } });
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
+    it('holds ids with an audience to their origins', async () => {
+      const id = await publicId(`aud-${hex(3)}`, { audience: 'https://blog.example.com' });
+      expect((await data(id, { headers: { origin: 'https://blog.example.com' } })).status).toBe(
+        200,
+      );
+      expectRefused(
+        await data(id, { headers: { origin: 'https://evil.example' } }),
+        403,
+        'forbidden',
+      );
+    });
+
+    it('serves the bundle with an ETag and an immutable hashed name', async () => {
+      const plain = await call('/analytics-chart.js');
+      expect(plain.status).toBe(200);
+      expect(plain.text).toContain('analytics-chart test bundle');
+      expect(plain.headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect(plain.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+      expect(plain.headers.get('access-control-allow-origin')).toBe('*');
+      expect(plain.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(plain.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const etag = plain.headers.get('etag') ?? '';
+      const hash = etag.replaceAll('"', '');
+      expect(hash).toMatch(/^[0-9a-f]{16}$/);
+      expect(
+        (await call('/analytics-chart.js', { headers: { 'if-none-match': etag } })).status,
+      ).toBe(304);
+      const hashed = await call(`/analytics-chart.${hash}.js`);
+      expect(hashed.status).toBe(200);
+      expect(hashed.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(hashed.text).toBe(plain.text);
+      expectRefused(await call('/analytics-chart.0000000000000000.js'), 404, 'not_found');
+    });
+
+    it('never lets the key or a signing secret out, in any response or log line', async () => {
+      expect(seen.length).toBeGreaterThan(50);
+      expect(edge.logs.length).toBeGreaterThan(5);
+      const secrets = [CANARY_KEY, current.secret, previous.secret, SESSION_SECRET];
+      for (const response of seen) {
+        for (const secret of secrets) {
+          expect(response.text).not.toContain(secret);
+          for (const [name, value] of response.headers)
+            expect(`${name}: ${value}`).not.toContain(secret);
+        }
+        expect([500, 501, 503]).not.toContain(response.status);
+        if (response.status !== 204 && response.status !== 431) {
+          expect(response.headers.get('x-content-type-options'), String(response.status)).toBe(
+            'nosniff',
+          );
+          expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+        }
+      }
+      for (const line of edge.logs)
+        for (const secret of secrets) expect(line).not.toContain(secret);
+      // Logs name ids by jti or fingerprint, never whole: no log line holds a JWT.
+      for (const line of edge.logs) expect(line).not.toMatch(/eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/);
+    });
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * Starts the edge under test on a real socket, on Node (`@hono/node-server`) or under workerd
+ * (the Workers adapter bundled with esbuild, run by miniflare), with the same environment, and
+ * captures its log lines.
+ */
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { Miniflare } from 'miniflare';
+import { serveEdge } from '../../src/adapter/node/serve-edge.ts';
+import { type EdgeEnv, edgeConfigFromEnv } from '../../src/config/config-from-env.ts';
+import { createEdge, type Edge } from '../../src/create-edge.ts';
+import { testEdgeOverrides } from './test-config.ts';
+
+/** A running edge: its base URL (the mount path included), its captured log, a way to stop it. */
+export interface EdgeUnderTest {
+  runtime: 'node' | 'workerd';
+  url: string;
+  logs: string[];
+  /** The Edge object, on Node only (revocation and key rotation at run time). */
+  edge?: Edge;
+  close(): Promise<void>;
+}
+
+/** The edge on Node, mounted at `/analytics`. */
+export async function startNodeEdge(env: EdgeEnv): Promise<EdgeUnderTest> {
+  const logs: string[] = [];
+  const edge = createEdge({
+    ...edgeConfigFromEnv(env, testEdgeOverrides(env)),
+    log: (entry) => logs.push(JSON.stringify(entry)),
+  });
+  const served = await serveEdge(edge, { port: 0, basePath: '/analytics' });
+  return { runtime: 'node', url: served.url, logs, edge, close: served.close };
+}
+
+const ENTRY = fileURLToPath(new URL('./worker-entry.ts', import.meta.url));
+
+/** The edge under workerd: the Workers adapter bundled as a module worker, bindings from `env`. */
+export async function startWorkerdEdge(env: Record<string, string>): Promise<EdgeUnderTest> {
+  const built = await build({
+    entryPoints: [ENTRY],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    mainFields: ['module', 'main'],
+    conditions: ['worker', 'browser'],
+    write: false,
+    logLevel: 'silent',
+  });
+  const script = built.outputFiles[0]?.text ?? '';
+  const logs: string[] = [];
+  const capture = (stream: NodeJS.ReadableStream) => {
+    let pending = '';
+    stream.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) logs.push(line);
+    });
+  };
+  const mf = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: '2025-01-01',
+    bindings: env,
+    handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
+      capture(stdout);
+      capture(stderr);
+    },
+  });
+  const url = await mf.ready;
+  return {
+    runtime: 'workerd',
+    url: `${url.origin}/analytics`,
+    logs,
+    close: async () => {
+      await mf.dispose();
+    },
+  };
+}
