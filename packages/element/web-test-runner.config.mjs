@@ -1,0 +1,57 @@
+/**
+ * `pnpm --filter @analytics-chart/element test`: the element in real Chromium (Debian's, or
+ * CHROME_PATH), TypeScript served through esbuild, the edge's browser routes played by the
+ * fixture middleware on the dev server's own socket, and a real edge (Node, Hono) on another port
+ * for the cross-origin tests. The CDN bundle is built before the run so its test loads the file a
+ * host would serve.
+ */
+import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { build } from 'vite';
+import { fixtureEdge } from './test/server/fixture-edge.mjs';
+import { realEdgePlugin } from './test/server/real-edge-plugin.mjs';
+
+const here = new URL('.', import.meta.url).pathname;
+
+/** Builds dist/analytics-chart.js once per run, before the browser starts. */
+function buildBundlePlugin() {
+  return {
+    name: 'build-cdn-bundle',
+    async serverStart() {
+      await build({ root: here, configFile: `${here}vite.config.ts`, logLevel: 'warn' });
+    },
+  };
+}
+
+export default {
+  rootDir: here,
+  files: ['test/**/*.test.ts'],
+  nodeResolve: true,
+  concurrency: 2,
+  concurrentBrowsers: 1,
+  testsFinishTimeout: 240_000,
+  middleware: [fixtureEdge()],
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022' }), buildBundlePlugin(), realEdgePlugin()],
+  browsers: [
+    chromeLauncher({
+      launchOptions: {
+        executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+        args: [
+          '--no-sandbox',
+          '--headless=new',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+          '--js-flags=--expose-gc',
+          // Timers and rendering of background test pages must not be throttled.
+          '--disable-background-timer-throttling',
+          '--disable-renderer-backgrounding',
+          '--disable-backgrounding-occluded-windows',
+        ],
+      },
+    }),
+  ],
+  testFramework: { config: { timeout: 15_000 } },
+};
