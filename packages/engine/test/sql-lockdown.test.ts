@@ -6,6 +6,7 @@ import {
   FILE_ACCESS_REFUSED,
   OUT_OF_MEMORY,
   QUERY_TIMED_OUT,
+  RESULT_TOO_LARGE,
 } from '../src/sql/index.ts';
 import { type Answer, answer } from './sql-fixtures/answer.ts';
 import { CANARIES, EVENTS, openSqlTestBed, type SqlTestBed } from './sql-fixtures/workspaces.ts';
@@ -416,6 +417,11 @@ const hostile: Record<string, Hostile> = {
     sql: `SELECT length(string_agg(repeat('x', 1000), ',')) AS n FROM range(2000000)`,
     status: 400,
     error: OUT_OF_MEMORY,
+  },
+  'a result too large to hold': {
+    sql: `SELECT repeat('x', 20000) AS big FROM range(2000)`,
+    status: 400,
+    error: RESULT_TOO_LARGE,
   },
   // Harmless leftovers.
   "reading SQL mode's own variables is harmless": {

@@ -5,6 +5,12 @@
 export { CLICKHOUSE_FUNCTIONS } from './clickhouse-macros.ts';
 export { OUT_OF_MEMORY, QUERY_TIMED_OUT } from './describe-duckdb-error.ts';
 export { CATALOG_REFUSED, FILE_ACCESS_REFUSED } from './inspect-sql-ast.ts';
-export { DEFAULT_SQL_TIMEOUT_MS, runSqlQuery, type SqlRunOptions } from './run-sql-query.ts';
+export {
+  DEFAULT_SQL_TIMEOUT_MS,
+  MAX_RESULT_BYTES,
+  RESULT_TOO_LARGE,
+  runSqlQuery,
+  type SqlRunOptions,
+} from './run-sql-query.ts';
 export { defaultSqlGate, SqlGate } from './sql-gate.ts';
 export type { SqlWorkspace } from './sql-workspace.ts';

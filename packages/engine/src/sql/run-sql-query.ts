@@ -7,8 +7,13 @@ import {
 } from '@analytics-chart/protocol';
 import {
   BIGINT,
+  DuckDBArrayValue,
+  DuckDBBlobValue,
   type DuckDBConnection,
+  DuckDBListValue,
+  DuckDBMapValue,
   type DuckDBPreparedStatement,
+  DuckDBStructValue,
   type DuckDBValue,
   StatementType,
   VARCHAR,
@@ -25,6 +30,16 @@ import type { SqlWorkspace } from './sql-workspace.ts';
 /** The time limit of a SQL-mode query unless the engine is configured otherwise. */
 export const DEFAULT_SQL_TIMEOUT_MS = 10_000;
 
+/**
+ * The most result data SQL mode returns, estimated as it is read: 2,000 rows of ordinary events
+ * are a few megabytes, and a query selecting huge values must not fill the process's heap.
+ */
+export const MAX_RESULT_BYTES = 32 * 1024 * 1024;
+
+/** The answer to a result larger than {@link MAX_RESULT_BYTES}. */
+export const RESULT_TOO_LARGE =
+  "The query's result is larger than SQL mode returns (32 MB); select fewer or smaller columns";
+
 /** Options of one SQL-mode run. */
 export interface SqlRunOptions {
   /** Time limit in milliseconds (default 10 000), from the request's arrival to its last row. */
@@ -37,6 +52,8 @@ export interface SqlRunOptions {
   gate?: SqlGate;
   /** Row cap (default 2,000, the spec's limit); more rows set `metadata.truncated`. */
   maxRows?: number;
+  /** Result size cap in bytes (default {@link MAX_RESULT_BYTES}); more is a 400. */
+  maxBytes?: number;
 }
 
 /**
@@ -140,7 +157,12 @@ async function readLocked(
     if (prepared.parameterCount > 0) {
       throw new EngineError(400, 'SQL mode queries take no parameters ($1, ?)');
     }
-    return await readCapped(prepared, options.maxRows ?? LIMITS.sqlRows, checkTime);
+    return await readCapped(
+      prepared,
+      options.maxRows ?? LIMITS.sqlRows,
+      options.maxBytes ?? MAX_RESULT_BYTES,
+      checkTime,
+    );
   } finally {
     prepared?.destroySync();
     await connection.run('ROLLBACK').catch(() => undefined);
@@ -151,16 +173,25 @@ async function readLocked(
 async function readCapped(
   prepared: DuckDBPreparedStatement,
   maxRows: number,
+  maxBytes: number,
   checkTime: () => void,
 ): Promise<SqlResultTable> {
   const result = await prepared.stream();
   checkTime();
   const rows: DuckDBValue[][] = [];
-  while (rows.length <= maxRows) {
+  let bytes = 0;
+  reading: while (rows.length <= maxRows) {
     const chunk = await result.fetchChunk();
     checkTime();
     if (!chunk || chunk.rowCount === 0) break;
-    for (const row of chunk.getRows()) rows.push(row);
+    // Row by row, so a chunk of huge values is refused before it all becomes JavaScript strings.
+    for (let i = 0; i < chunk.rowCount; i++) {
+      const row = chunk.getRowValues(i);
+      for (const value of row) bytes += estimateBytes(value);
+      if (bytes > maxBytes) throw new EngineError(400, RESULT_TOO_LARGE);
+      rows.push(row);
+      if (rows.length > maxRows) break reading;
+    }
   }
   const truncated = rows.length > maxRows;
   if (truncated) rows.length = maxRows;
@@ -170,4 +201,30 @@ async function readCapped(
     rows,
     truncated,
   };
+}
+
+/** A rough size of a value once in JSON: enough to stop a runaway result early. */
+function estimateBytes(value: DuckDBValue): number {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number') return 8;
+  if (typeof value === 'string') return value.length + 2;
+  if (typeof value === 'bigint') return 24;
+  if (value instanceof DuckDBListValue || value instanceof DuckDBArrayValue) {
+    let total = 2;
+    for (const item of value.items) total += estimateBytes(item) + 1;
+    return total;
+  }
+  if (value instanceof DuckDBStructValue) {
+    let total = 2;
+    for (const [key, item] of Object.entries(value.entries))
+      total += key.length + 4 + estimateBytes(item);
+    return total;
+  }
+  if (value instanceof DuckDBMapValue) {
+    let total = 2;
+    for (const entry of value.entries)
+      total += estimateBytes(entry.key) + estimateBytes(entry.value) + 2;
+    return total;
+  }
+  if (value instanceof DuckDBBlobValue) return value.bytes.length * 4;
+  return 32;
 }
