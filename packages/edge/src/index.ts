@@ -23,6 +23,7 @@ export type {
   IdSettings,
   RateLimitSettings,
 } from './config/edge-config.ts';
+export { defineEdgeConfig, type EdgeModuleConfig } from './config/edge-module-config.ts';
 export { createEdge, type Edge } from './create-edge.ts';
 export { EdgeError } from './http/edge-error.ts';
 export { consoleLogSink, type LogEntry, type LogLevel, type LogSink } from './log/logger.ts';

@@ -1,0 +1,259 @@
+/**
+ * `pnpm edge <command>`: mint signing keys and signed query ids from the command line.
+ *
+ *   keygen [--kid NAME]
+ *   sign --query NAME [--param k=v]… [--ttl 30d] [--public | --subject ID] [--range KEY]
+ *        [--aud ORIGIN]… [--definition FILE.json] [--config FILE] [--keys FILE] [--base URL]
+ *   inspect ID [--keys FILE]
+ *
+ * Paths are relative to the directory `pnpm` was started in (INIT_CWD).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { ParamValue } from '@analytics-chart/protocol';
+import { readSigningKeysFile } from '../adapter/node/signing-keys-file.ts';
+import { resolveSettings } from '../config/edge-config.ts';
+import type { EdgeModuleConfig } from '../config/edge-module-config.ts';
+import { compileRegistry } from '../registry/compile-definition.ts';
+import type { QueryDefinition } from '../registry/query-definition.ts';
+import { Keyring } from '../tokens/keyring.ts';
+import { createQuerySigner, SignError } from '../tokens/query-signer.ts';
+import { generateSigningKey, parseSigningKeys, type SigningKey } from '../tokens/signing-keys.ts';
+import { verifyQueryId } from '../tokens/verify-query-id.ts';
+import { loadEdgeModuleConfig } from './load-config.ts';
+
+const USAGE = `Usage: pnpm edge <command>
+
+  keygen [--kid NAME]
+      Prints a new signing key and how to set EDGE_SIGNING_KEYS.
+
+  sign --query NAME [--param k=v]... [--ttl 30d] [--public | --subject ID] [--range KEY]
+       [--aud ORIGIN]... [--definition FILE.json] [--config FILE] [--keys FILE] [--base URL]
+      Signs a query id and prints it with a ready-to-paste HTML snippet.
+      Keys: --keys FILE, else EDGE_SIGNING_KEYS, else the config's signingKeys.
+      Config: --config FILE, else analytics-edge.config.ts in the current directory.
+
+  inspect ID [--keys FILE]
+      Shows an id's header and claims; verifies it when keys are available.
+`;
+
+const cwd = process.env.INIT_CWD ?? process.cwd();
+
+function fail(message: string): never {
+  process.stderr.write(`pnpm edge: ${message}\n`);
+  process.exit(1);
+}
+
+function keysFrom(
+  file: string | undefined,
+  fallback?: EdgeModuleConfig['signingKeys'],
+): SigningKey[] {
+  if (file) return readSigningKeysFile(resolve(cwd, file));
+  const env = process.env.EDGE_SIGNING_KEYS;
+  if (env?.trim()) return parseSigningKeys(env);
+  if (fallback) return typeof fallback === 'string' ? parseSigningKeys(fallback) : [...fallback];
+  throw new Error(
+    'no signing keys: set EDGE_SIGNING_KEYS or pass --keys FILE (pnpm edge keygen makes one)',
+  );
+}
+
+function keygen(args: string[]) {
+  const { values } = parseArgs({ args, options: { kid: { type: 'string' } } });
+  const key = generateSigningKey();
+  if (values.kid) {
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(values.kid)) fail('--kid uses 1-64 of A-Z a-z 0-9 . _ -');
+    key.kid = values.kid;
+  }
+  process.stdout.write(`kid:    ${key.kid}
+secret: ${key.secret}
+
+Set it as the edge's signing key (a secret: keep it out of source control):
+
+  EDGE_SIGNING_KEYS=${key.kid}:${key.secret}
+
+To rotate, put the new key first and keep the old one after it until its ids expire:
+
+  EDGE_SIGNING_KEYS=${key.kid}:${key.secret},<old kid>:<old secret>
+
+On Cloudflare Workers: wrangler secret put EDGE_SIGNING_KEYS
+For development, the same text can live in a file passed with --keys (e.g. .data/edge-signing-keys).
+`);
+}
+
+function paramValue(
+  definition: QueryDefinition | undefined,
+  name: string,
+  raw: string,
+): ParamValue {
+  const spec = definition?.params?.[name];
+  const type = spec?.from === 'signer' ? (spec.type ?? 'string') : 'string';
+  if (type === 'number') {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n))
+      fail(`--param ${name}: expected a number, got '${raw}'`);
+    return n;
+  }
+  if (type === 'boolean') {
+    if (raw !== 'true' && raw !== 'false') fail(`--param ${name}: expected true or false`);
+    return raw === 'true';
+  }
+  return raw;
+}
+
+function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('"', '&quot;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;');
+}
+
+async function sign(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      query: { type: 'string' },
+      param: { type: 'string', multiple: true },
+      ttl: { type: 'string' },
+      public: { type: 'boolean' },
+      subject: { type: 'string' },
+      range: { type: 'string' },
+      aud: { type: 'string', multiple: true },
+      definition: { type: 'string' },
+      config: { type: 'string' },
+      keys: { type: 'string' },
+      base: { type: 'string' },
+    },
+  });
+  if (!values.query && !values.definition)
+    fail('sign needs --query NAME (or --definition FILE.json)');
+  if (values.query && values.definition) fail('give --query or --definition, not both');
+  if (!values.public && !values.subject)
+    fail('sign needs --public (CMS embeds) or --subject ID (a session-bound id)');
+
+  let config: EdgeModuleConfig = { queries: {} };
+  let inline: QueryDefinition | undefined;
+  if (values.definition) {
+    try {
+      inline = JSON.parse(readFileSync(resolve(cwd, values.definition), 'utf8')) as QueryDefinition;
+    } catch (error) {
+      fail(`cannot read the definition ${values.definition}: ${(error as Error).message}`);
+    }
+    if (values.config)
+      config = (await loadEdgeModuleConfig(cwd, values.config, process.env)).config;
+  } else {
+    config = (await loadEdgeModuleConfig(cwd, values.config, process.env)).config;
+  }
+  const keyring = new Keyring(keysFrom(values.keys, config.signingKeys));
+  const settings = resolveSettings({
+    ...config,
+    signingKeys: [],
+    backend: { query: async () => ({ result: [], metadata: {} }) },
+  });
+  const registry = compileRegistry(config.queries);
+  const definition = inline ?? (values.query ? config.queries[values.query] : undefined);
+  const params: Record<string, ParamValue> = {};
+  for (const pair of values.param ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) fail(`--param ${pair}: write it as name=value`);
+    const name = pair.slice(0, eq);
+    params[name] = paramValue(definition, name, pair.slice(eq + 1));
+  }
+  const signer = createQuerySigner(keyring, registry, settings);
+  const signed = await signer.sign({
+    ...(values.query ? { query: values.query } : {}),
+    ...(inline ? { definition: inline } : {}),
+    params,
+    ...(values.public ? { public: true } : {}),
+    ...(values.subject ? { subject: values.subject } : {}),
+    ...(values.ttl ? { ttl: values.ttl } : {}),
+    ...(values.range ? { range: values.range } : {}),
+    ...(values.aud?.length ? { audience: values.aud } : {}),
+  });
+  const base = (
+    values.base ??
+    process.env.EDGE_PUBLIC_URL ??
+    config.publicUrl ??
+    'https://YOUR-EDGE.example.com/analytics'
+  ).replace(/\/+$/, '');
+  const what = values.query ? `"${values.query}"` : 'an inline definition';
+  process.stdout.write(`Signed query id for ${what} (${values.public ? 'public' : `bound to subject ${values.subject}`}; expires ${signed.expiresAt}; jti ${signed.jti}):
+
+${signed.id}
+
+Paste into any HTML page:
+
+<script type="module" src="${escapeHtml(base)}/analytics-chart.js"></script>
+<analytics-chart query-id="${escapeHtml(signed.id)}"></analytics-chart>
+
+To revoke it before it expires, add its jti (${signed.jti}) to EDGE_REVOKED_IDS.
+`);
+}
+
+async function inspect(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { keys: { type: 'string' } },
+  });
+  const id = positionals[0];
+  if (!id) fail('inspect needs the id');
+  const [h = '', p = ''] = id.split('.');
+  let header: unknown;
+  let claims: unknown;
+  try {
+    header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8'));
+    claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'));
+  } catch {
+    fail('that is not a compact JWT');
+  }
+  process.stdout.write(
+    `header: ${JSON.stringify(header)}\nclaims: ${JSON.stringify(claims, null, 2)}\n`,
+  );
+  let keys: SigningKey[] | undefined;
+  try {
+    keys = keysFrom(values.keys);
+  } catch {
+    process.stdout.write(
+      'signature: not checked (no keys: set EDGE_SIGNING_KEYS or pass --keys)\n',
+    );
+    return;
+  }
+  const outcome = await verifyQueryId(id, new Keyring(keys), {
+    now: Math.floor(Date.now() / 1000),
+    skewSeconds: 30,
+    maxLength: 65_536,
+  });
+  process.stdout.write(
+    outcome.ok
+      ? 'signature: valid\n'
+      : `signature: ${outcome.code === 'expired' ? 'valid, but the id has expired' : `refused (${outcome.reason})`}\n`,
+  );
+}
+
+async function main() {
+  const [command, ...args] = process.argv.slice(2);
+  try {
+    switch (command) {
+      case 'keygen':
+        return keygen(args);
+      case 'sign':
+        return await sign(args);
+      case 'inspect':
+        return await inspect(args);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(USAGE);
+        return;
+      default:
+        fail(`unknown command '${command}'\n\n${USAGE}`);
+    }
+  } catch (error) {
+    fail(error instanceof SignError ? error.message : (error as Error).message);
+  }
+}
+
+await main();

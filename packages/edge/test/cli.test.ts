@@ -1,0 +1,187 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Keyring } from '../src/tokens/keyring.ts';
+import { parseSigningKeys } from '../src/tokens/signing-keys.ts';
+import { verifyQueryId } from '../src/tokens/verify-query-id.ts';
+
+const run = promisify(execFile);
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+let dir: string;
+
+/** Runs `pnpm edge …` the way the root script does: tsx on the CLI, INIT_CWD set to `cwd`. */
+async function edge(args: string[], env: Record<string, string> = {}, cwd = dir) {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      {
+        cwd: packageDir,
+        env: { PATH: process.env.PATH ?? '', INIT_CWD: cwd, ...env },
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'edge-cli-'));
+  writeFileSync(
+    join(dir, 'analytics-edge.config.ts'),
+    `export default {
+  publicUrl: 'https://app.example.com/analytics',
+  queries: {
+    signups: {
+      title: 'Signups',
+      query: { graph_type: 'Single Line', start: '30 days ago', end: 'now', filters: [['tenant', '=', { $param: 'tenant' }], ['plan', '=', { $param: 'plan' }]] },
+      params: { tenant: { from: 'session' }, plan: { from: 'signer', enum: ['free', 'pro'] } },
+    },
+  },
+};
+`,
+  );
+  writeFileSync(
+    join(dir, 'broken.config.mjs'),
+    `export default { queries: { fine: { query: { graph_type: 'Single Value', start: '1 day ago', end: 'now' } }, wrong: { query: { graph_type: 'Bar Chart', start: '1 day ago', end: 'now' } } } };\n`,
+  );
+  writeFileSync(
+    join(dir, 'inline.json'),
+    JSON.stringify({
+      title: 'Inline',
+      query: { graph_type: 'Single Value', start: '7 days ago', end: 'now' },
+    }),
+  );
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('pnpm edge', () => {
+  let keysText = '';
+
+  it('keygen prints a strong key and how to set it', async () => {
+    const first = await edge(['keygen']);
+    const second = await edge(['keygen', '--kid', 'ops-2024']);
+    expect(first.code).toBe(0);
+    const line = /^ {2}EDGE_SIGNING_KEYS=(\S+)$/m.exec(first.stdout)?.[1] ?? '';
+    const [key] = parseSigningKeys(line);
+    expect(key?.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(second.stdout).toMatch(/^kid: {4}ops-2024$/m);
+    expect(second.stdout).not.toContain(key?.secret);
+    keysText = line;
+    writeFileSync(join(dir, 'keys.txt'), `${line}\n`);
+  });
+
+  it('sign prints a verifiable public id and a ready-to-paste snippet', async () => {
+    const out = await edge([
+      'sign',
+      '--query',
+      'signups',
+      '--param',
+      'tenant=acme',
+      '--param',
+      'plan=pro',
+      '--public',
+      '--ttl',
+      '30d',
+      '--keys',
+      'keys.txt',
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    const id = /^(eyJ[\w-]+\.[\w-]+\.[\w-]+)$/m.exec(out.stdout)?.[1] ?? '';
+    const outcome = await verifyQueryId(id, new Keyring(parseSigningKeys(keysText)), {
+      now: Math.floor(Date.now() / 1000),
+      skewSeconds: 0,
+      maxLength: 8192,
+    });
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.claims).toMatchObject({
+      q: 'signups',
+      p: { tenant: 'acme', plan: 'pro' },
+      pub: true,
+    });
+    expect(outcome.claims.exp - outcome.claims.iat).toBe(30 * 86_400);
+    expect(out.stdout).toContain(
+      '<script type="module" src="https://app.example.com/analytics/analytics-chart.js"></script>',
+    );
+    expect(out.stdout).toContain(`<analytics-chart query-id="${id}"></analytics-chart>`);
+    expect(out.stdout).toContain(outcome.claims.jti);
+    expect(out.stdout).not.toContain(parseSigningKeys(keysText)[0]?.secret);
+  });
+
+  it('sign reads keys from EDGE_SIGNING_KEYS and takes an inline definition', async () => {
+    const out = await edge(
+      [
+        'sign',
+        '--definition',
+        'inline.json',
+        '--subject',
+        'alice',
+        '--ttl',
+        '5m',
+        '--base',
+        'http://localhost:8787/',
+      ],
+      {
+        EDGE_SIGNING_KEYS: keysText,
+      },
+    );
+    expect(out.code, out.stderr).toBe(0);
+    const id = /^(eyJ[\w-]+\.[\w-]+\.[\w-]+)$/m.exec(out.stdout)?.[1] ?? '';
+    const claims = JSON.parse(Buffer.from(id.split('.')[1] ?? '', 'base64url').toString());
+    expect(claims).toMatchObject({ sub: 'alice', d: { title: 'Inline' } });
+    expect(claims.exp - claims.iat).toBe(300);
+    expect(out.stdout).toContain('src="http://localhost:8787/analytics-chart.js"');
+  });
+
+  it.each([
+    [
+      ['sign', '--query', 'signups', '--param', 'tenant=acme', '--param', 'plan=pro'],
+      /needs --public .* or --subject/,
+    ],
+    [['sign', '--query', 'nope', '--public', '--keys', 'keys.txt'], /no query named 'nope'/],
+    [
+      [
+        'sign',
+        '--query',
+        'signups',
+        '--param',
+        'tenant=acme',
+        '--param',
+        'plan=gold',
+        '--public',
+        '--keys',
+        'keys.txt',
+      ],
+      /'plan' expected one of "free", "pro"/,
+    ],
+    [['sign', '--query', 'signups', '--public'], /no signing keys/],
+    [
+      [
+        'sign',
+        '--query',
+        'fine',
+        '--public',
+        '--config',
+        'broken.config.mjs',
+        '--keys',
+        'keys.txt',
+      ],
+      /query "wrong": split: Bar Chart needs a split field/,
+    ],
+    [['launch'], /unknown command 'launch'/],
+  ])('fails with one clear sentence (%#)', async (args, message) => {
+    const out = await edge(args);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/^pnpm edge: /);
+    expect(out.stderr).toMatch(message);
+    expect(out.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * Behaviour only a Node host can drive from outside: revocation and key rotation at run time on
+ * ids the edge already remembers as verified, the two ready-made session hooks against a real
+ * host session endpoint, and CORS for public embeds on any origin.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sign as signJwt } from 'hono/jwt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServedEdge, serveEdge } from '../src/adapter/node/serve-edge.ts';
+import { httpBackend } from '../src/backend/http-backend.ts';
+import { createEdge, type Edge } from '../src/create-edge.ts';
+import { forwardSession } from '../src/session/forward-session.ts';
+import { jwtSession } from '../src/session/jwt-session.ts';
+import { generateSigningKey } from '../src/tokens/signing-keys.ts';
+import { type FaultProxy, startFaultProxy } from './support/fault-proxy.ts';
+
+const API_KEY = 'node-runtime-key-0123456789';
+const queries = {
+  total: {
+    query: {
+      graph_type: 'Single Value',
+      start: '1 day ago',
+      end: 'now',
+      filters: [['tenant', '=', { $param: 'tenant' }]],
+    },
+    params: { tenant: { from: 'session' as const } },
+  },
+  open: { query: { graph_type: 'Single Value', start: '1 day ago', end: 'now' } },
+};
+
+let proxy: FaultProxy;
+const servers: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  proxy = await startFaultProxy({ apiKey: API_KEY });
+  proxy.answer = () => ({ result: [{ Count: 5 }], metadata: { combined: 5 } });
+});
+
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  await proxy.close();
+});
+
+async function serve(edge: Edge): Promise<ServedEdge> {
+  const served = await serveEdge(edge, { port: 0 });
+  servers.push(served);
+  return served;
+}
+
+function makeEdge(extra: Partial<Parameters<typeof createEdge>[0]> = {}) {
+  const keys = [generateSigningKey(), generateSigningKey()];
+  const edge = createEdge({
+    signingKeys: keys,
+    backend: httpBackend({ baseUrl: proxy.url, apiKey: API_KEY, retries: 0 }),
+    queries,
+    log: () => {},
+    ...extra,
+  });
+  return { edge, keys };
+}
+
+describe('run-time controls on remembered ids', () => {
+  it('a revoked jti stops working at once, even after the id was verified and cached', async () => {
+    const { edge } = makeEdge();
+    const served = await serve(edge);
+    const { id, jti } = await edge.signQueryId({ query: 'open', public: true });
+    const get = () =>
+      fetch(`${served.url}/api/data`, { headers: { authorization: `Bearer ${id}` } });
+    expect((await get()).status).toBe(200);
+    expect((await get()).status).toBe(200);
+    edge.revoke(jti);
+    const refused = await get();
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: 'invalid' });
+  });
+
+  it('removing a key stops its ids at once; the remaining key keeps working', async () => {
+    const { edge, keys } = makeEdge();
+    const served = await serve(edge);
+    const old = await edge.signQueryId({ query: 'open', public: true });
+    const get = (id: string) =>
+      fetch(`${served.url}/api/data`, { headers: { authorization: `Bearer ${id}` } });
+    expect((await get(old.id)).status).toBe(200);
+    // Rotate: a new current key, the old current one removed entirely.
+    const fresh = generateSigningKey();
+    edge.setSigningKeys([fresh, keys[1] as { kid: string; secret: string }]);
+    expect((await get(old.id)).status).toBe(401);
+    const renewed = await edge.signQueryId({ query: 'open', public: true });
+    expect(
+      JSON.parse(Buffer.from(renewed.id.split('.')[0] ?? '', 'base64url').toString()).kid,
+    ).toBe(fresh.kid);
+    expect((await get(renewed.id)).status).toBe(200);
+  });
+
+  it('an isRevoked hook is consulted on every request', async () => {
+    const revoked = new Set<string>();
+    const { edge } = makeEdge({ isRevoked: (jti) => revoked.has(jti) });
+    const served = await serve(edge);
+    const { id, jti } = await edge.signQueryId({ query: 'open', public: true });
+    const get = () =>
+      fetch(`${served.url}/api/data`, { headers: { authorization: `Bearer ${id}` } });
+    expect((await get()).status).toBe(200);
+    revoked.add(jti);
+    expect((await get()).status).toBe(401);
+  });
+});
+
+describe('session hooks', () => {
+  const SECRET = 'host-session-secret-0123456789abcdef';
+  let host: Server;
+  let hostUrl = '';
+  const sessionCalls: (string | undefined)[] = [];
+
+  beforeAll(async () => {
+    // The host app's session endpoint: `sid=alice-acme` is alice of acme; anything else is nobody.
+    host = createServer((req, res) => {
+      sessionCalls.push(req.headers.cookie);
+      const sid = /(?:^|;\s*)sid=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+      const known: Record<string, unknown> = {
+        'alice-acme': { subject: 'alice', tenant: 'acme' },
+        'bob-globex': { subject: 'bob', tenant: 'globex' },
+        broken: { tenant: 'acme' },
+      };
+      if (sid === 'down') {
+        res.writeHead(500);
+        res.end();
+        return;
+      }
+      const session = sid ? known[sid] : undefined;
+      res.writeHead(session ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(session ?? { error: 'not signed in' }));
+    });
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    hostUrl = `http://127.0.0.1:${(host.address() as AddressInfo).port}/session`;
+    servers.push({ close: () => new Promise((resolve) => host.close(() => resolve())) });
+  });
+
+  it('forwardSession asks the host with the cookie and signs for the answered tenant', async () => {
+    const { edge } = makeEdge({ authorize: forwardSession({ url: hostUrl, cookies: ['sid'] }) });
+    const served = await serve(edge);
+    const sign = (cookie: string) =>
+      fetch(`${served.url}/api/sign`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie },
+        body: JSON.stringify({ query: 'total' }),
+      });
+    const before = proxy.calls.length;
+    const signed = await sign('sid=alice-acme; theme=dark');
+    expect(signed.status).toBe(200);
+    expect(sessionCalls.at(-1)).toBe('sid=alice-acme');
+    const { id } = (await signed.json()) as { id: string };
+    const read = (cookie?: string) =>
+      fetch(`${served.url}/api/data`, {
+        headers: { authorization: `Bearer ${id}`, ...(cookie ? { cookie } : {}) },
+      });
+    expect((await read('sid=alice-acme')).status).toBe(200);
+    expect(proxy.calls.at(-1)?.body.filters).toEqual([['tenant', '=', 'acme']]);
+    expect((await read('sid=bob-globex')).status).toBe(403);
+    expect((await read('sid=nobody')).status).toBe(401);
+    expect((await read()).status).toBe(401);
+    expect((await sign('sid=nobody')).status).toBe(401);
+    // A session endpoint that fails or answers nonsense is not "signed out": it is a 502.
+    expect((await sign('sid=down')).status).toBe(502);
+    expect((await sign('sid=broken')).status).toBe(502);
+    expect(proxy.calls.length - before).toBe(1);
+  });
+
+  it('jwtSession reads the cookie or a Bearer header, checks expiry and the secret', async () => {
+    const { edge } = makeEdge({ authorize: jwtSession({ secret: SECRET }) });
+    const served = await serve(edge);
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const good = await signJwt({ sub: 'alice', tenant: 'acme', exp }, SECRET);
+    const expired = await signJwt({ sub: 'alice', tenant: 'acme', exp: exp - 1200 }, SECRET);
+    const forged = await signJwt(
+      { sub: 'alice', tenant: 'acme', exp },
+      'another-secret-0123456789abcdef0123',
+    );
+    const noExp = await signJwt({ sub: 'alice', tenant: 'acme' }, SECRET);
+    const sign = (headers: Record<string, string>) =>
+      fetch(`${served.url}/api/sign`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: 'total' }),
+      });
+    expect((await sign({ cookie: `session=${good}` })).status).toBe(200);
+    expect((await sign({ authorization: `Bearer ${good}` })).status).toBe(200);
+    for (const token of [expired, forged, noExp, 'garbage']) {
+      expect((await sign({ cookie: `session=${token}` })).status).toBe(401);
+    }
+  });
+});
+
+describe('CORS for public embeds', () => {
+  it("'*' lets any origin read data without credentials, and only listed origins sign", async () => {
+    const { edge } = makeEdge({ allowedOrigins: ['https://app.example.com', '*'] });
+    const served = await serve(edge);
+    const { id } = await edge.signQueryId({ query: 'open', public: true });
+    const blog = await fetch(`${served.url}/api/data`, {
+      headers: { authorization: `Bearer ${id}`, origin: 'https://blog.example.org' },
+    });
+    expect(blog.status).toBe(200);
+    expect(blog.headers.get('access-control-allow-origin')).toBe('*');
+    expect(blog.headers.get('access-control-allow-credentials')).toBeNull();
+    const app = await fetch(`${served.url}/api/data`, {
+      headers: { authorization: `Bearer ${id}`, origin: 'https://app.example.com' },
+    });
+    expect(app.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(app.headers.get('access-control-allow-credentials')).toBe('true');
+    const preflight = await fetch(`${served.url}/api/sign`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://blog.example.org', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
