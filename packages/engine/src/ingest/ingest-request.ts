@@ -1,0 +1,101 @@
+import { DEFAULT_COLLECTION, describeZodError } from '@analytics-chart/protocol';
+import { z } from 'zod';
+import { EngineError } from '../engine-error.ts';
+import { type EventRecord, MAX_TIMESTAMP } from './stage-events.ts';
+
+/**
+ * The ingest bodies as the hosted service's clients send them (api_key aside, unknown keys
+ * ignored): `POST /api/log` `{collection?, json, timestamp?}` and `POST /api/bulk-log`
+ * `{collection?, timestamp?, jsons}`. `json` is an object or a string holding one; a string is
+ * stored exactly as sent, an object in compact form. `timestamp` is Unix seconds (a number or a
+ * digit string, fractions dropped); without it, the time of arrival.
+ */
+
+/** Events one bulk-log request may carry. */
+export const MAX_BULK_EVENTS = 10_000;
+
+const collectionSchema = z
+  .string({ error: 'expected a collection name as a string' })
+  .trim()
+  .min(1, { error: 'expected a non-empty collection name' })
+  .max(200, { error: 'collection name is longer than 200 characters' })
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  .refine((s) => !/[\u0000-\u001f]/.test(s), {
+    error: 'collection name contains control characters',
+  })
+  .nullish();
+
+const timestampSchema = z
+  .union([z.number(), z.string().regex(/^\s*\d+(\.\d+)?\s*$/)], {
+    error: 'expected Unix seconds',
+  })
+  .transform((v) => Math.floor(Number(v)))
+  .refine((v) => Number.isFinite(v) && v >= 0 && v <= MAX_TIMESTAMP, {
+    error: `expected Unix seconds (a number from 0 to ${MAX_TIMESTAMP})`,
+  })
+  .nullish();
+
+const payloadSchema = z
+  .union([z.string(), z.record(z.string(), z.unknown())], {
+    error: 'expected a JSON object, or a string holding one',
+  })
+  .transform((value, ctx) => {
+    if (typeof value !== 'string') return JSON.stringify(value);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+      return z.NEVER;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      ctx.addIssue({ code: 'custom', message: 'expected a JSON object, or a string holding one' });
+      return z.NEVER;
+    }
+    return value;
+  });
+
+const logSchema = z.object({
+  collection: collectionSchema,
+  json: payloadSchema,
+  timestamp: timestampSchema,
+});
+
+const bulkSchema = z.object({
+  collection: collectionSchema,
+  timestamp: timestampSchema,
+  jsons: z
+    .array(payloadSchema, { error: 'expected a list of JSON objects or strings' })
+    .max(MAX_BULK_EVENTS, { error: `at most ${MAX_BULK_EVENTS} events per request` }),
+});
+
+/** Events to write to one collection. */
+export interface IngestBatch {
+  collection: string;
+  records: EventRecord[];
+}
+
+function parse<T>(schema: z.ZodType<T, unknown>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new EngineError(400, describeZodError(parsed.error));
+  return parsed.data;
+}
+
+/** Validates a `/api/log` body (without `api_key`). `now` is the arrival time in Unix seconds. */
+export function parseLogRequest(body: unknown, now: number): IngestBatch {
+  const log = parse(logSchema, body);
+  return {
+    collection: log.collection ?? DEFAULT_COLLECTION,
+    records: [{ timestamp: log.timestamp ?? Math.floor(now), payload: log.json }],
+  };
+}
+
+/** Validates a `/api/bulk-log` body (without `api_key`). */
+export function parseBulkLogRequest(body: unknown, now: number): IngestBatch {
+  const bulk = parse(bulkSchema, body);
+  const timestamp = bulk.timestamp ?? Math.floor(now);
+  return {
+    collection: bulk.collection ?? DEFAULT_COLLECTION,
+    records: bulk.jsons.map((payload) => ({ timestamp, payload })),
+  };
+}

@@ -1,0 +1,234 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import {
+  type CollectionEntry,
+  ENGINE_SCHEMA,
+  type KeyColumns,
+  keyColumn,
+  MAX_TYPED_KEYS,
+} from '../storage/catalog.ts';
+import { fieldName, jsonPointer } from '../storage/key-path.ts';
+import { SqlParams } from '../storage/sql-params.ts';
+
+/**
+ * Typed columns for the keys a collection actually holds. Discovery reads every staged payload
+ * (exactly, not a sample), so a key without a column is a key no event has; new keys and new
+ * kinds of value add columns inside the writing transaction, and the typed insert fills them
+ * with DuckDB's own JSON functions, the same ones SQL-mode users see.
+ */
+
+/** Objects nested deeper than this are kept whole, as a JSON string, at the last level. */
+export const MAX_DEPTH = 6;
+
+/**
+ * What kinds of value a path held in a batch, by the first character of their JSON text, with
+ * one refinement: `#` marks a string that may read as a number (it starts with a digit, sign,
+ * dot, space or escape), so only keys that ever hold one pay for a numeric column.
+ */
+interface Seen {
+  path: string[];
+  chars: Set<string>;
+}
+
+const MAP = `'"MAP(VARCHAR, JSON)"'`;
+
+/** The kind character of a JSON value `v` (see {@link Seen}). */
+const KIND = (v: string) =>
+  `CASE WHEN left(${v}, 1) = '"' AND substr(${v}, 2, 1) IN ('0','1','2','3','4','5','6','7','8','9','-','+','.',' ','\\')
+        THEN '#' ELSE left(${v}, 1) END`;
+
+/** Finds every key path in the staged payloads and the kinds of value each one holds. */
+export async function discoverKeys(conn: DuckDBConnection): Promise<Seen[]> {
+  const seen = new Map<string, Seen>();
+  const note = (path: string[], chars: string[]) => {
+    const id = JSON.stringify(path);
+    let entry = seen.get(id);
+    if (!entry) {
+      entry = { path, chars: new Set() };
+      seen.set(id, entry);
+    }
+    for (const c of chars) entry.chars.add(c);
+  };
+  const top = await conn.runAndReadAll(
+    `SELECT k, list(DISTINCT ${KIND('v')}) FROM (
+       SELECT e.key AS k, CAST(e.value AS VARCHAR) AS v
+       FROM (SELECT unnest(map_entries(json_transform(payload, ${MAP}))) AS e FROM stage WHERE problem IS NULL)
+     ) GROUP BY k`,
+  );
+  let objects: string[][] = [];
+  for (const [key, chars] of top.getRows()) {
+    const path = [String(key)];
+    const list = listOf(chars);
+    note(path, list);
+    if (list.includes('{')) objects.push(path);
+  }
+  for (let depth = 2; objects.length > 0 && depth <= MAX_DEPTH; depth++) {
+    const params = new SqlParams();
+    const pointers = params.texts(objects.map(jsonPointer));
+    const nested = await conn.runAndReadAll(
+      `SELECT i, k, list(DISTINCT ${KIND('v')}) FROM (
+         SELECT i, e.key AS k, CAST(e.value AS VARCHAR) AS v FROM (
+         SELECT i, unnest(map_entries(json_transform(v, ${MAP}))) AS e FROM (
+           SELECT unnest(l) AS v, generate_subscripts(l, 1) AS i
+           FROM (SELECT json_extract(payload, ${pointers}) AS l FROM stage WHERE problem IS NULL)
+         ) WHERE left(CAST(v AS VARCHAR), 1) = '{'
+       )) GROUP BY i, k`,
+      params.values,
+      params.types,
+    );
+    const next: string[][] = [];
+    for (const [i, key, chars] of nested.getRows()) {
+      const parent = objects[Number(i) - 1];
+      if (!parent) continue;
+      const path = [...parent, String(key)];
+      const list = listOf(chars);
+      note(path, list);
+      if (list.includes('{')) next.push(path);
+    }
+    objects = next;
+  }
+  return [...seen.values()];
+}
+
+function listOf(value: unknown): string[] {
+  const items = (value as { items?: unknown[] }).items ?? [];
+  return items.map(String);
+}
+
+/** The columns a set of first characters asks for. Objects recurse unless at the last level. */
+function kindsOf(seen: Seen) {
+  const c = seen.chars;
+  const numericString = c.has('#');
+  const deepObject = c.has('{') && seen.path.length >= MAX_DEPTH;
+  const number = [...c].some((ch) => ch === '-' || (ch >= '0' && ch <= '9'));
+  return {
+    hasString: c.has('"') || numericString || c.has('t') || c.has('f') || c.has('[') || deepObject,
+    hasNumber: number || numericString,
+    hasArray: c.has('['),
+  };
+}
+
+/**
+ * Adds the columns and catalog rows that the discovered keys need to `draft`, inside the
+ * caller's transaction. Returns whether anything changed.
+ */
+export async function addKeyColumns(
+  conn: DuckDBConnection,
+  draft: CollectionEntry,
+  discovered: Seen[],
+): Promise<boolean> {
+  const byPath = new Map(draft.keys.map((k) => [JSON.stringify(k.path), k]));
+  let nextId = draft.keys.reduce((max, k) => Math.max(max, k.id + 1), 0);
+  let changed = false;
+  for (const seen of discovered) {
+    const kinds = kindsOf(seen);
+    if (!kinds.hasString && !kinds.hasNumber && !kinds.hasArray) continue;
+    const pathJson = JSON.stringify(seen.path);
+    let key = byPath.get(pathJson);
+    const isNew = !key;
+    if (!key) {
+      if (draft.keys.length >= MAX_TYPED_KEYS) {
+        if (!draft.overflow) {
+          draft.overflow = true;
+          await conn.run(`UPDATE ${ENGINE_SCHEMA}.collections SET overflow = true WHERE id = $1`, [
+            draft.id,
+          ]);
+          changed = true;
+        }
+        continue;
+      }
+      key = {
+        id: nextId++,
+        path: seen.path,
+        field: fieldName(seen.path),
+        hasString: false,
+        hasNumber: false,
+        hasArray: false,
+      };
+      draft.keys.push(key);
+      byPath.set(pathJson, key);
+    }
+    const added: Array<['s' | 'n' | 'a', string]> = [];
+    if (kinds.hasString && !key.hasString) added.push(['s', 'VARCHAR']);
+    if (kinds.hasNumber && !key.hasNumber) added.push(['n', 'DOUBLE']);
+    if (kinds.hasArray && !key.hasArray) added.push(['a', 'VARCHAR[]']);
+    if (added.length === 0) continue;
+    for (const [kind, type] of added) {
+      if (kind === 's') key.hasString = true;
+      if (kind === 'n') key.hasNumber = true;
+      if (kind === 'a') key.hasArray = true;
+      await conn.run(`ALTER TABLE ${draft.table} ADD COLUMN ${keyColumn(key, kind)} ${type}`);
+    }
+    const values = [draft.id, key.id, pathJson, key.hasString, key.hasNumber, key.hasArray];
+    if (isNew) {
+      await conn.run(`INSERT INTO ${ENGINE_SCHEMA}.keys VALUES ($1, $2, $3, $4, $5, $6)`, values);
+    } else {
+      await conn.run(
+        `UPDATE ${ENGINE_SCHEMA}.keys SET path = $3, has_string = $4, has_number = $5, has_array = $6
+         WHERE collection_id = $1 AND key_id = $2`,
+        values,
+      );
+    }
+    changed = true;
+  }
+  return changed;
+}
+
+/**
+ * Appends the staged events that passed their checks to the collection's table, filling every
+ * typed column from one multi-path extraction per payload. Returns the number of rows written.
+ */
+export async function insertStaged(
+  conn: DuckDBConnection,
+  entry: CollectionEntry,
+): Promise<number> {
+  const columns = ['"timestamp"', '"json"'];
+  const values = ['ts', 'payload'];
+  const scalarKeys = entry.keys.filter((k) => k.hasString || k.hasNumber);
+  const arrayKeys = entry.keys.filter((k) => k.hasArray);
+  scalarKeys.forEach((key, i) => {
+    const e = `e[${i + 1}]`;
+    if (key.hasString) {
+      columns.push(keyColumn(key, 's'));
+      values.push(e);
+    }
+    if (key.hasNumber) {
+      columns.push(keyColumn(key, 'n'));
+      values.push(numericForm(e));
+    }
+  });
+  arrayKeys.forEach((key, i) => {
+    const j = `j[${i + 1}]`;
+    columns.push(keyColumn(key, 'a'));
+    values.push(
+      `CASE WHEN left(CAST(${j} AS VARCHAR), 1) = '[' THEN json_transform(${j}, '["VARCHAR"]') END`,
+    );
+  });
+  const params = new SqlParams();
+  const e = scalarKeys.length
+    ? `json_extract_string(payload, ${params.texts(scalarKeys.map((k) => jsonPointer(k.path)))})`
+    : 'NULL';
+  const j = arrayKeys.length
+    ? `json_extract(payload, ${params.texts(arrayKeys.map((k) => jsonPointer(k.path)))})`
+    : 'NULL';
+  const result = await conn.run(
+    `INSERT INTO ${entry.table} (${columns.join(', ')})
+     SELECT ${values.join(', ')} FROM (
+       SELECT ts, payload, ${e} AS e, ${j} AS j FROM stage WHERE problem IS NULL
+     )`,
+    params.values,
+    params.types,
+  );
+  return Number(result.rowsChanged);
+}
+
+/**
+ * The numeric form of a string form: DuckDB's own reading of it as a finite DOUBLE, else NULL.
+ * Booleans, arrays and words have none; `"42"` and `42` both have 42. Filter values get the
+ * same treatment at query time, so the two sides always agree.
+ */
+export function numericForm(stringForm: string): string {
+  return `CASE WHEN isfinite(TRY_CAST(${stringForm} AS DOUBLE)) THEN TRY_CAST(${stringForm} AS DOUBLE) END`;
+}
+
+/** Re-export for callers that only need the key type. */
+export type { KeyColumns };

@@ -1,0 +1,73 @@
+import type { WorkspaceDb } from '../storage/workspace-db.ts';
+import { appendRecords } from './append-events.ts';
+import type { IngestBatch } from './ingest-request.ts';
+
+interface Job extends IngestBatch {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Events per transaction at most; more waiting requests go into the next one. */
+const MAX_GROUP_EVENTS = 100_000;
+
+/**
+ * Group commit for HTTP ingest. Requests queue up while a transaction is running; the next
+ * transaction writes all of them and commits once (one WAL sync), and only then does each
+ * request's promise resolve. So every acknowledged event is durable, and concurrent writers
+ * share the cost of the sync instead of paying it one by one.
+ */
+export class WriteQueue {
+  readonly #db: WorkspaceDb;
+  #pending: Job[] = [];
+  #running: Promise<void> | undefined;
+
+  constructor(db: WorkspaceDb) {
+    this.#db = db;
+  }
+
+  /** Resolves once the events are committed. */
+  submit(batch: IngestBatch): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ ...batch, resolve, reject });
+      this.#running ??= this.#drain().finally(() => {
+        this.#running = undefined;
+      });
+    });
+  }
+
+  /** Resolves when everything submitted so far is committed (or failed). */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length > 0) {
+      let events = 0;
+      let take = 0;
+      while (take < this.#pending.length && (take === 0 || events < MAX_GROUP_EVENTS)) {
+        events += this.#pending[take]?.records.length ?? 0;
+        take++;
+      }
+      const jobs = this.#pending.splice(0, take);
+      const byCollection = new Map<string, IngestBatch['records']>();
+      for (const job of jobs) {
+        let list = byCollection.get(job.collection);
+        if (!list) {
+          list = [];
+          byCollection.set(job.collection, list);
+        }
+        for (const record of job.records) list.push(record);
+      }
+      try {
+        await this.#db.write(async (tx) => {
+          for (const [name, records] of byCollection) {
+            await appendRecords(tx.conn, await tx.collection(name), records);
+          }
+        });
+        for (const job of jobs) job.resolve();
+      } catch (error) {
+        for (const job of jobs) job.reject(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import type {
+  Aggregation,
+  CollectionQuery,
+  FilterGroups,
+  ResolvedWindows,
+  TimeWindow,
+} from '@analytics-chart/protocol';
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { CollectionEntry } from '../storage/catalog.ts';
+import type { SqlParams } from '../storage/sql-params.ts';
+import type { WorkspaceDb } from '../storage/workspace-db.ts';
+import { type FieldSql, fieldSql } from './field-sql.ts';
+import { filtersSql } from './filter-sql.ts';
+import { windowSeconds } from './time-buckets.ts';
+
+/** Everything a collection-mode query needs once the request is parsed and resolved. */
+export interface QueryContext {
+  db: WorkspaceDb;
+  query: CollectionQuery;
+  windows: ResolvedWindows;
+  /** The collection, or undefined when it has no events (answers are then empty, not errors). */
+  entry: CollectionEntry | undefined;
+  /** Interrupts a statement that runs longer (504). */
+  timeoutMs: number;
+}
+
+/** The relation to read: the collection's table, or an empty one of the same shape. */
+export function sourceSql(ctx: QueryContext): string {
+  return ctx.entry
+    ? ctx.entry.table
+    : '(SELECT NULL::BIGINT AS "timestamp", NULL::VARCHAR AS "json", NULL::BIGINT AS rowid WHERE FALSE)';
+}
+
+/** Field resolver bound to the query's collection and a statement's parameters. */
+export function fields(ctx: QueryContext, params: SqlParams): (name: string) => FieldSql {
+  const cache = new Map<string, FieldSql>();
+  return (name) => {
+    let f = cache.get(name);
+    if (!f) {
+      f = fieldSql(ctx.db.catalog, ctx.entry, name, params);
+      cache.set(name, f);
+    }
+    return f;
+  };
+}
+
+/** `timestamp` within a window (both ends exclusive), as whole seconds. */
+export function windowSql(window: TimeWindow, params: SqlParams): string {
+  const { lo, hi } = windowSeconds(window);
+  return `"timestamp" BETWEEN ${params.integer(lo)} AND ${params.integer(hi)}`;
+}
+
+/** A filter list as SQL, against the query's collection. */
+export function whereFilters(ctx: QueryContext, groups: FilterGroups, params: SqlParams): string {
+  return filtersSql(groups, fields(ctx, params), params);
+}
+
+const QUANTILES: Record<string, string> = {
+  P50: '0.5',
+  P75: '0.75',
+  P90: '0.9',
+  P95: '0.95',
+  P99: '0.99',
+};
+
+/**
+ * The aggregate over a numeric expression `m` (ignored by Count), optionally restricted to the
+ * rows where `condition` holds. Percentiles are `quantile_cont`: linear interpolation between
+ * the closest ranks, as `numpy.percentile`'s default.
+ */
+export function aggregateSql(
+  aggregation: Aggregation,
+  m: string | null,
+  condition = 'TRUE',
+): string {
+  const filter = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
+  if (aggregation === 'Count') return `count(*)${filter}`;
+  if (m === null) return 'NULL::DOUBLE';
+  if (aggregation === 'Sum') return `sum(${m})${filter}`;
+  if (aggregation === 'Avg') return `avg(${m})${filter}`;
+  return `quantile_cont(${m}, ${QUANTILES[aggregation]})${filter}`;
+}
+
+/** The metric's numeric expression, or null when the aggregation needs none or it is missing. */
+export function metricSql(ctx: QueryContext, params: SqlParams): string | null {
+  if (ctx.query.aggregation === 'Count' || !ctx.query.metric) return null;
+  return fields(ctx, params)(ctx.query.metric).number;
+}
+
+/** What an aggregate over no values reads as: 0 for Count and Sum, null otherwise. */
+export function emptyValue(aggregation: Aggregation): number | null {
+  return aggregation === 'Count' || aggregation === 'Sum' ? 0 : null;
+}
+
+/** A DuckDB result value as a JSON number (or null). */
+export function toNumber(value: DuckDBValue): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  return Number(value);
+}
+
+/** Runs a statement on a reader connection and returns its rows. */
+export async function queryRows(
+  ctx: QueryContext,
+  sql: string,
+  params: SqlParams,
+): Promise<DuckDBValue[][]> {
+  return ctx.db.read(async (conn) => {
+    const reader = await conn.runAndReadAll(sql, params.values, params.types);
+    return reader.getRows();
+  }, ctx.timeoutMs);
+}

@@ -1,0 +1,86 @@
+import { type Envelope, LIMITS, type SampleRow } from '@analytics-chart/protocol';
+import { SqlParams } from '../storage/sql-params.ts';
+import {
+  type QueryContext,
+  queryRows,
+  sourceSql,
+  toNumber,
+  whereFilters,
+  windowSql,
+} from './query-context.ts';
+import { windowSeconds } from './time-buckets.ts';
+
+/**
+ * The most rows one Samples answer carries when a single second holds more than
+ * {@link LIMITS.samples} events (see {@link samplesEnvelope}).
+ */
+export const MAX_SAMPLES_SECOND = 10_000;
+
+/**
+ * Samples: events exactly as ingested, newest first (or oldest first with `Ascending`), at most
+ * 50 per call, filters applied; within a second, in ingest order.
+ *
+ * A page never ends in the middle of a second. Clients page by moving `start` (or `end`) to the
+ * last timestamp they saw, and bounds are exclusive, so a page cut inside a second would lose
+ * that second's remaining events. When the 50th and 51st events share a second, that second is
+ * left for the next page; when more than 50 events share the first second of a page, that whole
+ * second is returned (up to {@link MAX_SAMPLES_SECOND} rows).
+ */
+export async function samplesEnvelope(ctx: QueryContext): Promise<Envelope> {
+  const { lo, hi } = windowSeconds(ctx.windows.window);
+  if (lo > hi || !ctx.entry) return { result: [], metadata: {} };
+  const ascending = ctx.query.order === 'Ascending';
+  const direction = ascending ? 'ASC' : 'DESC';
+  const page = async (where: (params: SqlParams) => string, limit: number) => {
+    const params = new SqlParams();
+    const condition = where(params);
+    return queryRows(
+      ctx,
+      `SELECT "timestamp", "json" FROM ${sourceSql(ctx)}
+       WHERE ${condition} AND ${whereFilters(ctx, ctx.query.filters, params)}
+       ORDER BY "timestamp" ${direction}, rowid ${direction} LIMIT ${params.integer(limit)}`,
+      params,
+    );
+  };
+  let rows = await page((params) => windowSql(ctx.windows.window, params), LIMITS.samples + 1);
+  if (rows.length > LIMITS.samples) {
+    const lastKept = rows[LIMITS.samples - 1]?.[0];
+    const firstDropped = rows[LIMITS.samples]?.[0];
+    rows = rows.slice(0, LIMITS.samples);
+    if (lastKept === firstDropped) {
+      const whole = rows.filter((row) => row[0] !== lastKept);
+      rows =
+        whole.length > 0
+          ? whole
+          : await page(
+              (params) => `"timestamp" = ${params.integer(Number(lastKept))}`,
+              MAX_SAMPLES_SECOND,
+            );
+    }
+  }
+  const result: SampleRow[] = rows.map(([timestamp, json]) => ({
+    timestamp: toNumber(timestamp ?? null) ?? 0,
+    json: JSON.parse(String(json)) as Record<string, unknown>,
+  }));
+  const envelope: Envelope = { result, metadata: {} };
+  Object.defineProperty(envelope, RAW_PAYLOADS, { value: rows.map(([, json]) => String(json)) });
+  return envelope;
+}
+
+/**
+ * Where a Samples envelope keeps the payloads' stored text, beside the parsed objects, so the
+ * HTTP app can send them byte-for-byte (numbers like `1.50` or `2^64` survive). Not enumerable:
+ * in-process callers see a plain envelope.
+ */
+export const RAW_PAYLOADS = Symbol('raw Samples payloads');
+
+/** The JSON text of a Samples envelope with each payload exactly as stored, or undefined. */
+export function samplesJson(envelope: unknown): string | undefined {
+  const raw = (envelope as { [RAW_PAYLOADS]?: string[] } | null)?.[RAW_PAYLOADS];
+  if (!raw) return undefined;
+  const { result, metadata } = envelope as Envelope;
+  const rows = (result as SampleRow[]).map(
+    (row, i) => `{"timestamp":${JSON.stringify(row.timestamp)},"json":${raw[i]}}`,
+  );
+  return `{"result":[${rows.join(',')}],"metadata":${JSON.stringify(metadata)}}`;
+}

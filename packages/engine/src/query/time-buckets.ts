@@ -1,0 +1,180 @@
+import type { ResolvedGranularity, TimeWindow } from '@analytics-chart/protocol';
+import { Temporal } from 'temporal-polyfill';
+import { EngineError } from '../engine-error.ts';
+import type { SqlParams } from '../storage/sql-params.ts';
+import { civilFromDays, dayLabel, minuteLabel, monthLabel } from './civil-date.ts';
+
+/**
+ * Time buckets in a zone's calendar without asking DuckDB about zones. The zone's UTC offsets
+ * inside the window come from Temporal (a handful of transitions at most); SQL then buckets
+ * with integer arithmetic on epoch seconds, choosing the offset with a CASE over those
+ * transitions, and labels are generated here from the integer keys. This is an order of
+ * magnitude faster than `timezone()` and exact across DST changes:
+ *
+ * - Day, Week (Monday start) and Month follow the wall calendar, so a 23- or 25-hour day is one
+ *   bucket.
+ * - Minute and Hour buckets are real elapsed minutes and hours aligned to the wall clock: on a
+ *   fall-back day the repeated hour is two buckets with the same label, and the skipped hour of
+ *   a spring-forward day has no bucket.
+ */
+
+/** An offset in seconds that holds from `from` (inclusive) until the next segment. */
+export interface OffsetSegment {
+  from: number;
+  offset: number;
+}
+
+/** One bucket of a window, in time order. `key` is what the SQL key expression yields. */
+export interface Bucket {
+  key: number;
+  label: string;
+}
+
+/** How a window is cut into buckets: the SQL key expression and every bucket it can yield. */
+export interface BucketPlan {
+  granularity: ResolvedGranularity;
+  /** Every bucket that a second of the window can fall in, oldest first. */
+  buckets: Bucket[];
+  /** An integer SQL expression of `ts` (a BIGINT Unix-seconds expression) giving its bucket key. */
+  keySql(ts: string, params: SqlParams): string;
+}
+
+/** More buckets than this is a mistake (Minute over months); the request is refused. */
+export const MAX_BUCKETS = 20_000;
+
+const DAY = 86_400;
+const WEEK = 7 * DAY;
+// Keeps every key expression non-negative (DuckDB's // truncates toward zero), a whole number of
+// weeks so that week boundaries stay on Mondays.
+const BIAS_DAYS = 700;
+
+/** The UTC offsets of `timeZone` over the Unix seconds `lo`…`hi` (inclusive). */
+export function offsetSegments(timeZone: string, lo: number, hi: number): OffsetSegment[] {
+  let zoned = Temporal.Instant.fromEpochMilliseconds(lo * 1000).toZonedDateTimeISO(timeZone);
+  const segments: OffsetSegment[] = [{ from: lo, offset: zoned.offsetNanoseconds / 1e9 }];
+  for (;;) {
+    const next = zoned.getTimeZoneTransition('next');
+    if (!next || next.epochMilliseconds / 1000 > hi) return segments;
+    segments.push({ from: next.epochMilliseconds / 1000, offset: next.offsetNanoseconds / 1e9 });
+    zoned = next;
+  }
+}
+
+function offsetAt(segments: OffsetSegment[], t: number): number {
+  let offset = segments[0]?.offset ?? 0;
+  for (const segment of segments) {
+    if (segment.from <= t) offset = segment.offset;
+    else break;
+  }
+  return offset;
+}
+
+/** A SQL expression choosing, per row, the value that holds at `ts` among the segments. */
+function piecewiseSql(
+  ts: string,
+  segments: OffsetSegment[],
+  value: (s: OffsetSegment) => number,
+  params: SqlParams,
+): string {
+  const first = segments[0];
+  if (!first) return '0';
+  const values = segments.map(value);
+  if (values.every((v) => v === values[0])) return params.integer(values[0] ?? 0);
+  const branches = segments
+    .slice(1)
+    .map((s, i) => `WHEN ${ts} < ${params.integer(s.from)} THEN ${params.integer(values[i] ?? 0)}`);
+  return `(CASE ${branches.join(' ')} ELSE ${params.integer(values[values.length - 1] ?? 0)} END)`;
+}
+
+const mod = (a: number, b: number) => ((a % b) + b) % b;
+
+/**
+ * Plans the buckets of the integer seconds `lo`…`hi` (inclusive) in `timeZone`. Throws a 400
+ * when the window would have more than {@link MAX_BUCKETS} buckets.
+ */
+export function planBuckets(
+  granularity: ResolvedGranularity,
+  timeZone: string,
+  lo: number,
+  hi: number,
+): BucketPlan {
+  const segments = offsetSegments(timeZone, lo, hi);
+  const local = (t: number) => t + offsetAt(segments, t);
+  const check = (count: number) => {
+    if (count > MAX_BUCKETS) {
+      throw new EngineError(
+        400,
+        `granularity: ${granularity} would give ${count} buckets (at most ${MAX_BUCKETS}); choose a coarser granularity or a shorter window`,
+      );
+    }
+  };
+  const range = (first: number, last: number, label: (key: number) => string): Bucket[] => {
+    if (last < first) return [];
+    check(last - first + 1);
+    const out: Bucket[] = [];
+    for (let key = first; key <= last; key++) out.push({ key, label: label(key) });
+    return out;
+  };
+
+  if (granularity === 'Minute' || granularity === 'Hour') {
+    const width = granularity === 'Minute' ? 60 : 3600;
+    // Wall-clock alignment only depends on the offset modulo the width (zero for whole-hour
+    // offsets), so real elapsed buckets are (ts + r) // width.
+    const r = (s: OffsetSegment) => mod(s.offset, width);
+    const keyOf = (t: number) =>
+      Math.floor((t + r({ from: t, offset: offsetAt(segments, t) })) / width);
+    const buckets = range(keyOf(lo), keyOf(hi), (key) => {
+      const start = key * width - mod(offsetAt(segments, key * width), width);
+      return minuteLabel(local(start));
+    });
+    return {
+      granularity,
+      buckets,
+      keySql: (ts, params) =>
+        `((${ts} + ${piecewiseSql(ts, segments, r, params)}) // ${params.integer(width)})`,
+    };
+  }
+
+  const localSql = (ts: string, params: SqlParams) =>
+    `(${ts} + ${piecewiseSql(ts, segments, (s) => s.offset + BIAS_DAYS * DAY, params)})`;
+  const localDay = (t: number) => Math.floor(local(t) / DAY);
+
+  if (granularity === 'Day') {
+    return {
+      granularity,
+      buckets: range(localDay(lo), localDay(hi), dayLabel),
+      keySql: (ts, params) => `(${localSql(ts, params)} // ${params.integer(DAY)} - ${BIAS_DAYS})`,
+    };
+  }
+  if (granularity === 'Week') {
+    // 1970-01-01 was a Thursday: day d belongs to the week starting on day 7 * ((d + 3) // 7) - 3.
+    const weekOf = (day: number) => Math.floor((day + 3) / 7);
+    return {
+      granularity,
+      buckets: range(weekOf(localDay(lo)), weekOf(localDay(hi)), (week) => dayLabel(week * 7 - 3)),
+      keySql: (ts, params) =>
+        `((${localSql(ts, params)} + ${params.integer(3 * DAY)}) // ${params.integer(WEEK)} - ${BIAS_DAYS / 7})`,
+    };
+  }
+  // Month: the wall date from the local day number, then year * 12 + month - 1.
+  const monthOf = (day: number) => {
+    const { year, month } = civilFromDays(day);
+    return year * 12 + month - 1;
+  };
+  return {
+    granularity,
+    buckets: range(monthOf(localDay(lo)), monthOf(localDay(hi)), monthLabel),
+    keySql: (ts, params) => {
+      const date = `(DATE '1970-01-01' + CAST(${localSql(ts, params)} // ${params.integer(DAY)} - ${BIAS_DAYS} AS INTEGER))`;
+      return `(year(${date}) * 12 + month(${date}) - 1)`;
+    },
+  };
+}
+
+/**
+ * The integer seconds a window's events can have: `start < ts < end` with whole-second
+ * timestamps. Empty (`lo > hi`) when no whole second fits.
+ */
+export function windowSeconds(window: TimeWindow): { lo: number; hi: number } {
+  return { lo: Math.floor(window.start) + 1, hi: Math.ceil(window.end) - 1 };
+}

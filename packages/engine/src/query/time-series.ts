@@ -1,0 +1,372 @@
+import {
+  type Envelope,
+  LIMITS,
+  pickGranularity,
+  type ResolvedGranularity,
+  type TimeWindow,
+  valueKey,
+} from '@analytics-chart/protocol';
+import { SqlParams } from '../storage/sql-params.ts';
+import {
+  aggregateSql,
+  emptyValue,
+  fields,
+  metricSql,
+  type QueryContext,
+  queryRows,
+  sourceSql,
+  toNumber,
+  whereFilters,
+  windowSql,
+} from './query-context.ts';
+import { type Bucket, planBuckets, windowSeconds } from './time-buckets.ts';
+
+/**
+ * The time-series graph types: Single, Multi, Stacked, Cumulative, Ratio and Compare Line. Each
+ * window is one statement that groups by an integer bucket key; the whole-window value
+ * (`combined`) comes from the same scan through GROUPING SETS, so Avg and percentiles are
+ * computed over the window rather than summed from buckets.
+ */
+
+type Row = Record<string, string | number | null>;
+
+/** Per-bucket values of one population, with event counts (for `hideMissing`). */
+interface Series {
+  values: (number | null)[];
+  counts: number[];
+  combined: number | null;
+}
+
+interface WindowResult {
+  buckets: Bucket[];
+  series: Series[];
+}
+
+function bucketsOf(ctx: QueryContext, window: TimeWindow, granularity: ResolvedGranularity) {
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return null;
+  return planBuckets(granularity, ctx.query.IANA_time_zone, lo, hi);
+}
+
+/**
+ * Aggregates each population (a SQL condition within the base filter) per bucket of `window`.
+ * `build` adds the base condition and the populations' conditions to the statement's params.
+ */
+async function aggregateWindow(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+  build: (params: SqlParams) => { where: string; populations: string[] },
+): Promise<WindowResult> {
+  const plan = bucketsOf(ctx, window, granularity);
+  const params = new SqlParams();
+  const { where, populations } = build(params);
+  const empty = emptyValue(ctx.query.aggregation);
+  const series: Series[] = populations.map(() => ({
+    values: plan ? plan.buckets.map(() => empty) : [],
+    counts: plan ? plan.buckets.map(() => 0) : [],
+    combined: empty,
+  }));
+  if (!plan || plan.buckets.length === 0) return { buckets: [], series };
+  const key = plan.keySql('"timestamp"', params);
+  const m = metricSql(ctx, params);
+  const columns = populations.flatMap((condition, i) => [
+    `${aggregateSql(ctx.query.aggregation, m, condition)} AS v${i}`,
+    `${aggregateSql('Count', null, condition)} AS c${i}`,
+  ]);
+  const rows = await queryRows(
+    ctx,
+    `SELECT ${key} AS k, ${columns.join(', ')}
+     FROM ${sourceSql(ctx)} WHERE ${windowSql(window, params)} AND ${where}
+     GROUP BY GROUPING SETS ((k), ())`,
+    params,
+  );
+  const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
+  for (const row of rows) {
+    const k = toNumber(row[0] ?? null);
+    series.forEach((s, p) => {
+      const value = normalize(ctx, toNumber(row[1 + 2 * p] ?? null));
+      if (k === null) s.combined = value;
+      else {
+        const i = index.get(k);
+        if (i === undefined) return;
+        s.values[i] = value;
+        s.counts[i] = toNumber(row[2 + 2 * p] ?? null) ?? 0;
+      }
+    });
+  }
+  return { buckets: plan.buckets, series };
+}
+
+/** Sum over events with no numeric metric is 0, like a bucket with no events. */
+function normalize(ctx: QueryContext, value: number | null): number | null {
+  return value === null ? emptyValue(ctx.query.aggregation) : value;
+}
+
+function rowsOf(
+  ctx: QueryContext,
+  buckets: Bucket[],
+  counts: number[],
+  value: (i: number) => Row,
+): Row[] {
+  const hide = ctx.query.customizations.hideMissing === true;
+  const rows: Row[] = [];
+  buckets.forEach((bucket, i) => {
+    if (hide && (counts[i] ?? 0) === 0) return;
+    rows.push({ timestamp: bucket.label, ...value(i) });
+  });
+  return rows;
+}
+
+/** Answers any time-series graph type. */
+export async function timeSeriesEnvelope(ctx: QueryContext): Promise<Envelope> {
+  const { query, windows } = ctx;
+  const granularity = pickGranularity(query.granularity, windows.window);
+  const metadata: Envelope['metadata'] = { granularity };
+  switch (query.graph_type) {
+    case 'Multi Line':
+    case 'Stacked Line':
+      return splitLines(ctx, granularity);
+    case 'Cumulative Line': {
+      const main = await cumulative(ctx, windows.window, granularity);
+      const envelope: Envelope = {
+        result: main.rows,
+        metadata: { ...metadata, combined: main.combined },
+      };
+      if (windows.compare) {
+        const compare = await cumulative(ctx, windows.compare, granularity);
+        envelope.compare_result = compare.rows;
+        envelope.metadata.compare_combined = compare.combined;
+      }
+      return envelope;
+    }
+    case 'Ratio Line': {
+      const run = (window: TimeWindow) => ratio(ctx, window, granularity);
+      const main = await run(windows.window);
+      const envelope: Envelope = {
+        result: main.rows,
+        metadata: { ...metadata, combined: main.combined },
+      };
+      if (windows.compare) {
+        const compare = await run(windows.compare);
+        envelope.compare_result = compare.rows;
+        envelope.metadata.compare_combined = compare.combined;
+      }
+      return envelope;
+    }
+    case 'Compare Line': {
+      const result = await aggregateWindow(ctx, windows.window, granularity, (params) => ({
+        where: whereFilters(ctx, query.filters, params),
+        populations: ['TRUE', whereFilters(ctx, query.compare_filters ?? [], params)],
+      }));
+      const [own, other] = result.series as [Series, Series];
+      const key = valueKey(query.aggregation, query.metric);
+      return {
+        result: rowsOf(ctx, result.buckets, own.counts, (i) => ({ [key]: own.values[i] ?? null })),
+        compare_result: rowsOf(ctx, result.buckets, other.counts, (i) => ({
+          [key]: other.values[i] ?? null,
+        })),
+        metadata: { ...metadata, combined: own.combined, compare_combined: other.combined },
+      };
+    }
+    default: {
+      const run = async (window: TimeWindow) => {
+        const result = await aggregateWindow(ctx, window, granularity, (params) => ({
+          where: whereFilters(ctx, query.filters, params),
+          populations: ['TRUE'],
+        }));
+        const [own] = result.series as [Series];
+        const key = valueKey(query.aggregation, query.metric);
+        return {
+          rows: rowsOf(ctx, result.buckets, own.counts, (i) => ({ [key]: own.values[i] ?? null })),
+          combined: own.combined,
+        };
+      };
+      const main = await run(windows.window);
+      const envelope: Envelope = {
+        result: main.rows,
+        metadata: { ...metadata, combined: main.combined },
+      };
+      if (windows.compare) {
+        const compare = await run(windows.compare);
+        envelope.compare_result = compare.rows;
+        envelope.metadata.compare_combined = compare.combined;
+      }
+      return envelope;
+    }
+  }
+}
+
+/** Ratio Line: (filters ∧ numerator) / (filters ∧ denominator) per bucket; null over zero. */
+async function ratio(ctx: QueryContext, window: TimeWindow, granularity: ResolvedGranularity) {
+  const { query } = ctx;
+  const result = await aggregateWindow(ctx, window, granularity, (params) => {
+    const numerator = whereFilters(ctx, query.numerator_filters ?? [], params);
+    const denominator = whereFilters(ctx, query.denominator_filters ?? [], params);
+    return {
+      where: `${whereFilters(ctx, query.filters, params)} AND (${numerator} OR ${denominator})`,
+      populations: [numerator, denominator],
+    };
+  });
+  const [num, den] = result.series as [Series, Series];
+  const divide = (a: number | null, b: number | null) =>
+    a === null || b === null || b === 0 ? null : a / b;
+  const counts = num.counts.map((c, i) => c + (den.counts[i] ?? 0));
+  return {
+    rows: rowsOf(ctx, result.buckets, counts, (i) => ({
+      Ratio: divide(num.values[i] ?? null, den.values[i] ?? null),
+    })),
+    combined: divide(num.combined, den.combined),
+  };
+}
+
+/**
+ * Cumulative Line: bucket b holds the aggregation over (start, end of b). Count, Sum and Avg
+ * accumulate per-bucket sums; percentiles use a window function over the growing frame.
+ */
+async function cumulative(ctx: QueryContext, window: TimeWindow, granularity: ResolvedGranularity) {
+  const { query } = ctx;
+  const key = valueKey(query.aggregation, query.metric);
+  const empty = emptyValue(query.aggregation);
+  const plan = bucketsOf(ctx, window, granularity);
+  if (!plan || plan.buckets.length === 0) return { rows: [] as Row[], combined: empty };
+  const params = new SqlParams();
+  const k = plan.keySql('"timestamp"', params);
+  const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
+  const base = `SELECT ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
+    WHERE ${windowSql(window, params)} AND ${whereFilters(ctx, query.filters, params)}`;
+  const percentile = !['Count', 'Sum', 'Avg'].includes(query.aggregation);
+  const sql = percentile
+    ? `SELECT k, count(*), max(q), NULL FROM (
+         SELECT k, ${aggregateSql(query.aggregation, 'm')} OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS q
+         FROM (${base})
+       ) GROUP BY k`
+    : `SELECT k, count(*), sum(m), count(m) FROM (${base}) GROUP BY k`;
+  const rows = await queryRows(ctx, sql, params);
+  const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
+  const counts = plan.buckets.map(() => 0);
+  const sums = plan.buckets.map(() => 0);
+  const numeric = plan.buckets.map(() => 0);
+  const quantiles: (number | null)[] = plan.buckets.map(() => null);
+  for (const row of rows) {
+    const i = index.get(toNumber(row[0] ?? null) ?? Number.NaN);
+    if (i === undefined) continue;
+    counts[i] = toNumber(row[1] ?? null) ?? 0;
+    if (percentile) quantiles[i] = toNumber(row[2] ?? null);
+    else {
+      sums[i] = toNumber(row[2] ?? null) ?? 0;
+      numeric[i] = toNumber(row[3] ?? null) ?? 0;
+    }
+  }
+  let count = 0;
+  let sum = 0;
+  let n = 0;
+  let last: number | null = null;
+  const values = plan.buckets.map((_, i) => {
+    count += counts[i] ?? 0;
+    sum += sums[i] ?? 0;
+    n += numeric[i] ?? 0;
+    if (percentile) {
+      if ((counts[i] ?? 0) > 0) last = quantiles[i] ?? last;
+      return last;
+    }
+    if (query.aggregation === 'Count') return count;
+    if (query.aggregation === 'Sum') return sum;
+    return n > 0 ? sum / n : null;
+  });
+  return {
+    rows: rowsOf(ctx, plan.buckets, counts, (i) => ({ [key]: values[i] ?? null })),
+    combined: values[values.length - 1] ?? empty,
+  };
+}
+
+/**
+ * Multi and Stacked Line: wide rows `{timestamp, "<split value>": n, …}` for the top 10 split
+ * values by their whole-window value (ties by name). Events without the split field are left
+ * out, including from `combined`. The compare window uses the same series.
+ */
+async function splitLines(ctx: QueryContext, granularity: ResolvedGranularity): Promise<Envelope> {
+  const { windows } = ctx;
+  const main = await splitWindow(ctx, windows.window, granularity, null);
+  const envelope: Envelope = {
+    result: main.rows,
+    metadata: { granularity, combined: main.combined, series: main.series },
+  };
+  if (windows.compare) {
+    const compare = await splitWindow(ctx, windows.compare, granularity, main.series);
+    envelope.compare_result = compare.rows;
+    envelope.metadata.compare_combined = compare.combined;
+  }
+  return envelope;
+}
+
+async function splitWindow(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+  fixedSeries: string[] | null,
+): Promise<{ rows: Row[]; combined: number | null; series: string[] }> {
+  const { query } = ctx;
+  const empty = emptyValue(query.aggregation);
+  const plan = bucketsOf(ctx, window, granularity);
+  if (!plan || plan.buckets.length === 0) {
+    return { rows: [], combined: empty, series: fixedSeries ?? [] };
+  }
+  const params = new SqlParams();
+  const split = fields(ctx, params)(query.split ?? '').string ?? 'NULL::VARCHAR';
+  const k = plan.keySql('"timestamp"', params);
+  const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
+  const agg = aggregateSql(query.aggregation, 'm');
+  const base = `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
+    WHERE ${windowSql(window, params)} AND ${whereFilters(ctx, query.filters, params)}`;
+  const top = fixedSeries
+    ? `SELECT unnest(${params.texts(fixedSeries)}) AS sp, NULL::DOUBLE AS v`
+    : `SELECT sp, ${agg} AS v FROM base GROUP BY sp ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series}`;
+  const rows = await queryRows(
+    ctx,
+    `WITH base AS (SELECT * FROM (${base}) WHERE sp IS NOT NULL), top AS (${top})
+     SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
+     UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
+     UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
+    params,
+  );
+  const ranked: Array<{ name: string; value: number | null }> = [];
+  const cells = new Map<string, Map<number, { value: number | null; count: number }>>();
+  let combined: number | null = empty;
+  for (const [part, sp, k, v, c] of rows) {
+    if (part === 1) ranked.push({ name: String(sp), value: toNumber(v ?? null) });
+    else if (part === 2) combined = normalize(ctx, toNumber(v ?? null));
+    else {
+      let byKey = cells.get(String(sp));
+      if (!byKey) {
+        byKey = new Map();
+        cells.set(String(sp), byKey);
+      }
+      byKey.set(toNumber(k ?? null) ?? 0, {
+        value: normalize(ctx, toNumber(v ?? null)),
+        count: toNumber(c ?? null) ?? 0,
+      });
+    }
+  }
+  // The statement's UNION does not keep the ranking order; restore it here.
+  const series =
+    fixedSeries ??
+    ranked
+      .sort((a, b) => {
+        if (a.value === b.value) return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+        if (a.value === null) return 1;
+        if (b.value === null) return -1;
+        return b.value - a.value;
+      })
+      .map((r) => r.name);
+  const counts = plan.buckets.map((bucket) =>
+    series.reduce((sum, name) => sum + (cells.get(name)?.get(bucket.key)?.count ?? 0), 0),
+  );
+  const rowsOut = rowsOf(ctx, plan.buckets, counts, (i) => {
+    const bucket = plan.buckets[i] as Bucket;
+    const row: Row = {};
+    for (const name of series) row[name] = cells.get(name)?.get(bucket.key)?.value ?? empty;
+    return row;
+  });
+  return { rows: rowsOut, combined, series };
+}

@@ -1,0 +1,154 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { fieldName } from './key-path.ts';
+import { quoteIdentifier } from './quote-identifier.ts';
+
+/**
+ * The catalog: which collections a workspace holds and, per collection, which payload keys have
+ * typed columns. It lives in the workspace database (so it commits with the data it describes)
+ * and is mirrored in memory for planning. Column and table names are generated from ids, never
+ * from keys or collection names, so no payload text ever becomes an identifier of stored data.
+ */
+
+/** Schema of the engine's own tables (catalog and event tables). */
+export const ENGINE_SCHEMA = '_engine';
+/** Schema of the per-collection views that SQL mode queries. */
+export const COLLECTIONS_SCHEMA = 'collections';
+/**
+ * Typed keys per collection. Beyond it, new keys are still stored in the payload and answered
+ * by JSON extraction at query time: slower, but correct, and the table stays narrow.
+ */
+export const MAX_TYPED_KEYS = 500;
+
+/** One payload key with typed columns. */
+export interface KeyColumns {
+  id: number;
+  /** The object keys leading to the value. */
+  path: string[];
+  /** `path` joined with dots, as requests name it. */
+  field: string;
+  /** A VARCHAR column `k<id>_s`: the value's string form (strings, booleans, arrays, numbers). */
+  hasString: boolean;
+  /** A DOUBLE column `k<id>_n`: the numeric form (numbers, numeric-looking strings). */
+  hasNumber: boolean;
+  /** A VARCHAR[] column `k<id>_a`: array elements' string forms, for element tests. */
+  hasArray: boolean;
+}
+
+/** One collection: its event table, its SQL-mode view and its typed keys. */
+export interface CollectionEntry {
+  id: number;
+  name: string;
+  /** Schema-qualified, quoted event table. */
+  table: string;
+  /** Schema-qualified, quoted view exposing exactly `timestamp` and `json`. */
+  view: string;
+  keys: KeyColumns[];
+  /** True once the collection has more distinct keys than {@link MAX_TYPED_KEYS}. */
+  overflow: boolean;
+}
+
+/** The column of one kind of a key. */
+export function keyColumn(key: KeyColumns, kind: 's' | 'n' | 'a'): string {
+  return quoteIdentifier(`k${key.id}_${kind}`);
+}
+
+/** The event table and view names of a collection id. */
+export function collectionRelations(id: number, name: string): { table: string; view: string } {
+  return {
+    table: `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier(`events_${id}`)}`,
+    view: `${quoteIdentifier(COLLECTIONS_SCHEMA)}.${quoteIdentifier(name)}`,
+  };
+}
+
+/** The statements that create the engine's schemas and catalog tables when missing. */
+export const CATALOG_DDL = [
+  `CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(ENGINE_SCHEMA)}`,
+  `CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(COLLECTIONS_SCHEMA)}`,
+  `CREATE TABLE IF NOT EXISTS ${ENGINE_SCHEMA}.collections (id INTEGER NOT NULL, name VARCHAR NOT NULL, overflow BOOLEAN NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS ${ENGINE_SCHEMA}.keys (collection_id INTEGER NOT NULL, key_id INTEGER NOT NULL, path VARCHAR NOT NULL, has_string BOOLEAN NOT NULL, has_number BOOLEAN NOT NULL, has_array BOOLEAN NOT NULL)`,
+];
+
+/**
+ * The in-memory mirror of the catalog. Entries are replaced whole when a write commits, so a
+ * query that picked up an entry keeps a consistent view of it.
+ */
+export class Catalog {
+  readonly #collections = new Map<string, CollectionEntry>();
+  readonly #fields = new WeakMap<CollectionEntry, Map<string, KeyColumns>>();
+  #nextId = 1;
+
+  /** Reads the catalog tables of a workspace database. */
+  static async load(conn: DuckDBConnection): Promise<Catalog> {
+    const catalog = new Catalog();
+    const collections = await conn.runAndReadAll(
+      `SELECT id, name, overflow FROM ${ENGINE_SCHEMA}.collections ORDER BY id`,
+    );
+    const keys = await conn.runAndReadAll(
+      `SELECT collection_id, key_id, path, has_string, has_number, has_array FROM ${ENGINE_SCHEMA}.keys ORDER BY collection_id, key_id`,
+    );
+    const byId = new Map<number, CollectionEntry>();
+    for (const [id, name, overflow] of collections.getRows()) {
+      const entry: CollectionEntry = {
+        id: Number(id),
+        name: String(name),
+        ...collectionRelations(Number(id), String(name)),
+        keys: [],
+        overflow: overflow === true,
+      };
+      byId.set(entry.id, entry);
+    }
+    for (const [collectionId, keyId, path, hasString, hasNumber, hasArray] of keys.getRows()) {
+      const segments = JSON.parse(String(path)) as string[];
+      byId.get(Number(collectionId))?.keys.push({
+        id: Number(keyId),
+        path: segments,
+        field: fieldName(segments),
+        hasString: hasString === true,
+        hasNumber: hasNumber === true,
+        hasArray: hasArray === true,
+      });
+    }
+    for (const entry of byId.values()) catalog.publish(entry);
+    return catalog;
+  }
+
+  /** The collection named `name`, if any event was ever written to it. */
+  get(name: string): CollectionEntry | undefined {
+    return this.#collections.get(name);
+  }
+
+  /** Every collection, by name. */
+  list(): CollectionEntry[] {
+    return [...this.#collections.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  /** An id for a collection about to be created. */
+  reserveId(): number {
+    return this.#nextId++;
+  }
+
+  /**
+   * The typed key a dotted field name refers to. When a top-level key containing a dot and a
+   * nested path spell the same name, the path with fewer segments wins.
+   */
+  field(entry: CollectionEntry, field: string): KeyColumns | undefined {
+    return this.#fields.get(entry)?.get(field);
+  }
+
+  /** Installs a committed version of a collection entry. */
+  publish(entry: CollectionEntry): void {
+    const fields = new Map<string, KeyColumns>();
+    for (const key of entry.keys) {
+      const other = fields.get(key.field);
+      if (!other || key.path.length < other.path.length) fields.set(key.field, key);
+    }
+    this.#collections.set(entry.name, entry);
+    this.#fields.set(entry, fields);
+    this.#nextId = Math.max(this.#nextId, entry.id + 1);
+  }
+}
+
+/** A deep copy of an entry that a write can change and publish only after it commits. */
+export function draftOf(entry: CollectionEntry): CollectionEntry {
+  return { ...entry, keys: entry.keys.map((key) => ({ ...key, path: [...key.path] })) };
+}

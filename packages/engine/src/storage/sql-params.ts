@@ -1,0 +1,52 @@
+import {
+  BIGINT,
+  BOOLEAN,
+  DOUBLE,
+  type DuckDBType,
+  type DuckDBValue,
+  LIST,
+  listValue,
+  VARCHAR,
+} from '@duckdb/node-api';
+
+/**
+ * Bound parameters of one statement. Every value that comes from a request, an event or a
+ * computation goes through here and appears in SQL text only as `$n`, with an explicit type so
+ * DuckDB never has to guess.
+ */
+export class SqlParams {
+  readonly values: DuckDBValue[] = [];
+  readonly types: DuckDBType[] = [];
+
+  #add(value: DuckDBValue, type: DuckDBType): string {
+    this.values.push(value);
+    this.types.push(type);
+    return `$${this.values.length}`;
+  }
+
+  /** A VARCHAR parameter. */
+  text(value: string): string {
+    return this.#add(value, VARCHAR);
+  }
+
+  /** A BIGINT parameter; `value` must be a safe integer. */
+  integer(value: number): string {
+    if (!Number.isSafeInteger(value)) throw new RangeError(`not a safe integer: ${value}`);
+    return this.#add(value, BIGINT);
+  }
+
+  /** A DOUBLE parameter. */
+  number(value: number): string {
+    return this.#add(value, DOUBLE);
+  }
+
+  /** A BOOLEAN parameter. */
+  boolean(value: boolean): string {
+    return this.#add(value, BOOLEAN);
+  }
+
+  /** A VARCHAR[] parameter. */
+  texts(values: readonly string[]): string {
+    return this.#add(listValue([...values]), LIST(VARCHAR));
+  }
+}

@@ -1,0 +1,178 @@
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { SqlWorkspace } from '../sql/sql-workspace.ts';
+import {
+  CATALOG_DDL,
+  Catalog,
+  type CollectionEntry,
+  collectionRelations,
+  draftOf,
+  ENGINE_SCHEMA,
+} from './catalog.ts';
+import { workspaceDbConfig } from './db-config.ts';
+
+/** How a workspace database is opened. */
+export interface WorkspaceDbOptions {
+  /** DuckDB memory limit, e.g. `'1GB'`. */
+  memoryLimit?: string;
+  /** DuckDB worker threads per query. */
+  threads?: number;
+  /** Connections kept for concurrent queries (default 4). */
+  readers?: number;
+}
+
+/** The writer's view of one transaction: collections it touches come back as drafts. */
+export interface WriteTransaction {
+  /** The writer connection, inside the open transaction. */
+  conn: DuckDBConnection;
+  /** A draft of the named collection, created (table, view, catalog row) when missing. */
+  collection(name: string): Promise<CollectionEntry>;
+}
+
+/**
+ * One workspace: a DuckDB file opened once with the locked-down configuration, the catalog
+ * mirror, a pool of reader connections, and a single writer whose transactions run one at a
+ * time. Catalog changes become visible to queries only after their transaction commits.
+ */
+export class WorkspaceDb implements SqlWorkspace {
+  readonly #instance: DuckDBInstance;
+  readonly #writer: DuckDBConnection;
+  readonly #idle: DuckDBConnection[] = [];
+  readonly #waiting: Array<(conn: DuckDBConnection) => void> = [];
+  readonly #maxReaders: number;
+  #readers = 0;
+  #writeChain: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  private constructor(
+    readonly file: string,
+    instance: DuckDBInstance,
+    writer: DuckDBConnection,
+    readonly catalog: Catalog,
+    maxReaders: number,
+  ) {
+    this.#instance = instance;
+    this.#writer = writer;
+    this.#maxReaders = maxReaders;
+  }
+
+  /** Opens (creating when missing) the database file and loads its catalog. */
+  static async open(file: string, options: WorkspaceDbOptions = {}): Promise<WorkspaceDb> {
+    const instance = await DuckDBInstance.create(file, workspaceDbConfig(options));
+    try {
+      const writer = await instance.connect();
+      for (const statement of CATALOG_DDL) await writer.run(statement);
+      const catalog = await Catalog.load(writer);
+      return new WorkspaceDb(file, instance, writer, catalog, options.readers ?? 4);
+    } catch (error) {
+      instance.closeSync();
+      throw error;
+    }
+  }
+
+  /**
+   * Runs `fn` on a reader connection. `timeoutMs` interrupts the running statement; the
+   * interruption surfaces as DuckDB's "INTERRUPT" error, which callers map to a time-out.
+   */
+  async read<T>(fn: (conn: DuckDBConnection) => Promise<T>, timeoutMs?: number): Promise<T> {
+    const conn = await this.#acquire();
+    const timer =
+      timeoutMs === undefined ? undefined : setTimeout(() => conn.interrupt(), timeoutMs);
+    try {
+      return await fn(conn);
+    } finally {
+      if (timer) clearTimeout(timer);
+      this.#release(conn);
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction on the writer connection, after every earlier write. On
+   * success the transaction commits (DuckDB syncs its WAL, so the data is durable) and the
+   * drafts it touched are published; on failure it rolls back and nothing is published.
+   */
+  write<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+    const run = this.#writeChain.then(() => this.#transaction(fn));
+    this.#writeChain = run.catch(() => undefined);
+    return run;
+  }
+
+  async #transaction<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new Error('workspace database is closed');
+    const conn = this.#writer;
+    const drafts = new Map<string, CollectionEntry>();
+    const tx: WriteTransaction = {
+      conn,
+      collection: async (name) => {
+        let draft = drafts.get(name);
+        if (draft) return draft;
+        const existing = this.catalog.get(name);
+        if (existing) draft = draftOf(existing);
+        else {
+          const id = this.catalog.reserveId();
+          draft = { id, name, ...collectionRelations(id, name), keys: [], overflow: false };
+          await conn.run(
+            `CREATE TABLE ${draft.table} ("timestamp" BIGINT NOT NULL, "json" VARCHAR NOT NULL)`,
+          );
+          await conn.run(
+            `CREATE VIEW ${draft.view} AS SELECT "timestamp", "json" FROM ${draft.table}`,
+          );
+          await conn.run(`INSERT INTO ${ENGINE_SCHEMA}.collections VALUES ($1, $2, false)`, [
+            id,
+            name,
+          ]);
+        }
+        drafts.set(name, draft);
+        return draft;
+      },
+    };
+    await conn.run('BEGIN TRANSACTION');
+    let result: T;
+    try {
+      result = await fn(tx);
+      await conn.run('COMMIT');
+    } catch (error) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    for (const draft of drafts.values()) this.catalog.publish(draft);
+    return result;
+  }
+
+  /** A fresh connection for one SQL-mode query; the caller closes it. */
+  connect(): Promise<DuckDBConnection> {
+    return this.#instance.connect();
+  }
+
+  /** The collections with their read-only `timestamp`/`json` views, for SQL mode. */
+  async collections(): Promise<Array<{ name: string; relation: string }>> {
+    return this.catalog.list().map((c) => ({ name: c.name, relation: c.view }));
+  }
+
+  /** Waits for pending writes, then closes every connection and the database. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#writeChain;
+    this.#closed = true;
+    for (const conn of this.#idle) conn.closeSync();
+    this.#writer.closeSync();
+    this.#instance.closeSync();
+  }
+
+  async #acquire(): Promise<DuckDBConnection> {
+    if (this.#closed) throw new Error('workspace database is closed');
+    const idle = this.#idle.pop();
+    if (idle) return idle;
+    if (this.#readers < this.#maxReaders) {
+      this.#readers++;
+      return this.#instance.connect();
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(conn: DuckDBConnection): void {
+    const next = this.#waiting.shift();
+    if (next) next(conn);
+    else if (this.#closed) conn.closeSync();
+    else this.#idle.push(conn);
+  }
+}
