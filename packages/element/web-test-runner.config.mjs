@@ -25,9 +25,12 @@ function buildBundlePlugin() {
 
 export default {
   rootDir: here,
+  // 127.0.0.1 like the real edge, so a cookie set by a test page reaches the edge (same site).
+  hostname: '127.0.0.1',
   files: ['test/**/*.test.ts'],
   nodeResolve: true,
-  concurrency: 2,
+  // One page at a time: a background tab gets no rendering, so no IntersectionObserver or rAF.
+  concurrency: 1,
   concurrentBrowsers: 1,
   testsFinishTimeout: 240_000,
   middleware: [fixtureEdge()],

@@ -10,6 +10,7 @@
  *   limit=<n>      answer the first n requests with 429 and Retry-After: 1
  *   delay=<ms>     wait before answering (abort tests)
  *   expired        401 expired; /api/renew turns the id into the same id without `expired`
+ *   expireAfter=<n> answer normally n times, then 401 expired (renewal drops this directive)
  *   renew=fail     /api/renew refuses this id (401 invalid)
  *   points=<n>     for fixture `generated`: a Single Line with n buckets
  *
@@ -163,7 +164,7 @@ export function fixtureEdge() {
       if (directives.renew === 'fail' || !id) return fail(ctx, 'invalid');
       const renewed = id
         .split(';')
-        .filter((p) => p !== 'expired')
+        .filter((p) => p !== 'expired' && !p.startsWith('expireAfter='))
         .join(';');
       entry.status = 200;
       return json(ctx, 200, { id: renewed, expiresAt: '2099-01-01T00:00:00.000Z' });
@@ -173,10 +174,17 @@ export function fixtureEdge() {
     if (!auth.startsWith('Bearer ')) return fail(ctx, 'invalid');
     const n = count(id);
     if (directives.delay) await sleep(Number(directives.delay));
-    if (ctx.res.destroyed) return;
+    if (ctx.res.destroyed) {
+      // The browser hung up while we waited. Nothing is sent; the status only keeps the runner
+      // from reporting Koa's default 404.
+      ctx.status = 204;
+      ctx.respond = false;
+      return;
+    }
     if (directives.drop && n <= Number(directives.drop)) {
       // Headers and half a body, then the connection dies: fetch or its body read fails.
       entry.status = -1;
+      ctx.status = 204;
       ctx.respond = false;
       ctx.res.socket.end(
         'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"gra',
@@ -188,7 +196,7 @@ export function fixtureEdge() {
       entry.status = 429;
       return fail(ctx, 'rate_limited', { 'Retry-After': '1' });
     }
-    if (directives.expired) {
+    if (directives.expired || (directives.expireAfter && n > Number(directives.expireAfter))) {
       entry.status = 401;
       return fail(ctx, 'expired');
     }
