@@ -1,0 +1,68 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
+import { loadNdjson } from '../ingest/load-ndjson.ts';
+import { openWorkspaceFile } from './open-workspace-file.ts';
+import { ProgressBar } from './progress-bar.ts';
+import { resolveUserPath } from './resolve-path.ts';
+import { stringOption, UsageError } from './usage-error.ts';
+
+/** Bad lines printed one by one; beyond this only their count. */
+const SHOWN_BAD_LINES = 100;
+
+/**
+ * `load FILE`: loads NDJSON into a collection. Bad lines go to stderr with their number and
+ * reason (the first 100, then a count); the good ones are loaded; the exit code is 1 when any
+ * line was bad. Ends with the count on stdout.
+ */
+export async function loadCommand(
+  options: Record<string, string | boolean | undefined>,
+  positionals: string[],
+): Promise<number> {
+  if (positionals.length !== 1) throw new UsageError('load expects exactly one FILE');
+  const file = resolveUserPath(positionals[0] as string);
+  const size = await stat(file).then(
+    (s) => s.size,
+    () => {
+      throw new Error(`cannot read ${file}`);
+    },
+  );
+  const dataDir = resolveUserPath(stringOption(options.data, '.data'));
+  const workspace = stringOption(options.workspace, 'default');
+  const collection = stringOption(options.collection, DEFAULT_COLLECTION);
+  const db = await openWorkspaceFile(dataDir, workspace);
+  const bar = new ProgressBar();
+  const started = performance.now();
+  let shown = 0;
+  try {
+    const result = await loadNdjson(db, collection, file, {
+      onBadLine: ({ line, reason }) => {
+        if (shown++ >= SHOWN_BAD_LINES) return;
+        bar.clear();
+        process.stderr.write(`line ${line}: ${reason}\n`);
+      },
+      onProgress: (p) => {
+        const seconds = (performance.now() - started) / 1000;
+        bar.update(
+          p.totalBytes ? p.bytesRead / p.totalBytes : 1,
+          `${p.events.toLocaleString('en-US')} events, ${Math.round(p.events / Math.max(seconds, 0.001)).toLocaleString('en-US')}/s`,
+        );
+      },
+    });
+    bar.clear();
+    if (result.badLines > SHOWN_BAD_LINES) {
+      process.stderr.write(`… and ${result.badLines - SHOWN_BAD_LINES} more bad lines\n`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(
+      `loaded ${result.events.toLocaleString('en-US')} events into ${workspace}/${collection} ` +
+        `(${join(dataDir, `${workspace}.duckdb`)}) in ${seconds.toFixed(1)} s` +
+        (result.badLines ? `; ${result.badLines.toLocaleString('en-US')} bad lines skipped` : '') +
+        ` [${(size / 1e6).toFixed(1)} MB read]\n`,
+    );
+    return result.badLines > 0 ? 1 : 0;
+  } finally {
+    bar.clear();
+    await db.close();
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * `analytics-engine <command>`: `serve`, `load` and `demo-data`. Run from the repository root as
+ * `pnpm engine <command>`; paths are relative to the directory the command was run from.
+ */
+import { parseArgs } from 'node:util';
+import { demoDataCommand } from './demo-data-command.ts';
+import { loadCommand } from './load-command.ts';
+import { serveCommand } from './serve-command.ts';
+import { UsageError } from './usage-error.ts';
+
+const USAGE = `usage: analytics-engine <command> [options]
+
+commands:
+  serve      [--port 8787] [--host 127.0.0.1] [--data .data] [--workspaces FILE]
+             serve the Data Query API; the key comes from ANALYTICS_API_KEY (workspace
+             "default"), or --workspaces FILE holding {"<workspace>": "<key>", ...}
+  load       [--data .data] [--workspace default] [--collection all_events] FILE
+             load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection
+  demo-data  [--data .data] [--events 1000000] [--workspace default] [--seed 42] [--force]
+             write a seeded demo workspace (the last 90 days)
+`;
+
+const COMMANDS = {
+  serve: {
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      data: { type: 'string' },
+      workspaces: { type: 'string' },
+    },
+    run: serveCommand,
+  },
+  load: {
+    options: {
+      data: { type: 'string' },
+      workspace: { type: 'string' },
+      collection: { type: 'string' },
+    },
+    run: loadCommand,
+  },
+  'demo-data': {
+    options: {
+      data: { type: 'string' },
+      events: { type: 'string' },
+      workspace: { type: 'string' },
+      seed: { type: 'string' },
+      force: { type: 'boolean' },
+    },
+    run: demoDataCommand,
+  },
+} as const;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name as keyof typeof COMMANDS];
+  if (!command) {
+    process.stderr.write(`analytics-engine: unknown command '${name}'\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+    });
+    return await command.run(values as Record<string, string | boolean | undefined>, positionals);
+  } catch (error) {
+    if (
+      error instanceof UsageError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
+      process.stderr.write(`analytics-engine ${name}: ${(error as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    process.stderr.write(
+      `analytics-engine ${name}: ${(error as Error).message ?? String(error)}\n`,
+    );
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

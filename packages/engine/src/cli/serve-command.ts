@@ -1,0 +1,66 @@
+import { readFile } from 'node:fs/promises';
+import { createEngine } from '../engine.ts';
+import { serveEngine } from '../http/serve-engine.ts';
+import { resolveUserPath } from './resolve-path.ts';
+import { integerOption, stringOption, UsageError } from './usage-error.ts';
+
+type Options = Record<string, string | boolean | undefined>;
+
+async function workspacesFrom(options: Options): Promise<Record<string, string>> {
+  if (typeof options.workspaces === 'string') {
+    const file = resolveUserPath(options.workspaces);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readFile(file, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`--workspaces ${file}: ${(error as Error).message}`);
+    }
+    const entries =
+      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+        ? Object.entries(parsed)
+        : [];
+    if (
+      entries.length === 0 ||
+      entries.some(([, key]) => typeof key !== 'string' || key.length === 0)
+    ) {
+      throw new UsageError(
+        `--workspaces ${file}: expected {"<workspace>": "<key>", ...} with non-empty keys`,
+      );
+    }
+    return Object.fromEntries(entries) as Record<string, string>;
+  }
+  const key = process.env.ANALYTICS_API_KEY;
+  if (!key) {
+    throw new UsageError(
+      'set ANALYTICS_API_KEY (the key of workspace "default") or pass --workspaces FILE',
+    );
+  }
+  return { default: key };
+}
+
+/** `serve`: opens the workspaces and serves the HTTP API until SIGINT or SIGTERM. */
+export async function serveCommand(options: Options): Promise<number> {
+  const port = integerOption('port', options.port, 8787);
+  const host = stringOption(options.host, '127.0.0.1');
+  const dataDir = resolveUserPath(stringOption(options.data, '.data'));
+  const workspaces = await workspacesFrom(options);
+  const engine = await createEngine({ dataDir, workspaces });
+  let served: Awaited<ReturnType<typeof serveEngine>>;
+  try {
+    served = await serveEngine({ engine, port, host });
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+  process.stdout.write(
+    `analytics-engine listening on ${served.url} (data ${dataDir}; workspaces ${Object.keys(workspaces).join(', ')})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await served.close();
+  await engine.close();
+  return 0;
+}
