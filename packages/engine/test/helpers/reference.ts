@@ -1,0 +1,387 @@
+import {
+  type Aggregation,
+  type CollectionQuery,
+  type Envelope,
+  type FilterGroups,
+  type FilterValue,
+  isSqlQuery,
+  LIMITS,
+  parseQueryRequest,
+  pickGranularity,
+  type ResolvedGranularity,
+  resolveWindows,
+  type TimeWindow,
+  valueKey,
+} from '@analytics-chart/protocol';
+import { Temporal } from 'temporal-polyfill';
+
+/**
+ * An independent answer to a collection-mode query: a plain loop over the fixture events, with
+ * Temporal bucketing each event on its own (no offset tables, no SQL). Tests compare the engine
+ * over HTTP with this. It shares only the request parsing and window resolution of the protocol
+ * package, which both sides take as given.
+ */
+
+export interface FixtureEvent {
+  timestamp: number;
+  json: Record<string, unknown>;
+}
+
+type Row = Record<string, string | number | null>;
+
+/** A field's value: the literal top-level key first, else the dotted path into objects. */
+function valueAt(json: Record<string, unknown>, field: string): unknown {
+  if (field in json) return json[field];
+  let current: unknown = json;
+  for (const part of field.split('.')) {
+    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+function stringForm(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return JSON.stringify(value);
+  return null; // objects are not values
+}
+
+function numericForm(value: unknown): number | null {
+  if (typeof value === 'number') return value;
+  if (typeof value !== 'string') return null;
+  if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) return null;
+  return Number(value);
+}
+
+function filterText(v: FilterValue): string {
+  return typeof v === 'string' ? v : String(v);
+}
+
+function filterNumber(v: FilterValue): number | null {
+  return typeof v === 'boolean' ? null : numericForm(v);
+}
+
+function matches(event: FixtureEvent, groups: FilterGroups): boolean {
+  if (groups.length === 0) return true;
+  return groups.some((group) =>
+    group.every(([field, op, v]) => {
+      const value = valueAt(event.json, field);
+      const s = stringForm(value);
+      const n = numericForm(value);
+      const eq = (s !== null && s === filterText(v)) || (n !== null && n === filterNumber(v));
+      const inc = Array.isArray(value)
+        ? value.map(stringForm).includes(filterText(v))
+        : s !== null && s.includes(filterText(v));
+      switch (op) {
+        case '=':
+          return eq;
+        case '≠':
+          return !eq;
+        case 'includes':
+          return inc;
+        case 'excludes':
+          return !inc;
+        case '>':
+          return n !== null && filterNumber(v) !== null && n > (filterNumber(v) as number);
+        case '<':
+          return n !== null && filterNumber(v) !== null && n < (filterNumber(v) as number);
+      }
+      return false;
+    }),
+  );
+}
+
+/** Linear interpolation between closest ranks (numpy's default, DuckDB's quantile_cont). */
+export function quantile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const h = (sorted.length - 1) * p;
+  const lo = Math.floor(h);
+  const hi = Math.ceil(h);
+  return (sorted[lo] as number) + (h - lo) * ((sorted[hi] as number) - (sorted[lo] as number));
+}
+
+const P: Record<string, number> = { P50: 0.5, P75: 0.75, P90: 0.9, P95: 0.95, P99: 0.99 };
+
+function aggregate(
+  events: FixtureEvent[],
+  aggregation: Aggregation,
+  metric: string | null,
+): number | null {
+  if (aggregation === 'Count') return events.length;
+  const values = events
+    .map((e) => numericForm(valueAt(e.json, metric ?? '')))
+    .filter((n): n is number => n !== null);
+  if (aggregation === 'Sum') return values.reduce((a, b) => a + b, 0);
+  if (aggregation === 'Avg')
+    return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+  return quantile(values, P[aggregation] as number);
+}
+
+function inWindow(events: FixtureEvent[], w: TimeWindow): FixtureEvent[] {
+  return events.filter((e) => w.start < e.timestamp && e.timestamp < w.end);
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+interface RefBucket {
+  start: Temporal.ZonedDateTime;
+  label: string;
+}
+
+function bucketStart(zdt: Temporal.ZonedDateTime, g: ResolvedGranularity): Temporal.ZonedDateTime {
+  switch (g) {
+    case 'Minute':
+      return zdt.round({ smallestUnit: 'minute', roundingMode: 'floor' });
+    case 'Hour':
+      return zdt.round({ smallestUnit: 'hour', roundingMode: 'floor' });
+    case 'Day':
+      return zdt.startOfDay();
+    case 'Week':
+      return zdt.subtract({ days: zdt.dayOfWeek - 1 }).startOfDay();
+    case 'Month':
+      return zdt.with({ day: 1 }).startOfDay();
+  }
+}
+
+function labelOf(start: Temporal.ZonedDateTime, g: ResolvedGranularity): string {
+  const date = `${pad(start.year, 4)}-${pad(start.month)}-${pad(start.day)}`;
+  if (g === 'Minute' || g === 'Hour') return `${date} ${pad(start.hour)}:${pad(start.minute)}`;
+  if (g === 'Month') return `${pad(start.year, 4)}-${pad(start.month)}`;
+  return date;
+}
+
+function nextStart(start: Temporal.ZonedDateTime, g: ResolvedGranularity): Temporal.ZonedDateTime {
+  switch (g) {
+    case 'Minute':
+      return start.add({ minutes: 1 });
+    case 'Hour':
+      return start.add({ hours: 1 });
+    case 'Day':
+      return start.add({ days: 1 }).startOfDay();
+    case 'Week':
+      return start.add({ weeks: 1 }).startOfDay();
+    case 'Month':
+      return start.add({ months: 1 }).with({ day: 1 }).startOfDay();
+  }
+}
+
+const zoned = (seconds: number, zone: string) =>
+  Temporal.Instant.fromEpochMilliseconds(seconds * 1000).toZonedDateTimeISO(zone);
+
+/** Every bucket a whole second of the window can fall in, oldest first. */
+function bucketsOf(w: TimeWindow, g: ResolvedGranularity, zone: string): RefBucket[] {
+  const first = Math.floor(w.start) + 1;
+  const last = Math.ceil(w.end) - 1;
+  const out: RefBucket[] = [];
+  if (first > last) return out;
+  let start = bucketStart(zoned(first, zone), g);
+  while (start.epochMilliseconds / 1000 <= last) {
+    out.push({ start, label: labelOf(start, g) });
+    start = nextStart(start, g);
+  }
+  return out;
+}
+
+function bucketIndex(buckets: RefBucket[], timestamp: number): number {
+  let index = -1;
+  for (let i = 0; i < buckets.length; i++) {
+    if ((buckets[i] as RefBucket).start.epochMilliseconds / 1000 <= timestamp) index = i;
+  }
+  return index;
+}
+
+function empty(aggregation: Aggregation): number | null {
+  return aggregation === 'Count' || aggregation === 'Sum' ? 0 : null;
+}
+
+/** Parses a request body like the engine (api_key aside) and answers it from `events`. */
+export function referenceAnswer(
+  events: FixtureEvent[],
+  body: Record<string, unknown>,
+  now: number,
+): Envelope {
+  const { api_key: _key, ...rest } = body;
+  const parsed = parseQueryRequest(rest);
+  if (!parsed.ok || isSqlQuery(parsed.value))
+    throw new Error(`reference: bad request ${JSON.stringify(body)}`);
+  const q = parsed.value;
+  const windows = resolveWindows(q, now);
+  if (!windows.ok) throw new Error(windows.error);
+  // The fixture lives in the default collection; any other collection has no events.
+  const all = q.collection === 'all_events' ? events : [];
+  const pick = (w: TimeWindow, groups: FilterGroups) =>
+    inWindow(all, w).filter((e) => matches(e, groups));
+  const key = valueKey(q.aggregation, q.metric);
+  const hide = q.customizations.hideMissing === true;
+
+  if (q.graph_type === 'Single Value') {
+    const one = (w: TimeWindow) => [
+      { [key]: aggregate(pick(w, q.filters), q.aggregation, q.metric) ?? empty(q.aggregation) },
+    ];
+    const env: Envelope = { result: one(windows.value.window), metadata: {} };
+    if (windows.value.compare) env.compare_result = one(windows.value.compare);
+    return env;
+  }
+  if (q.graph_type === 'Table' || q.graph_type === 'Bar Chart' || q.graph_type === 'Pie Chart') {
+    const cap =
+      q.graph_type === 'Table'
+        ? LIMITS.table
+        : q.graph_type === 'Bar Chart'
+          ? LIMITS.bar
+          : LIMITS.pie;
+    return {
+      result: categories(pick(windows.value.window, q.filters), q, key).slice(0, cap),
+      metadata: {},
+    };
+  }
+  if (q.graph_type === 'Samples') throw new Error('reference: Samples are checked directly');
+
+  const g = pickGranularity(q.granularity, windows.value.window);
+  const series = (w: TimeWindow, fixed: string[] | null) =>
+    timeSeries(q, all, w, g, key, hide, fixed);
+  const main = series(windows.value.window, null);
+  const env: Envelope = {
+    result: main.rows,
+    metadata: { granularity: g, combined: main.combined },
+  };
+  if (main.series) env.metadata.series = main.series;
+  if (q.graph_type === 'Compare Line') {
+    const other = timeSeries(
+      { ...q, filters: andGroups(q.filters, q.compare_filters ?? []), graph_type: 'Single Line' },
+      all,
+      windows.value.window,
+      g,
+      key,
+      hide,
+      null,
+    );
+    env.compare_result = other.rows;
+    env.metadata.compare_combined = other.combined;
+  } else if (windows.value.compare) {
+    const other = series(windows.value.compare, main.series ?? null);
+    env.compare_result = other.rows;
+    env.metadata.compare_combined = other.combined;
+  }
+  return env;
+}
+
+function andGroups(a: FilterGroups, b: FilterGroups): FilterGroups {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  return a.flatMap((x) => b.map((y) => [...x, ...y]));
+}
+
+function categories(events: FixtureEvent[], q: CollectionQuery, key: string): Row[] {
+  const groups = new Map<string, FixtureEvent[]>();
+  for (const e of events) {
+    const s = stringForm(valueAt(e.json, q.split ?? ''));
+    if (s === null) continue;
+    groups.set(s, [...(groups.get(s) ?? []), e]);
+  }
+  const rows = [...groups].map(([name, list]) => ({
+    name,
+    value: aggregate(list, q.aggregation, q.metric) ?? empty(q.aggregation),
+  }));
+  rows.sort(byValueThenName);
+  return rows.map((r) => ({ [q.split ?? '']: r.name, [key]: r.value }));
+}
+
+function byValueThenName(
+  a: { name: string; value: number | null },
+  b: { name: string; value: number | null },
+): number {
+  if (a.value === b.value) return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  if (a.value === null) return 1;
+  if (b.value === null) return -1;
+  return b.value - a.value;
+}
+
+function timeSeries(
+  q: CollectionQuery,
+  all: FixtureEvent[],
+  w: TimeWindow,
+  g: ResolvedGranularity,
+  key: string,
+  hide: boolean,
+  fixedSeries: string[] | null,
+): { rows: Row[]; combined: number | null; series?: string[] } {
+  const buckets = bucketsOf(w, g, q.IANA_time_zone);
+  const events = inWindow(all, w).filter((e) => matches(e, q.filters));
+  const byBucket = buckets.map(() => [] as FixtureEvent[]);
+  for (const e of events) {
+    const i = bucketIndex(buckets, e.timestamp);
+    if (i >= 0) byBucket[i]?.push(e);
+  }
+  const agg = (list: FixtureEvent[]) =>
+    aggregate(list, q.aggregation, q.metric) ?? empty(q.aggregation);
+  const rows: Row[] = [];
+
+  if (q.graph_type === 'Multi Line' || q.graph_type === 'Stacked Line') {
+    const withSplit = (list: FixtureEvent[]) =>
+      list.filter((e) => stringForm(valueAt(e.json, q.split ?? '')) !== null);
+    const nameOf = (e: FixtureEvent) => stringForm(valueAt(e.json, q.split ?? '')) as string;
+    let series = fixedSeries;
+    if (!series) {
+      const names = [...new Set(withSplit(events).map(nameOf))];
+      series = names
+        .map((name) => ({
+          name,
+          value: aggregate(
+            withSplit(events).filter((e) => nameOf(e) === name),
+            q.aggregation,
+            q.metric,
+          ),
+        }))
+        .sort(byValueThenName)
+        .slice(0, LIMITS.series)
+        .map((r) => r.name);
+    }
+    const top = series;
+    buckets.forEach((b, i) => {
+      const list = withSplit(byBucket[i] ?? []).filter((e) => top.includes(nameOf(e)));
+      if (hide && list.length === 0) return;
+      const row: Row = { timestamp: b.label };
+      for (const name of top) row[name] = agg(list.filter((e) => nameOf(e) === name));
+      rows.push(row);
+    });
+    return { rows, combined: agg(withSplit(events)), series: top };
+  }
+
+  if (q.graph_type === 'Ratio Line') {
+    const num = (list: FixtureEvent[]) => list.filter((e) => matches(e, q.numerator_filters ?? []));
+    const den = (list: FixtureEvent[]) =>
+      list.filter((e) => matches(e, q.denominator_filters ?? []));
+    const ratio = (list: FixtureEvent[]) => {
+      const a = aggregate(num(list), q.aggregation, q.metric) ?? empty(q.aggregation);
+      const b = aggregate(den(list), q.aggregation, q.metric) ?? empty(q.aggregation);
+      return a === null || b === null || b === 0 ? null : a / b;
+    };
+    buckets.forEach((b, i) => {
+      const list = byBucket[i] ?? [];
+      if (hide && num(list).length + den(list).length === 0) return;
+      rows.push({ timestamp: b.label, Ratio: ratio(list) });
+    });
+    return { rows, combined: ratio(events) };
+  }
+
+  if (q.graph_type === 'Cumulative Line') {
+    const sofar: FixtureEvent[] = [];
+    buckets.forEach((b, i) => {
+      const list = byBucket[i] ?? [];
+      sofar.push(...list);
+      if (hide && list.length === 0) return;
+      rows.push({ timestamp: b.label, [key]: agg(sofar) });
+    });
+    return { rows, combined: agg(events) };
+  }
+
+  buckets.forEach((b, i) => {
+    const list = byBucket[i] ?? [];
+    if (hide && list.length === 0) return;
+    rows.push({ timestamp: b.label, [key]: agg(list) });
+  });
+  return { rows, combined: agg(events) };
+}

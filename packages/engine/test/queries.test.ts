@@ -1,0 +1,412 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { API_KEY, ingest, startServer, type TestServer } from './helpers/engine-server.ts';
+import { expectClose } from './helpers/expect-close.ts';
+import { fixtureEvents, NOW } from './helpers/fixture-events.ts';
+import { type FixtureEvent, referenceAnswer } from './helpers/reference.ts';
+
+/**
+ * Every collection-mode graph type, aggregation, granularity and filter operator, answered by
+ * the engine over HTTP and by an independent loop over the same events (helpers/reference.ts).
+ */
+
+let server: TestServer;
+const events: FixtureEvent[] = fixtureEvents();
+
+beforeAll(async () => {
+  server = await startServer({ now: () => NOW });
+  await ingest(server, events);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+async function check(body: Record<string, unknown>) {
+  const request = { api_key: API_KEY, ...body };
+  const answer = await server.post('/api/visualize/data', request);
+  if (answer.status !== 200)
+    expect.fail(`${answer.status}: ${answer.text} for ${JSON.stringify(body)}`);
+  expectClose(answer.body, referenceAnswer(events, request, NOW));
+  return answer.body;
+}
+
+const AGGREGATIONS = [
+  { aggregation: 'Count' },
+  { aggregation: 'Sum', metric: 'price' },
+  { aggregation: 'Avg', metric: 'price' },
+  { aggregation: 'P50', metric: 'price' },
+  { aggregation: 'Median', metric: 'price' },
+  { aggregation: 'P75', metric: 'price' },
+  { aggregation: 'P90', metric: 'device.version' },
+  { aggregation: 'P95', metric: 'price' },
+  { aggregation: 'P99', metric: 'code' },
+];
+
+const ZONES = [
+  'America/Los_Angeles',
+  'Europe/London',
+  'UTC',
+  'Asia/Kolkata',
+  'Australia/Lord_Howe',
+];
+
+describe('aggregations on every time-series graph type', () => {
+  for (const graph_type of ['Single Line', 'Cumulative Line', 'Multi Line', 'Stacked Line']) {
+    for (const agg of AGGREGATIONS) {
+      test(`${graph_type} ${agg.aggregation}`, async () => {
+        const body = await check({
+          graph_type,
+          ...agg,
+          split: graph_type.includes('Multi') || graph_type.includes('Stacked') ? 'country' : null,
+          start: '30 days ago',
+          end: 'now',
+          IANA_time_zone: 'America/Los_Angeles',
+        });
+        expect(body.result.length).toBeGreaterThan(25);
+      });
+    }
+  }
+});
+
+describe('granularities in several zones', () => {
+  const windows: Record<string, [string, string]> = {
+    Minute: ['2 hours ago', 'now'],
+    Hour: ['2 days ago', 'now'],
+    Day: ['60 days ago', 'now'],
+    Week: ['6 months ago', 'now'],
+    Month: ['2 years ago', 'now'],
+  };
+  for (const zone of ZONES) {
+    for (const [granularity, [start, end]] of Object.entries(windows)) {
+      test(`${granularity} in ${zone}`, async () => {
+        await check({ graph_type: 'Single Line', granularity, start, end, IANA_time_zone: zone });
+      });
+    }
+  }
+  for (const [start, end, expected] of [
+    ['2 hours ago', 'now', 'Minute'],
+    ['3 hours ago', 'now', 'Minute'],
+    ['2 days ago', 'now', 'Hour'],
+    ['3 days ago', 'now', 'Hour'],
+    ['30 days ago', 'now', 'Day'],
+    ['92 days ago', 'now', 'Day'],
+    ['6 months ago', 'now', 'Week'],
+    ['366 days ago', 'now', 'Week'],
+    ['2 years ago', 'now', 'Month'],
+  ] as const) {
+    test(`Auto over ${start} is ${expected}`, async () => {
+      const body = await check({
+        graph_type: 'Single Line',
+        granularity: 'Auto',
+        start,
+        end,
+        IANA_time_zone: 'UTC',
+      });
+      expect(body.metadata.granularity).toBe(expected);
+    });
+  }
+});
+
+describe('DST days, every granularity that meets them', () => {
+  const cases: Array<[string, string, string]> = [
+    ['America/Los_Angeles', '2024-03-09T00:00:00-08:00', '2024-03-12T00:00:00-07:00'],
+    ['America/Los_Angeles', '2024-11-02T00:00:00-07:00', '2024-11-05T00:00:00-08:00'],
+    ['Europe/London', '2024-03-30T00:00:00Z', '2024-04-01T12:00:00+01:00'],
+    ['Europe/London', '2024-10-26T00:00:00+01:00', '2024-10-28T12:00:00Z'],
+  ];
+  for (const [zone, start, end] of cases) {
+    for (const granularity of ['Hour', 'Day', 'Week', 'Month']) {
+      test(`${zone} ${start} ${granularity}`, async () => {
+        await check({ graph_type: 'Single Line', granularity, start, end, IANA_time_zone: zone });
+      });
+    }
+    test(`${zone} ${start} Minute around the change`, async () => {
+      await check({
+        graph_type: 'Single Line',
+        granularity: 'Minute',
+        start,
+        end: new Date(Date.parse(start) + 36 * 3600 * 1000).toISOString(),
+        IANA_time_zone: zone,
+        customizations: { hideMissing: true },
+      });
+    });
+  }
+});
+
+describe('filters', () => {
+  const conditions: unknown[][] = [
+    ['event', '=', 'purchase'],
+    ['price', '=', '29'],
+    ['price', '=', 12.5],
+    ['code', '=', '2'],
+    ['code', '=', 2],
+    ['active', '=', true],
+    ['active', '=', 'false'],
+    ['tags', '=', '["beta"]'],
+    ['event', '≠', 'page_view'],
+    ['price', '!=', 29],
+    ['missing_field', '≠', 'x'],
+    ['missing_field', '=', 'x'],
+    ['note', 'includes', 'ello'],
+    ['note', 'includes', '"hi"'],
+    ['tags', 'includes', 'vip'],
+    ['tags', 'includes', 7],
+    ['tags', 'includes', 'vi'],
+    ['code', 'includes', '1'],
+    ['note', 'excludes', 'ello'],
+    ['tags', 'excludes', 'beta'],
+    ['price', '>', 20],
+    ['price', '<', '20'],
+    ['code', '>', 1.5],
+    ['code', '<', 'abc'],
+    ['device.os', '=', 'ios'],
+    ['device.version', '>', 14.5],
+    ['device.version', '=', '15'],
+    ['device.version', 'includes', '.'],
+    ['device', '=', 'ios'],
+  ];
+  for (const condition of conditions) {
+    test(`flat ${JSON.stringify(condition)}`, async () => {
+      await check({ graph_type: 'Single Value', start: 0, end: 'now', filters: [condition] });
+      await check({
+        graph_type: 'Table',
+        split: 'event',
+        start: 0,
+        end: 'now',
+        filters: [condition],
+      });
+    });
+  }
+  test('flat list is AND', async () => {
+    const body = await check({
+      graph_type: 'Single Value',
+      start: 0,
+      end: 'now',
+      filters: [
+        ['event', '=', 'purchase'],
+        ['tenant', '=', 'acme'],
+        ['price', '>', 10],
+      ],
+    });
+    expect(body.result[0].Count).toBeGreaterThan(0);
+  });
+  test('groups are OR of ANDs', async () => {
+    const body = await check({
+      graph_type: 'Single Value',
+      start: 0,
+      end: 'now',
+      filters: [
+        [
+          ['event', '=', 'purchase'],
+          ['tenant', '=', 'acme'],
+        ],
+        [
+          ['event', '=', 'signup'],
+          ['plan', '≠', 'free'],
+        ],
+      ],
+    });
+    expect(body.result[0].Count).toBeGreaterThan(0);
+  });
+  test('a filter on every graph type', async () => {
+    const filters = [
+      ['tenant', '=', 'globex'],
+      ['plan', 'excludes', 'te'],
+    ];
+    for (const graph_type of [
+      'Single Line',
+      'Cumulative Line',
+      'Multi Line',
+      'Table',
+      'Bar Chart',
+      'Pie Chart',
+      'Single Value',
+    ]) {
+      await check({
+        graph_type,
+        split: 'country',
+        start: '40 days ago',
+        end: 'now',
+        filters,
+        aggregation: 'Avg',
+        metric: 'price',
+      });
+    }
+  });
+});
+
+describe('compare, ratio, hideMissing, caps', () => {
+  for (const compare of ['1 week ago', '1 month ago', '7 days', '2 hours ago', '1 year ago']) {
+    test(`compare ${compare} on lines and Single Value`, async () => {
+      for (const graph_type of [
+        'Single Line',
+        'Cumulative Line',
+        'Multi Line',
+        'Ratio Line',
+        'Single Value',
+      ]) {
+        const body = await check({
+          graph_type,
+          split: 'plan',
+          compare,
+          start: '14 days ago',
+          end: 'now',
+          granularity: 'Day',
+          IANA_time_zone: 'Europe/London',
+          numerator_filters: [['event', '=', 'signup']],
+          denominator_filters: [['event', '=', 'page_view']],
+        });
+        expect(body.compare_result).toBeDefined();
+      }
+    });
+  }
+  test('Compare Line compares two populations', async () => {
+    const body = await check({
+      graph_type: 'Compare Line',
+      aggregation: 'Sum',
+      metric: 'price',
+      compare_filters: [['tenant', '=', 'acme']],
+      filters: [['event', '=', 'purchase']],
+      start: '30 days ago',
+      end: 'now',
+      granularity: 'Day',
+    });
+    expect(body.metadata.compare_combined).toBeLessThan(body.metadata.combined);
+  });
+  test('Ratio Line is null where the denominator is 0', async () => {
+    const body = await check({
+      graph_type: 'Ratio Line',
+      numerator_filters: [['event', '=', 'purchase']],
+      denominator_filters: [['event', '=', 'signup']],
+      start: '10 days ago',
+      end: 'now',
+      granularity: 'Hour',
+    });
+    expect(body.result.some((row: { Ratio: number | null }) => row.Ratio === null)).toBe(true);
+    expect(body.result.some((row: { Ratio: number | null }) => typeof row.Ratio === 'number')).toBe(
+      true,
+    );
+  });
+  test('Ratio Line with Avg', async () => {
+    await check({
+      graph_type: 'Ratio Line',
+      aggregation: 'Avg',
+      metric: 'price',
+      numerator_filters: [['tenant', '=', 'acme']],
+      denominator_filters: [['tenant', '=', 'globex']],
+      start: '60 days ago',
+      end: 'now',
+      granularity: 'Week',
+    });
+  });
+  for (const graph_type of [
+    'Single Line',
+    'Multi Line',
+    'Cumulative Line',
+    'Ratio Line',
+    'Compare Line',
+  ]) {
+    test(`hideMissing on ${graph_type}`, async () => {
+      const body = await check({
+        graph_type,
+        split: 'plan',
+        start: '90 days ago',
+        end: '3 days ago',
+        granularity: 'Day',
+        customizations: { hideMissing: true },
+        numerator_filters: [['event', '=', 'signup']],
+        denominator_filters: [['event', '=', 'login']],
+        compare_filters: [['plan', '=', 'pro']],
+      });
+      expect(body.result.length).toBeLessThan(87);
+      expect(body.result.length).toBeGreaterThan(0);
+    });
+  }
+  test('Multi Line keeps the top 10 of 13 countries, in order', async () => {
+    const body = await check({
+      graph_type: 'Multi Line',
+      split: 'country',
+      start: 0,
+      end: 'now',
+      granularity: 'Month',
+    });
+    expect(body.metadata.series).toHaveLength(10);
+    expect(Object.keys(body.result[0])).toHaveLength(11);
+  });
+  test('Pie caps at 10, Bar at 50, Table sorts by value', async () => {
+    const pie = await check({ graph_type: 'Pie Chart', split: 'country', start: 0, end: 'now' });
+    expect(pie.result).toHaveLength(10);
+    const bar = await check({ graph_type: 'Bar Chart', split: 'id', start: 0, end: 'now' });
+    expect(bar.result).toHaveLength(50);
+    const table = await check({
+      graph_type: 'Table',
+      split: 'id',
+      start: 0,
+      end: 'now',
+      aggregation: 'Sum',
+      metric: 'price',
+    });
+    expect(table.result.length).toBe(events.length);
+    expect(table.result[0]['Sum(price)']).toBe(99.95);
+  });
+  test('Table with percentiles and a numeric split', async () => {
+    await check({
+      graph_type: 'Table',
+      split: 'code',
+      aggregation: 'P90',
+      metric: 'price',
+      start: 0,
+      end: 'now',
+    });
+    await check({
+      graph_type: 'Table',
+      split: 'device.version',
+      aggregation: 'Avg',
+      metric: 'code',
+      start: 0,
+      end: 'now',
+    });
+    await check({ graph_type: 'Table', split: 'tags', start: 0, end: 'now' });
+    await check({ graph_type: 'Table', split: 'active', start: 0, end: 'now' });
+  });
+});
+
+describe('empty answers', () => {
+  test('a collection with no events answers like an empty one', async () => {
+    const body = await check({
+      graph_type: 'Single Line',
+      collection: 'nothing_here',
+      start: '3 days ago',
+      end: 'now',
+      granularity: 'Day',
+    });
+    expect(body.result.every((row: { Count: number }) => row.Count === 0)).toBe(true);
+    const avg = await check({
+      graph_type: 'Single Value',
+      collection: 'nothing_here',
+      aggregation: 'Avg',
+      metric: 'x',
+      start: 0,
+      end: 'now',
+    });
+    expect(avg.result).toEqual([{ 'Avg(x)': null }]);
+  });
+  test('a metric no event has gives 0 sums and null averages', async () => {
+    const body = await check({
+      graph_type: 'Single Line',
+      aggregation: 'Sum',
+      metric: 'nope',
+      start: '2 days ago',
+      end: 'now',
+      granularity: 'Day',
+    });
+    expect(body.metadata.combined).toBe(0);
+    await check({
+      graph_type: 'Multi Line',
+      split: 'nope',
+      start: '2 days ago',
+      end: 'now',
+      granularity: 'Day',
+    });
+  });
+});
