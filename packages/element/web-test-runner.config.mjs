@@ -10,6 +10,7 @@ import { chromeLauncher } from '@web/test-runner-chrome';
 import { build } from 'vite';
 import { fixtureEdge } from './test/server/fixture-edge.mjs';
 import { realEdgePlugin } from './test/server/real-edge-plugin.mjs';
+import { serveBundle } from './test/server/serve-bundle.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 
@@ -33,7 +34,7 @@ export default {
   concurrency: 1,
   concurrentBrowsers: 1,
   testsFinishTimeout: 240_000,
-  middleware: [fixtureEdge()],
+  middleware: [serveBundle(), fixtureEdge()],
   plugins: [esbuildPlugin({ ts: true, target: 'es2022' }), buildBundlePlugin(), realEdgePlugin()],
   browsers: [
     chromeLauncher({

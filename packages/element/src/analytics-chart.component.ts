@@ -1,7 +1,6 @@
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
 import type { ActiveElement, Chart, ChartConfiguration, Plugin } from 'chart.js';
 import { html, LitElement, nothing, type PropertyDeclarations, type TemplateResult } from 'lit';
-import { styleMap } from 'lit/directives/style-map.js';
 import { analyticsChartStyles } from './analytics-chart.styles.ts';
 import { backgroundPlugin } from './background-plugin.ts';
 import { ChartDataController, type ChartDataStatus } from './chart-data-controller.ts';
@@ -27,8 +26,12 @@ import { toChartConfig } from './to-chart-config.ts';
 import { toCsv } from './to-csv.ts';
 import { type DataTable, formatCell, toDataTable } from './to-data-table.ts';
 
-/** The directory the script was served from: the edge that served it also answers `api/data`. */
-const SCRIPT_DIRECTORY = new URL('.', import.meta.url).href;
+/**
+ * The directory the script was served from: the edge that served it also answers `api/data`.
+ * (Through a variable: Vite rewrites `new URL('…', import.meta.url)` into an asset reference.)
+ */
+const SCRIPT_URL = import.meta.url;
+const SCRIPT_DIRECTORY = new URL('.', SCRIPT_URL).href;
 
 /** Rows the table view renders at most; the CSV export always has all of them. */
 const TABLE_ROW_LIMIT = 1000;
@@ -318,7 +321,6 @@ export class AnalyticsChart extends LitElement {
         class="base"
         data-theme=${this.#isDark() ? 'dark' : 'light'}
         aria-busy=${busy ? 'true' : 'false'}
-        style=${styleMap({ height: this.#heightStyle() })}
       >
         ${this.#renderHeader(mode, payload)}
         ${canvasShown && payload ? this.#renderLegend(payload) : nothing}
@@ -415,18 +417,8 @@ export class AnalyticsChart extends LitElement {
   #renderTooltip() {
     const tip = this._tooltip;
     if (!tip) return nothing;
-    const width = this.#chart?.width ?? 0;
-    const height = this.#chart?.height ?? 0;
-    // Beside the point, on the side with more room, kept inside the chart vertically.
-    const x = tip.x > width / 2 ? `calc(${tip.x - 12}px - 100%)` : `${tip.x + 12}px`;
-    const y = `clamp(0px, calc(${tip.y}px - 50%), calc(${height}px - 100%))`;
     const { title, rows, notes } = tip.description;
-    return html`<div
-      part="tooltip"
-      class="tooltip"
-      aria-hidden="true"
-      style=${styleMap({ transform: `translate(${x}, ${y})` })}
-    >
+    return html`<div part="tooltip" class="tooltip" aria-hidden="true">
       <div class="tooltip-title">${title}</div>
       ${rows.map(
         (r) => html`<div class="tooltip-row">
@@ -543,6 +535,7 @@ export class AnalyticsChart extends LitElement {
   override updated(): void {
     // An update can run after disconnection; drawing then would leave a chart nobody destroys.
     if (!this.isConnected) return;
+    this.#applyInlineStyles();
     const payload = this.#data.payload;
     const mode = this.mode;
     if (payload && mode === 'canvas') {
@@ -553,6 +546,24 @@ export class AnalyticsChart extends LitElement {
     }
     const loaded = this.#data.takeLoaded();
     if (loaded) this.dispatchEvent(chartEvent('analytics-chart-load', { payload: loaded }));
+  }
+
+  /**
+   * Sizes set through the CSSOM, never as `style` attributes: a page whose CSP has no
+   * `'unsafe-inline'` for styles blocks attributes but allows `element.style`.
+   */
+  #applyInlineStyles(): void {
+    const base = this.renderRoot.querySelector<HTMLElement>('.base');
+    if (base) base.style.height = this.#heightStyle();
+    const tip = this._tooltip;
+    const tooltip = this.renderRoot.querySelector<HTMLElement>('.tooltip');
+    if (!tip || !tooltip) return;
+    const width = this.#chart?.width ?? 0;
+    const height = this.#chart?.height ?? 0;
+    // Beside the point, on the side with more room, kept inside the chart vertically.
+    const x = tip.x > width / 2 ? `calc(${tip.x - 12}px - 100%)` : `${tip.x + 12}px`;
+    const y = `clamp(0px, calc(${tip.y}px - 50%), calc(${height}px - 100%))`;
+    tooltip.style.transform = `translate(${x}, ${y})`;
   }
 
   #draw(payload: ChartPayload): void {

@@ -213,12 +213,21 @@ export const analyticsChartStyles = css`
     align-items: center;
     gap: 6px;
     border-color: transparent;
+    background: transparent;
+  }
+
+  .legend button:hover {
+    background: var(--_grid);
   }
 
   .legend button[aria-pressed='false'] {
     background: transparent;
-    opacity: 0.5;
+    color: var(--_muted);
     text-decoration: line-through;
+  }
+
+  .legend button[aria-pressed='false'] .swatch {
+    opacity: 0.35;
   }
 
   .swatch {

@@ -87,15 +87,15 @@ export function nextEvent<T extends Event = CustomEvent>(
 }
 
 /** Polls until `check` returns a truthy value; rejects with `what` after `timeout` ms. */
-export async function until<T>(
-  check: () => T | Promise<T>,
+export async function until<R>(
+  check: () => R,
   what: string,
   timeout = 5000,
-): Promise<T> {
+): Promise<Exclude<Awaited<R>, undefined | null | false | 0 | ''>> {
   const deadline = performance.now() + timeout;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as Exclude<Awaited<R>, undefined | null | false | 0 | ''>;
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 15));
   }

@@ -193,7 +193,7 @@ describe('lifecycle', () => {
     );
     // One with a request in flight.
     const slowKey = uniqueKey();
-    const slow = mount({
+    mount({
       'query-id': `bar;delay=3000;log=${slowKey}`,
       endpoint: '/',
       lazy: 'false',

@@ -76,6 +76,7 @@ describe('requests', () => {
   });
 
   it('sends same-origin cookies by default and none with credentials="omit"', async () => {
+    // biome-ignore lint/suspicious/noDocumentCookie: the test needs a plain same-origin cookie
     document.cookie = 'element_test=yes; path=/';
     try {
       const withKey = uniqueKey();
@@ -85,6 +86,7 @@ describe('requests', () => {
       expect((await requests(withKey))[0]?.cookie).to.contain('element_test=yes');
       expect((await requests(withoutKey))[0]?.cookie).to.equal(null);
     } finally {
+      // biome-ignore lint/suspicious/noDocumentCookie: removes the cookie set above
       document.cookie = 'element_test=; path=/; max-age=0';
     }
   });
