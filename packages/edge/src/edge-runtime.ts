@@ -23,26 +23,54 @@ export interface EdgeRuntime {
   clientIp: (c: Context) => string | undefined;
 }
 
-/** Takes one token from a bucket or throws the 429. */
-export async function limit(
+/** Throws the 429 for a refused decision. */
+function refuse(retryAfter: number): never {
+  throw new EdgeError('rate_limited', 'Too many requests; try again shortly.', { retryAfter });
+}
+
+/**
+ * Takes one token from a bucket or throws the 429. Synchronous when the store is (the in-memory
+ * one is), so the hot path pays no extra await; a promise only for shared stores.
+ */
+export function limit(
   runtime: EdgeRuntime,
   key: string,
   rule: RateRule | false,
   nowMs: number,
-): Promise<void> {
-  if (rule === false) return;
-  let decision = runtime.rateStore.take(key, rule, nowMs);
-  if (decision instanceof Promise) decision = await decision;
-  if (!decision.allowed) {
-    throw new EdgeError('rate_limited', 'Too many requests; try again shortly.', {
-      retryAfter: decision.retryAfterSeconds,
+): undefined | Promise<void> {
+  if (rule === false) return undefined;
+  const decision = runtime.rateStore.take(key, rule, nowMs);
+  if (decision instanceof Promise) {
+    return decision.then((d) => {
+      if (!d.allowed) refuse(d.retryAfterSeconds);
     });
   }
+  if (!decision.allowed) refuse(decision.retryAfterSeconds);
+  return undefined;
+}
+
+const ipKeys = new Map<string, string>();
+
+/** `ip:<address>`, reusing one string per address so the bucket lookup hashes nothing new. */
+function ipKey(address: string | undefined): string {
+  const ip = address ?? 'unknown';
+  let key = ipKeys.get(ip);
+  if (key === undefined) {
+    key = `ip:${ip}`;
+    if (ipKeys.size >= 10_000) ipKeys.clear();
+    ipKeys.set(ip, key);
+  }
+  return key;
 }
 
 /** The per-IP bucket shared by every API route. */
-export function limitIp(runtime: EdgeRuntime, c: Context, nowMs: number): Promise<void> {
-  return limit(runtime, `ip:${runtime.clientIp(c) ?? 'unknown'}`, runtime.settings.perIp, nowMs);
+export function limitIp(
+  runtime: EdgeRuntime,
+  c: Context,
+  nowMs: number,
+): undefined | Promise<void> {
+  if (runtime.settings.perIp === false) return undefined;
+  return limit(runtime, ipKey(runtime.clientIp(c)), runtime.settings.perIp, nowMs);
 }
 
 /**

@@ -1,16 +1,18 @@
 /**
- * Headers every edge response carries. JSON answers can never be rendered as a page
- * (`default-src 'none'`), never sniffed into script, and never framed; the bundle is a script that
- * other origins load, so it is the one response that says `cross-origin`.
+ * Headers every edge response carries. JSON answers are never sniffed into script or leaked
+ * through a referrer; the bundle is a script that other origins load, so it is the one response
+ * that says `cross-origin`.
  */
 
-/** For JSON API answers (data, sign, renew, health, errors). */
+/**
+ * For JSON API answers (data, sign, renew, health, errors). No CSP here: a JSON body under
+ * `nosniff` and a JSON content type is never rendered as a document, and every header costs on
+ * the hot path; the bundle, which is executable, carries one.
+ */
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
   'Cross-Origin-Resource-Policy': 'same-origin',
-  'X-Frame-Options': 'DENY',
 };
 
 /** For the element's bundle: a module script pages on any origin load with a CORS fetch. */

@@ -35,6 +35,8 @@ export function dataCors(allowedOrigins: readonly string[]): MiddlewareHandler {
       return new Response(null, { status: 204, headers });
     }
     await next();
+    // The answer differs by origin from here on, so shared caches must key on it.
+    c.res.headers.append('Vary', 'Origin');
     if (granted) {
       for (const [name, value] of Object.entries(granted)) c.res.headers.set(name, value);
       c.res.headers.set('Access-Control-Expose-Headers', 'ETag, Retry-After');

@@ -1,46 +1,56 @@
 /**
- * A bounded map that forgets the least recently used entry first. A `Map` keeps insertion order,
- * so a hit re-inserts the key at the end and eviction takes the first key.
+ * A bounded map that forgets the least recently used entries first, approximately: two
+ * generations, `young` and `old`. Hits in the young generation cost one lookup and no
+ * reordering (the hot path reads this map several times per request); hits in the old one are
+ * promoted. When the young generation fills half the capacity, the old one is dropped and the
+ * young one takes its place, so at most `maxEntries` are kept and nothing used within the last
+ * half-capacity of insertions is ever forgotten.
  */
 export class Lru<K, V> {
-  readonly #max: number;
-  readonly #map = new Map<K, V>();
+  readonly #half: number;
+  #young = new Map<K, V>();
+  #old = new Map<K, V>();
 
   constructor(maxEntries: number) {
-    this.#max = Math.max(1, maxEntries);
+    this.#half = Math.max(1, Math.floor(maxEntries / 2));
   }
 
   get(key: K): V | undefined {
-    const value = this.#map.get(key);
-    if (value !== undefined) {
-      this.#map.delete(key);
-      this.#map.set(key, value);
+    const value = this.#young.get(key);
+    if (value !== undefined) return value;
+    const old = this.#old.get(key);
+    if (old !== undefined) {
+      this.#old.delete(key);
+      this.#insert(key, old);
     }
-    return value;
+    return old;
   }
 
   set(key: K, value: V): void {
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    if (this.#map.size > this.#max) {
-      const oldest = this.#map.keys().next();
-      if (!oldest.done) this.#map.delete(oldest.value);
+    this.#old.delete(key);
+    if (this.#young.has(key)) this.#young.set(key, value);
+    else this.#insert(key, value);
+  }
+
+  #insert(key: K, value: V): void {
+    if (this.#young.size >= this.#half) {
+      this.#old = this.#young;
+      this.#young = new Map();
     }
+    this.#young.set(key, value);
   }
 
   delete(key: K): void {
-    this.#map.delete(key);
+    this.#young.delete(key);
+    this.#old.delete(key);
   }
 
   clear(): void {
-    this.#map.clear();
+    this.#young.clear();
+    this.#old.clear();
   }
 
   get size(): number {
-    return this.#map.size;
-  }
-
-  values(): IterableIterator<V> {
-    return this.#map.values();
+    return this.#young.size + this.#old.size;
   }
 }

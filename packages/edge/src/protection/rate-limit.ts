@@ -27,6 +27,8 @@ export interface MemoryRateLimitOptions {
   maxKeys?: number;
 }
 
+const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
+
 /** Token buckets in a bounded in-memory LRU map. */
 export function memoryRateLimitStore(options: MemoryRateLimitOptions = {}): RateLimitStore {
   const buckets = new Lru<string, { tokens: number; at: number }>(options.maxKeys ?? 50_000);
@@ -43,7 +45,7 @@ export function memoryRateLimitStore(options: MemoryRateLimitOptions = {}): Rate
       }
       if (bucket.tokens >= 1) {
         bucket.tokens -= 1;
-        return { allowed: true, retryAfterSeconds: 0 };
+        return ALLOWED;
       }
       return {
         allowed: false,

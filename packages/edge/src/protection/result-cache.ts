@@ -17,7 +17,7 @@ export interface CachedResult {
   freshUntil: number;
   staleUntil: number;
   /** Trimmed bodies by definition trim key: several definitions can share one resolved query. */
-  bodies: Map<string, PreparedBody | Promise<PreparedBody>>;
+  bodies: Map<string, PreparedBody>;
 }
 
 /** What a load returns: the envelope and the window it covers. */

@@ -9,6 +9,7 @@ import {
   sessionMismatch,
 } from '../edge-runtime.ts';
 import { EdgeError } from '../http/edge-error.ts';
+import { entityTag } from '../http/entity-tag.ts';
 import { etagMatches } from '../http/respond.ts';
 import { API_SECURITY_HEADERS } from '../http/security-headers.ts';
 import { fingerprint } from '../log/logger.ts';
@@ -32,30 +33,40 @@ interface VerifiedEntry {
   compiled: CompiledDefinition;
   /** Resolved queries by range key ('' when the definition has no ranges). */
   resolved: Map<string, ResolvedQuery>;
+  /** The audience as a list, when the id has one. */
+  audience: readonly string[] | undefined;
+  /** The per-id bucket key, built once (a reused string keeps its hash cached). */
+  bucket: string;
   /** What logs call this id: its jti. */
   tag: string;
 }
 
-const DATA_HEADERS = {
-  ...API_SECURITY_HEADERS,
-  'Content-Type': 'application/json; charset=utf-8',
-  // The browser may keep a copy but must revalidate each time, so an expired or revoked id
-  // stops working at once, while an unchanged result costs only a 304.
-  'Cache-Control': 'private, no-cache',
-  Vary: 'Authorization, Origin',
-};
+/** A ready body with the headers of its 200 and 304 answers, built once per cached result. */
+interface ReadyBody extends PreparedBody {
+  headers: Readonly<Record<string, string>>;
+  staleHeaders: Readonly<Record<string, string>>;
+}
 
 const INVALID = 'The query id is not valid.';
 const encoder = new TextEncoder();
 
-async function etagOf(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes.slice()));
-  let hex = '';
-  for (const b of digest.subarray(0, 12)) hex += b.toString(16).padStart(2, '0');
-  return `"${hex}"`;
+function headersFor(etag: string): ReadyBody['headers'] {
+  return Object.freeze({
+    ...API_SECURITY_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    // The browser may keep a copy but must revalidate each time, so an expired or revoked id
+    // stops working at once while an unchanged result costs only a 304. No `Vary: Authorization`
+    // is needed: the ETag is the content's hash, so a 304 is right whichever id asked.
+    'Cache-Control': 'private, no-cache',
+    ETag: etag,
+  });
 }
 
-/** The data route: verify, check, resolve, answer from cache or the backend, trimmed. */
+/**
+ * The data route: verify the id, check revocation, limits, audience and session, resolve the
+ * query, answer from the cache or the backend, trimmed to the chart payload. The common case (a
+ * remembered id, a fresh cached result, in-memory limits) runs synchronously: no HMAC, no await.
+ */
 export function dataRoute(runtime: EdgeRuntime) {
   const { settings, logger, keyring, registry } = runtime;
   const verified = new Lru<string, VerifiedEntry>(settings.verifiedCacheSize);
@@ -78,21 +89,23 @@ export function dataRoute(runtime: EdgeRuntime) {
     throw new EdgeError(code, message, status === undefined ? {} : { status });
   }
 
-  /** The remembered entry, or a full verification that fills the memory. */
-  async function verifiedEntry(token: string, now: number): Promise<VerifiedEntry> {
+  /** The remembered entry when there is one: only the HMAC is skipped, every check still runs. */
+  function remembered(token: string, now: number): VerifiedEntry | undefined {
     const hit = verified.get(token);
-    if (hit) {
-      // Remembering skips the HMAC only: expiry and key removal still apply at once.
-      if (hit.claims.exp <= now) {
-        verified.delete(token);
-        deny('expired', 'The query id has expired.', hit.tag, 'expired');
-      }
-      if (!keyring.has(hit.kid)) {
-        verified.delete(token);
-        deny('invalid', INVALID, hit.tag, `key ${hit.kid} was removed`);
-      }
-      return hit;
+    if (!hit) return undefined;
+    if (hit.claims.exp <= now) {
+      verified.delete(token);
+      deny('expired', 'The query id has expired.', hit.tag, 'expired');
     }
+    if (!keyring.has(hit.kid)) {
+      verified.delete(token);
+      deny('invalid', INVALID, hit.tag, `key ${hit.kid} was removed`);
+    }
+    return hit;
+  }
+
+  /** Full verification of an id not remembered yet; fills the memory. */
+  async function verifyFresh(token: string, now: number): Promise<VerifiedEntry> {
     const outcome = await verifyQueryId(token, keyring, {
       now,
       skewSeconds: settings.clockSkewSeconds,
@@ -117,20 +130,29 @@ export function dataRoute(runtime: EdgeRuntime) {
         throw new EdgeError('not_found', 'The query this id names does not exist (any more).');
       }
     } else {
-      if (!settings.inlineDefinitions)
+      if (!settings.inlineDefinitions) {
         deny(
           'forbidden',
           'This edge does not accept inline definitions.',
           claims.jti,
           'inline definitions are off',
         );
+      }
       try {
         compiled = compileDefinition(claims.d, undefined);
       } catch (error) {
         deny('invalid', INVALID, claims.jti, (error as Error).message);
       }
     }
-    const entry: VerifiedEntry = { claims, kid, compiled, resolved: new Map(), tag: claims.jti };
+    const entry: VerifiedEntry = {
+      claims,
+      kid,
+      compiled,
+      resolved: new Map(),
+      audience: claims.aud === undefined ? undefined : [claims.aud].flat(),
+      bucket: `id:${claims.jti}`,
+      tag: claims.jti,
+    };
     verified.set(token, entry);
     return entry;
   }
@@ -179,26 +201,30 @@ export function dataRoute(runtime: EdgeRuntime) {
     return { envelope, window };
   }
 
+  /** The trimmed body of a cached result for this definition, built once per result. */
   function prepare(
     entry: CachedResult,
     resolved: ResolvedQuery,
     compiled: CompiledDefinition,
-  ): PreparedBody | Promise<PreparedBody> {
+  ): ReadyBody {
     const existing = entry.bodies.get(compiled.trimKey);
-    if (existing) return existing;
+    if (existing) return existing as ReadyBody;
     const payload = toChartPayload(entry.envelope, resolved.parsed, compiled.definition, {
       window: entry.window,
       generatedAt: new Date(entry.fetchedAt).toISOString(),
       expiresAt: new Date(entry.freshUntil).toISOString(),
     });
     const bytes = encoder.encode(JSON.stringify(payload));
-    const pending = etagOf(bytes).then((etag) => {
-      const body = { bytes, etag };
-      entry.bodies.set(compiled.trimKey, body);
-      return body;
-    });
-    entry.bodies.set(compiled.trimKey, pending);
-    return pending;
+    const etag = entityTag(bytes);
+    const headers = headersFor(etag);
+    const body: ReadyBody = {
+      bytes,
+      etag,
+      headers,
+      staleHeaders: Object.freeze({ ...headers, 'X-Analytics-Stale': 'true' }),
+    };
+    entry.bodies.set(compiled.trimKey, body);
+    return body;
   }
 
   function backendFailure(error: unknown, tag: string): EdgeError {
@@ -249,59 +275,16 @@ export function dataRoute(runtime: EdgeRuntime) {
     }
   }
 
-  function send(c: Context, body: PreparedBody, stale: boolean): Response {
-    const headers: Record<string, string> = { ...DATA_HEADERS, ETag: body.etag };
-    if (stale) headers['X-Analytics-Stale'] = 'true';
+  function send(c: Context, body: ReadyBody, stale: boolean): Response {
+    const headers = stale ? body.staleHeaders : body.headers;
     const inm = c.req.header('if-none-match');
-    if (inm !== undefined && etagMatches(inm, body.etag)) {
-      return new Response(null, { status: 304, headers });
-    }
+    if (inm && etagMatches(inm, body.etag)) return new Response(null, { status: 304, headers });
     return new Response(body.bytes, { status: 200, headers });
   }
 
-  async function handle(c: Context): Promise<Response> {
-    const nowMs = Date.now();
-    const now = Math.floor(nowMs / 1000);
-    await limitIp(runtime, c, nowMs);
-    const auth = c.req.header('authorization');
-    if (auth?.slice(0, 7).toLowerCase() !== 'bearer ') {
-      throw new EdgeError('invalid', 'Send the query id as Authorization: Bearer <id>.');
-    }
-    const token = auth.slice(7).trim();
-    if (token.length > settings.maxIdLength) {
-      deny('invalid', 'The query id is too long.', fingerprint(token), 'too long');
-    }
-    const entry = await verifiedEntry(token, now);
+  /** Answers from the cache, or loads (one shared backend call per resolved query). */
+  function respond(c: Context, entry: VerifiedEntry): Response | Promise<Response> {
     const { claims, compiled } = entry;
-    if (
-      runtime.revoked.has(claims.jti) ||
-      (runtime.config.isRevoked && (await runtime.config.isRevoked(claims.jti)))
-    ) {
-      deny('invalid', INVALID, entry.tag, 'revoked');
-    }
-    await limit(runtime, `id:${claims.jti}`, settings.perId, nowMs);
-    if (claims.aud !== undefined) {
-      const origin = c.req.header('origin');
-      const audience = typeof claims.aud === 'string' ? [claims.aud] : claims.aud;
-      if (origin !== undefined && !audience.includes(origin)) {
-        deny(
-          'forbidden',
-          'This chart may not be shown on this site.',
-          entry.tag,
-          `origin ${origin.slice(0, 100)} not in aud`,
-        );
-      }
-    }
-    if (claims.pub !== true) {
-      const session = await currentSession(runtime, c);
-      if (!session) deny('forbidden', 'Sign in to see this chart.', entry.tag, 'no session', 401);
-      if (session.subject !== claims.sub) {
-        deny('forbidden', 'This chart was issued to someone else.', entry.tag, 'subject differs');
-      }
-      const mismatch = sessionMismatch(session, claims.p, compiled);
-      if (mismatch)
-        deny('forbidden', 'This chart belongs to another account.', entry.tag, mismatch);
-    }
     const chosen = viewerRange(c, compiled);
     const signed =
       claims.r !== undefined && compiled.rangeKeys.includes(claims.r) ? claims.r : undefined;
@@ -309,29 +292,33 @@ export function dataRoute(runtime: EdgeRuntime) {
     let resolved = entry.resolved.get(rangeKey ?? '');
     if (!resolved) {
       const outcome = resolveQuery(compiled, claims.p ?? {}, rangeKey);
-      if (!outcome.ok)
+      if (!outcome.ok) {
         deny(
           'invalid',
           'The query id no longer fits its query; ask for a new one.',
           entry.tag,
           outcome.error,
         );
+      }
       resolved = outcome.value;
       entry.resolved.set(rangeKey ?? '', resolved);
     }
-
     const fresh = cache.peek(resolved.cacheKey);
-    if (fresh) {
-      const ready = fresh.bodies.get(compiled.trimKey);
-      if (ready && !(ready instanceof Promise)) return send(c, ready, false);
-      return send(c, await prepare(fresh, resolved, compiled), false);
-    }
+    if (fresh) return send(c, prepare(fresh, resolved, compiled), false);
+    return loadAndSend(c, entry, resolved);
+  }
+
+  async function loadAndSend(
+    c: Context,
+    entry: VerifiedEntry,
+    resolved: ResolvedQuery,
+  ): Promise<Response> {
+    const { compiled } = entry;
     const ttl = (compiled.definition.cacheSeconds ?? settings.cacheTtl) * 1000;
-    const target = resolved;
     let outcome: Awaited<ReturnType<ResultCache['get']>>;
     try {
-      outcome = await cache.get(target.cacheKey, ttl, settings.staleIfError * 1000, () =>
-        load(target),
+      outcome = await cache.get(resolved.cacheKey, ttl, settings.staleIfError * 1000, () =>
+        load(resolved),
       );
     } catch (error) {
       throw backendFailure(error, entry.tag);
@@ -345,7 +332,96 @@ export function dataRoute(runtime: EdgeRuntime) {
         id: entry.tag,
       });
     }
-    return send(c, await prepare(outcome.entry, resolved, compiled), outcome.stale);
+    return send(c, prepare(outcome.entry, resolved, compiled), outcome.stale);
+  }
+
+  /** Session-bound ids: the current session must be the one the id was issued to. */
+  async function checkSession(c: Context, entry: VerifiedEntry): Promise<void> {
+    const { claims, compiled } = entry;
+    const session = await currentSession(runtime, c);
+    if (!session) deny('forbidden', 'Sign in to see this chart.', entry.tag, 'no session', 401);
+    if (session.subject !== claims.sub) {
+      deny('forbidden', 'This chart was issued to someone else.', entry.tag, 'subject differs');
+    }
+    const mismatch = sessionMismatch(session, claims.p, compiled);
+    if (mismatch) deny('forbidden', 'This chart belongs to another account.', entry.tag, mismatch);
+  }
+
+  function afterLimits(c: Context, entry: VerifiedEntry): Response | Promise<Response> {
+    if (entry.audience) {
+      const origin = c.req.header('origin');
+      if (origin && !entry.audience.includes(origin)) {
+        deny(
+          'forbidden',
+          'This chart may not be shown on this site.',
+          entry.tag,
+          `origin ${origin.slice(0, 100)} not in aud`,
+        );
+      }
+    }
+    if (entry.claims.pub === true) return respond(c, entry);
+    return checkSession(c, entry).then(() => respond(c, entry));
+  }
+
+  function withEntry(
+    c: Context,
+    entry: VerifiedEntry,
+    nowMs: number,
+  ): Response | Promise<Response> {
+    if (runtime.revoked.has(entry.claims.jti)) deny('invalid', INVALID, entry.tag, 'revoked');
+    if (runtime.config.isRevoked) return checkRevokedHook(c, entry, nowMs);
+    return afterRevocation(c, entry, nowMs);
+  }
+
+  async function checkRevokedHook(
+    c: Context,
+    entry: VerifiedEntry,
+    nowMs: number,
+  ): Promise<Response> {
+    if (await runtime.config.isRevoked?.(entry.claims.jti)) {
+      deny('invalid', INVALID, entry.tag, 'revoked');
+    }
+    return afterRevocation(c, entry, nowMs);
+  }
+
+  function afterRevocation(
+    c: Context,
+    entry: VerifiedEntry,
+    nowMs: number,
+  ): Response | Promise<Response> {
+    const wait = limit(runtime, entry.bucket, settings.perId, nowMs);
+    return wait ? waitThen(wait, c, entry) : afterLimits(c, entry);
+  }
+
+  async function waitThen(
+    wait: Promise<void>,
+    c: Context,
+    entry: VerifiedEntry,
+  ): Promise<Response> {
+    await wait;
+    return afterLimits(c, entry);
+  }
+
+  function afterIp(c: Context, nowMs: number): Response | Promise<Response> {
+    const now = Math.floor(nowMs / 1000);
+    const auth = c.req.header('authorization');
+    if (auth?.slice(0, 7).toLowerCase() !== 'bearer ') {
+      throw new EdgeError('invalid', 'Send the query id as Authorization: Bearer <id>.');
+    }
+    const token = auth.slice(7).trim();
+    if (token.length > settings.maxIdLength) {
+      deny('invalid', 'The query id is too long.', fingerprint(token), 'too long');
+    }
+    const hit = remembered(token, now);
+    if (hit) return withEntry(c, hit, nowMs);
+    return verifyFresh(token, now).then((entry) => withEntry(c, entry, nowMs));
+  }
+
+  /** `GET /api/data`. Throws (or rejects with) an {@link EdgeError} for every refusal. */
+  function handle(c: Context): Response | Promise<Response> {
+    const nowMs = Date.now();
+    const wait = limitIp(runtime, c, nowMs);
+    return wait ? wait.then(() => afterIp(c, nowMs)) : afterIp(c, nowMs);
   }
 
   return {
