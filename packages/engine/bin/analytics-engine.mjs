@@ -1,17 +1,8 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx so the package works straight from a clone, without a build.
-import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Runs the TypeScript CLI in this very process through tsx's loader, so the package works
+// straight from a clone without a build, and signals (Ctrl-C, SIGTERM from a supervisor) reach
+// the CLI itself instead of a wrapper that would leave it orphaned.
+import { register } from 'tsx/esm/api';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const tsx = createRequire(import.meta.url).resolve('tsx/cli');
-const result = spawnSync(
-  process.execPath,
-  [tsx, join(here, '../src/cli/main.ts'), ...process.argv.slice(2)],
-  {
-    stdio: 'inherit',
-  },
-);
-process.exit(result.status ?? 1);
+register();
+await import('../src/cli/main.ts');

@@ -1,4 +1,4 @@
-import { DEFAULT_COLLECTION, describeZodError } from '@analytics-chart/protocol';
+import { DEFAULT_COLLECTION, describeZodError, expected } from '@analytics-chart/protocol';
 import { z } from 'zod';
 import { EngineError } from '../engine-error.ts';
 import { type EventRecord, MAX_TIMESTAMP } from './stage-events.ts';
@@ -26,18 +26,23 @@ const collectionSchema = z
   .nullish();
 
 const timestampSchema = z
-  .union([z.number(), z.string().regex(/^\s*\d+(\.\d+)?\s*$/)], {
-    error: 'expected Unix seconds',
-  })
-  .transform((v) => Math.floor(Number(v)))
-  .refine((v) => Number.isFinite(v) && v >= 0 && v <= MAX_TIMESTAMP, {
-    error: `expected Unix seconds (a number from 0 to ${MAX_TIMESTAMP})`,
+  .union([z.number(), z.string()], { error: 'expected Unix seconds' })
+  .transform((v, ctx) => {
+    const seconds = typeof v === 'number' || /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : Number.NaN;
+    if (Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_TIMESTAMP) {
+      return Math.floor(seconds);
+    }
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected Unix seconds (a number from 0 to ${MAX_TIMESTAMP})`,
+    });
+    return z.NEVER;
   })
   .nullish();
 
 const payloadSchema = z
   .union([z.string(), z.record(z.string(), z.unknown())], {
-    error: 'expected a JSON object, or a string holding one',
+    error: expected('a JSON object, or a string holding one'),
   })
   .transform((value, ctx) => {
     if (typeof value !== 'string') return JSON.stringify(value);

@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine, type Engine, type EngineOptions, serveEngine } from '../../src/index.ts';
 
+/** A status with the parsed JSON body (untyped: tests read answers of every shape) and its text. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read answers of every shape
+export type Answer = { status: number; body: any; text: string };
+
 /** A real engine in a temporary data directory, served over real HTTP on 127.0.0.1:0. */
 export interface TestServer {
   engine: Engine;
   url: string;
   dataDir: string;
   /** POSTs a JSON body (or raw text) and returns the status and parsed body. */
-  post(
-    path: string,
-    body: unknown,
-    init?: RequestInit,
-  ): Promise<{ status: number; body: any; text: string }>;
+  post(path: string, body: unknown, init?: RequestInit): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -63,6 +63,7 @@ export async function ingest(
   server: TestServer,
   events: Array<{ timestamp: number; json: Record<string, unknown> | string }>,
   collection = 'all_events',
+  apiKey = API_KEY,
 ): Promise<void> {
   // bulk-log carries one timestamp per request; group consecutive events that share one.
   let i = 0;
@@ -76,7 +77,7 @@ export async function ingest(
       i++;
     }
     requests.push(
-      server.post('/api/bulk-log', { api_key: API_KEY, collection, timestamp, jsons }).then((r) => {
+      server.post('/api/bulk-log', { api_key: apiKey, collection, timestamp, jsons }).then((r) => {
         if (r.status !== 200) throw new Error(`bulk-log failed: ${r.status} ${r.text}`);
       }),
     );

@@ -20,7 +20,7 @@ export function expectClose(actual: unknown, expected: unknown, path = '$'): voi
         `${path}: expected ${expected.length} items, got ${actual.length}: ${JSON.stringify(actual).slice(0, 400)} vs ${JSON.stringify(expected).slice(0, 400)}`,
       );
     }
-    expected.forEach((item, i) => expectClose(actual[i], item, `${path}[${i}]`));
+    for (const [i, item] of expected.entries()) expectClose(actual[i], item, `${path}[${i}]`);
     return;
   }
   if (typeof expected === 'object' && expected !== null) {

@@ -73,7 +73,7 @@ function matches(event: FixtureEvent, groups: FilterGroups): boolean {
       const eq = (s !== null && s === filterText(v)) || (n !== null && n === filterNumber(v));
       const inc = Array.isArray(value)
         ? value.map(stringForm).includes(filterText(v))
-        : s !== null && s.includes(filterText(v));
+        : s?.includes(filterText(v));
       switch (op) {
         case '=':
           return eq;

@@ -1,0 +1,249 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createEngine, type Engine } from '../src/index.ts';
+
+/** The `analytics-engine` CLI as users run it, in a child process. */
+
+const BIN = join(import.meta.dirname, '../bin/analytics-engine.mjs');
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'engine-cli-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function start(args: string[], env: Record<string, string> = {}): ChildProcess {
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+  delete childEnv.INIT_CWD;
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd: dir,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const child = start(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+}
+
+async function withEngine<T>(dataDir: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
+  const engine = await createEngine({ dataDir, workspaces: { default: 'k' } });
+  try {
+    return await fn(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
+describe('load', () => {
+  test('bad lines are reported with number and reason; good ones load; exit code 1', async () => {
+    const lines = [
+      '{"timestamp": 1700000000, "json": {"event": "a"}}',
+      'not json',
+      '',
+      '{"timestamp": "1700000001", "json": "{\\"event\\":\\"b\\"}"}',
+      '{"json": {"event": "c"}}',
+      '[1,2]',
+      '{"timestamp": -5, "json": {}}',
+      '{"timestamp": 1700000002, "json": "nope"}',
+      '{"timestamp": 1700000003}',
+      '{"timestamp": 1700000004.9, "json": {"event": "d", "deep": {"x": [1, "two"]}}}',
+      '{"timestamp": 1700000005, "json": {"event": "e"}}',
+    ];
+    writeFileSync(join(dir, 'events.ndjson'), lines.join('\n'));
+    const result = await run([
+      'load',
+      '--data',
+      'data-load',
+      '--collection',
+      'loaded',
+      'events.ndjson',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'line 2: is not valid JSON',
+      'line 5: timestamp is required',
+      'line 6: is not a JSON object',
+      'line 7: timestamp: expected Unix seconds (a number from 0 to 253402300799)',
+      'line 8: json: expected a JSON object, or a string holding one',
+      'line 9: json is required',
+    ]);
+    expect(result.stdout).toMatch(/^loaded 4 events into default\/loaded .*; 6 bad lines skipped/);
+    const rows = await withEngine(join(dir, 'data-load'), async (engine) => {
+      const answer = await engine.query({
+        api_key: 'k',
+        collection: 'loaded',
+        graph_type: 'Samples',
+        order: 'Ascending',
+        start: 0,
+        end: 'now',
+      });
+      return answer.body;
+    });
+    expect(rows).toEqual({
+      result: [
+        { timestamp: 1700000000, json: { event: 'a' } },
+        { timestamp: 1700000001, json: { event: 'b' } },
+        { timestamp: 1700000004, json: { event: 'd', deep: { x: [1, 'two'] } } },
+        { timestamp: 1700000005, json: { event: 'e' } },
+      ],
+      metadata: {},
+    });
+  });
+
+  test('a clean file exits 0 and ends with the count', async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) =>
+      JSON.stringify({ timestamp: 1_700_000_000 + i, json: { i, even: i % 2 === 0 } }),
+    );
+    writeFileSync(join(dir, 'clean.ndjson'), `${lines.join('\n')}\n`);
+    const result = await run(['load', '--data', 'data-clean', 'clean.ndjson']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/^loaded 3,000 events into default\/all_events/);
+    const count = await withEngine(join(dir, 'data-clean'), async (engine) => {
+      const answer = await engine.query({
+        api_key: 'k',
+        graph_type: 'Single Value',
+        filters: [['even', '=', true]],
+        start: 0,
+        end: 'now',
+      });
+      return answer.body;
+    });
+    expect(count).toEqual({ result: [{ Count: 1500 }], metadata: {} });
+  });
+
+  test('usage mistakes exit 2', async () => {
+    const [noFile, badFlag, badCommand, missing] = await Promise.all([
+      run(['load']),
+      run(['load', '--bogus', 'x.ndjson']),
+      run(['nonsense']),
+      run(['load', 'missing.ndjson']),
+    ]);
+    expect(noFile.code).toBe(2);
+    expect(badFlag.code).toBe(2);
+    expect(badCommand.code).toBe(2);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/cannot read .*missing\.ndjson/);
+  }, 30_000);
+});
+
+describe('demo-data', () => {
+  test('writes a seeded demo workspace with the documented fields', async () => {
+    const result = await run(['demo-data', '--data', 'demo', '--events', '3000']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^wrote 3,000 demo events to .*demo\/default\.duckdb/);
+    const again = await run(['demo-data', '--data', 'demo', '--events', '10']);
+    expect(again.stdout).toMatch(/already holds demo events/);
+    await withEngine(join(dir, 'demo'), async (engine) => {
+      const q = async (body: Record<string, unknown>) =>
+        (await engine.query({ api_key: 'k', start: '91 days ago', end: 'now', ...body })).body as {
+          result: Array<Record<string, unknown>>;
+        };
+      expect((await q({ graph_type: 'Single Value' })).result).toEqual([{ Count: 3000 }]);
+      const tenants = (await q({ graph_type: 'Table', split: 'tenant' })).result.map(
+        (r) => r.tenant,
+      );
+      expect(tenants.sort()).toEqual(['acme', 'globex']);
+      const events = (await q({ graph_type: 'Table', split: 'event' })).result.map((r) => r.event);
+      expect(events).toEqual(expect.arrayContaining(['page_view', 'signup', 'purchase']));
+      const priced = await q({
+        graph_type: 'Single Value',
+        filters: [
+          ['event', '=', 'purchase'],
+          ['price', '>', 0],
+        ],
+      });
+      const purchases = await q({
+        graph_type: 'Single Value',
+        filters: [['event', '=', 'purchase']],
+      });
+      expect(priced.result).toEqual(purchases.result);
+      expect((await q({ graph_type: 'Table', split: 'device.os' })).result.length).toBeGreaterThan(
+        2,
+      );
+      const older = await q({ graph_type: 'Single Value', start: 0, end: '90 days ago' });
+      expect(older.result).toEqual([{ Count: 0 }]);
+    });
+  }, 60_000);
+});
+
+describe('serve', () => {
+  test('prints its URL when ready, answers, and stops on SIGTERM', async () => {
+    const child = start(['serve', '--port', '0', '--data', 'served'], {
+      ANALYTICS_API_KEY: 'serve-key',
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout?.on('data', (d) => {
+        out += d;
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m) resolve(m[1] as string);
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+    });
+    const health = await fetch(`${url}/health`);
+    expect(await health.json()).toEqual({ ok: true });
+    const log = await fetch(`${url}/api/log`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: 'serve-key', json: { a: 1 } }),
+    });
+    expect(await log.json()).toEqual({ ok: true, count: 1 });
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve(code)),
+    );
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 30_000);
+
+  test('refuses to start without a key', async () => {
+    const result = await run(['serve', '--port', '0'], { ANALYTICS_API_KEY: '' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/set ANALYTICS_API_KEY/);
+  });
+
+  test('--workspaces FILE serves several workspaces', async () => {
+    writeFileSync(join(dir, 'workspaces.json'), JSON.stringify({ alpha: 'ka', beta: 'kb' }));
+    const child = start([
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      'multi',
+      '--workspaces',
+      'workspaces.json',
+    ]);
+    const url = await new Promise<string>((resolve) => {
+      child.stdout?.on('data', (d) => {
+        const m = /listening on (http:\/\/[^ ]+)/.exec(String(d));
+        if (m) resolve(m[1] as string);
+      });
+    });
+    for (const key of ['ka', 'kb']) {
+      const r = await fetch(`${url}/api/collections`, {
+        method: 'POST',
+        body: JSON.stringify({ api_key: key }),
+      });
+      expect(r.status).toBe(200);
+    }
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }, 30_000);
+});

@@ -1,0 +1,13 @@
+/**
+ * A child process for durability tests: serves an engine on the data directory given as the
+ * first argument and prints its URL. The test kills it with SIGKILL, no shutdown at all.
+ */
+import { createEngine, serveEngine } from '../../src/index.ts';
+import { API_KEY } from './engine-server.ts';
+
+const engine = await createEngine({
+  dataDir: process.argv[2] as string,
+  workspaces: { default: API_KEY },
+});
+const served = await serveEngine({ engine, port: 0, host: '127.0.0.1' });
+process.stdout.write(`${served.url}\n`);

@@ -1,0 +1,332 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { API_KEY, startServer, type TestServer } from './helpers/engine-server.ts';
+
+/** The ingest endpoints in the hosted service's shapes, and what a 2xx promises. */
+
+let server: TestServer;
+const NOW = 1_700_000_000.75;
+
+beforeAll(async () => {
+  server = await startServer({ now: () => NOW });
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+async function samples(collection: string, extra: Record<string, unknown> = {}) {
+  const answer = await server.post('/api/visualize/data', {
+    api_key: API_KEY,
+    collection,
+    graph_type: 'Samples',
+    start: 0,
+    end: NOW + 10,
+    order: 'Ascending',
+    ...extra,
+  });
+  expect(answer.status).toBe(200);
+  return answer;
+}
+
+describe('/api/log', () => {
+  test('json as an object or as a string, with or without a timestamp', async () => {
+    const c = 'log_shapes';
+    const sent = [
+      { json: { event: 'object', n: 1 }, timestamp: 1_600_000_000 },
+      { json: '{"event":"string",  "n": 2}', timestamp: 1_600_000_001 },
+      { json: { event: 'float ts' }, timestamp: 1_600_000_002.9 },
+      { json: { event: 'digit string ts' }, timestamp: '1600000003' },
+      { json: { event: 'no ts' } },
+      { json: { event: 'extra keys' }, timestamp: 1_600_000_004, unknown: 'ignored' },
+    ];
+    for (const body of sent) {
+      const answer = await server.post('/api/log', { api_key: API_KEY, collection: c, ...body });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ ok: true, count: 1 });
+    }
+    const { body, text } = await samples(c);
+    expect(body.result).toEqual([
+      { timestamp: 1_600_000_000, json: { event: 'object', n: 1 } },
+      { timestamp: 1_600_000_001, json: { event: 'string', n: 2 } },
+      { timestamp: 1_600_000_002, json: { event: 'float ts' } },
+      { timestamp: 1_600_000_003, json: { event: 'digit string ts' } },
+      { timestamp: 1_600_000_004, json: { event: 'extra keys' } },
+      { timestamp: Math.floor(NOW), json: { event: 'no ts' } },
+    ]);
+    // A string payload comes back byte-for-byte.
+    expect(text).toContain('"json":{"event":"string",  "n": 2}');
+  });
+
+  test('the default collection is all_events', async () => {
+    await server.post('/api/log', { api_key: API_KEY, json: { default: true }, timestamp: 5 });
+    const { body } = await samples('all_events');
+    expect(body.result).toContainEqual({ timestamp: 5, json: { default: true } });
+  });
+
+  test('payloads keep their exact text: big integers, decimals, escapes', async () => {
+    const payload =
+      '{"big": 12345678901234567890, "price": 1.50, "e": 1E3, "s": "\\u00e9\\/x", "nested": {"a": [1, 2.0]}}';
+    await server.post('/api/log', {
+      api_key: API_KEY,
+      collection: 'exact',
+      json: payload,
+      timestamp: 7,
+    });
+    const { text } = await samples('exact');
+    expect(text).toBe(`{"result":[{"timestamp":7,"json":${payload}}],"metadata":{}}`);
+  });
+
+  const bad: Array<[string, Record<string, unknown>, string]> = [
+    ['invalid JSON text', { json: '{"a":' }, 'json: is not valid JSON'],
+    ['a JSON array', { json: '[1,2]' }, 'json: expected a JSON object, or a string holding one'],
+    ['a number', { json: 5 }, 'json: expected a JSON object, or a string holding one'],
+    ['null', { json: null }, 'json: expected a JSON object, or a string holding one'],
+    ['no json', {}, 'json is required'],
+    [
+      'a word as timestamp',
+      { json: {}, timestamp: 'yesterday' },
+      'timestamp: expected Unix seconds (a number from 0 to 253402300799)',
+    ],
+    [
+      'milliseconds',
+      { json: {}, timestamp: 1_700_000_000_000 },
+      'timestamp: expected Unix seconds (a number from 0 to 253402300799)',
+    ],
+    [
+      'negative timestamp',
+      { json: {}, timestamp: -1 },
+      'timestamp: expected Unix seconds (a number from 0 to 253402300799)',
+    ],
+    [
+      'empty collection',
+      { json: {}, collection: ' ' },
+      'collection: expected a non-empty collection name',
+    ],
+  ];
+  for (const [name, body, error] of bad) {
+    test(`400 for ${name}`, async () => {
+      const answer = await server.post('/api/log', {
+        api_key: API_KEY,
+        collection: 'rejects',
+        ...body,
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ error });
+    });
+  }
+  test('nothing was written by the rejected requests', async () => {
+    const { body } = await samples('rejects');
+    expect(body.result).toEqual([]);
+  });
+});
+
+describe('/api/bulk-log', () => {
+  test('writes every event with the shared timestamp', async () => {
+    const jsons = ['{"i":1}', '{"i":2}', { i: 3 }];
+    const answer = await server.post('/api/bulk-log', {
+      api_key: API_KEY,
+      collection: 'bulk',
+      timestamp: 100,
+      jsons,
+    });
+    expect(answer.body).toEqual({ ok: true, count: 3 });
+    const { body } = await samples('bulk');
+    expect(body.result).toEqual([1, 2, 3].map((i) => ({ timestamp: 100, json: { i } })));
+  });
+  test('one bad event rejects the whole request, naming it', async () => {
+    const answer = await server.post('/api/bulk-log', {
+      api_key: API_KEY,
+      collection: 'bulk_bad',
+      jsons: ['{"ok":1}', '{oops}'],
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error: 'jsons[1]: is not valid JSON' });
+    const { body } = await samples('bulk_bad');
+    expect(body.result).toEqual([]);
+  });
+  test('jsons must be a list; an empty one writes nothing', async () => {
+    const notList = await server.post('/api/bulk-log', { api_key: API_KEY, jsons: '{"a":1}' });
+    expect(notList.status).toBe(400);
+    expect(notList.body.error).toMatch(/^jsons: expected a list/);
+    const empty = await server.post('/api/bulk-log', {
+      api_key: API_KEY,
+      collection: 'bulk_empty',
+      jsons: [],
+    });
+    expect(empty.body).toEqual({ ok: true, count: 0 });
+  });
+  test('at most 10,000 events per request', async () => {
+    const answer = await server.post('/api/bulk-log', {
+      api_key: API_KEY,
+      jsons: Array(10_001).fill('{}'),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe('jsons: at most 10000 events per request');
+  });
+});
+
+describe('/api/collections', () => {
+  test('lists every collection that has events, by name', async () => {
+    const answer = await server.post('/api/collections', { api_key: API_KEY });
+    expect(answer.status).toBe(200);
+    const names = answer.body.list.map((c: { name: string }) => c.name);
+    expect(names).toEqual([...names].sort());
+    expect(names).toEqual(expect.arrayContaining(['all_events', 'bulk', 'exact', 'log_shapes']));
+    expect(names).not.toContain('rejects');
+    expect(answer.body.list[0]).toEqual({ name: names[0] });
+    const other = await server.post('/api/collections', { api_key: 'other-key-9876543210' });
+    expect(other.body).toEqual({ list: [] });
+  });
+});
+
+describe('typed columns follow the data', () => {
+  test('a key that holds numbers, then strings, then arrays keeps answering right', async () => {
+    const c = 'evolving';
+    const values = [1, 2, '3', 'abc', ['x', 3], true];
+    for (const [i, v] of values.entries()) {
+      await server.post('/api/log', {
+        api_key: API_KEY,
+        collection: c,
+        json: { v, i },
+        timestamp: 1000 + i,
+      });
+    }
+    const table = await server.post('/api/visualize/data', {
+      api_key: API_KEY,
+      collection: c,
+      graph_type: 'Table',
+      split: 'v',
+      start: 0,
+      end: 'now',
+    });
+    expect(table.body.result.map((r: { v: string }) => r.v).sort()).toEqual([
+      '1',
+      '2',
+      '3',
+      '["x",3]',
+      'abc',
+      'true',
+    ]);
+    const count = async (filters: unknown[]) => {
+      const a = await server.post('/api/visualize/data', {
+        api_key: API_KEY,
+        collection: c,
+        graph_type: 'Single Value',
+        start: 0,
+        end: 'now',
+        filters,
+      });
+      return a.body.result[0].Count;
+    };
+    expect(await count([['v', '=', 3]])).toBe(1);
+    expect(await count([['v', '>', 1.5]])).toBe(2);
+    expect(await count([['v', 'includes', 'x']])).toBe(1);
+    expect(await count([['v', 'includes', '3']])).toBe(2);
+    expect(await count([['v', '=', true]])).toBe(1);
+    expect(await count([['v', '≠', 'abc']])).toBe(5);
+  });
+});
+
+describe('durability', () => {
+  test('concurrent requests share commits, and nothing acknowledged is lost', async () => {
+    const c = 'concurrent';
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        server.post('/api/log', {
+          api_key: API_KEY,
+          collection: c,
+          json: { i },
+          timestamp: 2000 + (i % 7),
+        }),
+      ),
+    );
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    const ids = new Set<number>();
+    let start = 0;
+    for (;;) {
+      const page = (await samples(c, { start })).body.result as Array<{
+        timestamp: number;
+        json: { i: number };
+      }>;
+      if (page.length === 0) break;
+      for (const row of page) ids.add(row.json.i);
+      start = page[page.length - 1]?.timestamp ?? start;
+    }
+    expect(ids.size).toBe(200);
+  });
+
+  test('acknowledged events survive a SIGKILL of the serving process', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'engine-durable-'));
+    // One process (tsx as a loader, not its CLI, which would run the script in a grandchild).
+    const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const child = spawn(
+      process.execPath,
+      ['--import', loader, join(import.meta.dirname, 'helpers/serve-child.ts'), dataDir],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+        child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
+      });
+      const acknowledged: number[] = [];
+      let killed = false;
+      const send = async (i: number) => {
+        try {
+          const body =
+            i % 10 === 0
+              ? {
+                  api_key: API_KEY,
+                  timestamp: 3000 + i,
+                  jsons: [JSON.stringify({ i }), JSON.stringify({ i: -i - 1 })],
+                }
+              : { api_key: API_KEY, timestamp: 3000 + i, json: { i } };
+          const response = await fetch(`${url}/api/${i % 10 === 0 ? 'bulk-log' : 'log'}`, {
+            method: 'POST',
+            body: JSON.stringify(body),
+          });
+          if (response.status === 200 && !killed) {
+            acknowledged.push(i);
+            if (i % 10 === 0) acknowledged.push(-i - 1);
+          }
+        } catch {
+          // In flight when the process died: not acknowledged, no promise made.
+        }
+        if (acknowledged.length >= 150 && !killed) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      };
+      await Promise.all(Array.from({ length: 400 }, (_, i) => send(i)));
+      expect(killed).toBe(true);
+      await new Promise((resolve) =>
+        child.exitCode !== null || child.signalCode ? resolve(null) : child.once('exit', resolve),
+      );
+
+      const restarted = await startServer({ dataDir, now: () => NOW });
+      try {
+        const table = await restarted.post('/api/visualize/data', {
+          api_key: API_KEY,
+          graph_type: 'Table',
+          split: 'i',
+          start: 0,
+          end: 'now',
+        });
+        const stored = new Set(table.body.result.map((r: { i: string }) => Number(r.i)));
+        for (const i of acknowledged) expect(stored.has(i)).toBe(true);
+        expect(acknowledged.length).toBeGreaterThanOrEqual(150);
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

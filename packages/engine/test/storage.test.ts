@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterEach, describe, expect, test } from 'vitest';
+import { createEngine, WorkspaceDb } from '../src/index.ts';
+import { MAX_TYPED_KEYS } from '../src/storage/catalog.ts';
+import { jsonPointer } from '../src/storage/key-path.ts';
+import { quoteIdentifier } from '../src/storage/quote-identifier.ts';
+
+/** The storage layer: identifiers, key paths, the catalog, and the overflow fallback. */
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'engine-storage-'));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('quoteIdentifier', () => {
+  test.each([
+    ['events', '"events"'],
+    ['all events', '"all events"'],
+    ['a"b', '"a""b"'],
+    ['"; DROP TABLE x; --', '"""; DROP TABLE x; --"'],
+    ['é🦆', '"é🦆"'],
+  ])('%s', (name, quoted) => {
+    expect(quoteIdentifier(name)).toBe(quoted);
+  });
+  test('refuses what DuckDB cannot name', () => {
+    expect(() => quoteIdentifier('')).toThrow(RangeError);
+    expect(() => quoteIdentifier('a\u0000b')).toThrow(RangeError);
+  });
+  test('round-trips through DuckDB as exactly one identifier', async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    for (const name of ['a"b', '"; DROP TABLE t; --', 'x.y', "it's"]) {
+      await conn.run(`CREATE TABLE ${quoteIdentifier(name)} (v INTEGER)`);
+      const tables = await conn.runAndReadAll(
+        'SELECT table_name FROM duckdb_tables() WHERE table_name = $1',
+        [name],
+      );
+      expect(tables.getRows()).toEqual([[name]]);
+    }
+    conn.closeSync();
+    db.closeSync();
+  });
+});
+
+describe('jsonPointer', () => {
+  test('escapes ~ and / (RFC 6901)', () => {
+    expect(jsonPointer(['device', 'os'])).toBe('/device/os');
+    expect(jsonPointer(['a/b', 'c~d', 'e.f', ''])).toBe('/a~1b/c~0d/e.f/');
+  });
+});
+
+describe('workspace database', () => {
+  test('collections with any name get a view of exactly timestamp and json', async () => {
+    const dir = tempDir();
+    const engine = await createEngine({ dataDir: dir, workspaces: { default: 'k' } });
+    for (const collection of ['plain', 'with "quotes"', 'spaces and.dots']) {
+      const answer = await engine.log({ api_key: 'k', collection, json: { a: 1 }, timestamp: 10 });
+      expect(answer.status).toBe(200);
+    }
+    await engine.close();
+    const db = await WorkspaceDb.open(join(dir, 'default.duckdb'));
+    try {
+      const views = await db.collections();
+      expect(views.map((v) => v.name)).toEqual(['plain', 'spaces and.dots', 'with "quotes"']);
+      for (const { relation } of views) {
+        const rows = await db.read(async (conn) => {
+          const reader = await conn.runAndReadAll(`SELECT * FROM ${relation}`);
+          return {
+            columns: reader.columnNames(),
+            types: reader.columnTypes().map(String),
+            rows: reader.getRows(),
+          };
+        });
+        expect(rows).toEqual({
+          columns: ['timestamp', 'json'],
+          types: ['BIGINT', 'VARCHAR'],
+          rows: [[10n, '{"a":1}']],
+        });
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('the catalog and data survive a reopen', async () => {
+    const dir = tempDir();
+    const first = await createEngine({ dataDir: dir, workspaces: { default: 'k' } });
+    await first.log({ api_key: 'k', json: { device: { os: 'ios' }, n: '5' }, timestamp: 10 });
+    await first.close();
+    const second = await createEngine({ dataDir: dir, workspaces: { default: 'k' } });
+    const answer = await second.query({
+      api_key: 'k',
+      graph_type: 'Table',
+      split: 'device.os',
+      filters: [['n', '>', 4]],
+      start: 0,
+      end: 'now',
+    });
+    expect(answer.body).toEqual({ result: [{ 'device.os': 'ios', Count: 1 }], metadata: {} });
+    await second.close();
+  });
+
+  test(`keys beyond ${MAX_TYPED_KEYS} are still answered, from the JSON text`, async () => {
+    const dir = tempDir();
+    const engine = await createEngine({ dataDir: dir, workspaces: { default: 'k' } });
+    const json: Record<string, number | string> = {};
+    for (let i = 0; i < MAX_TYPED_KEYS + 10; i++) json[`key_${i}`] = i;
+    await engine.log({ api_key: 'k', json, timestamp: 100 });
+    await engine.log({
+      api_key: 'k',
+      json: { ...json, [`key_${MAX_TYPED_KEYS + 5}`]: 'five' },
+      timestamp: 101,
+    });
+    const last = `key_${MAX_TYPED_KEYS + 5}`;
+    const table = await engine.query({
+      api_key: 'k',
+      graph_type: 'Table',
+      split: last,
+      start: 0,
+      end: 'now',
+    });
+    expect(table.body).toEqual({
+      result: [
+        { [last]: String(MAX_TYPED_KEYS + 5), Count: 1 },
+        { [last]: 'five', Count: 1 },
+      ],
+      metadata: {},
+    });
+    const count = await engine.query({
+      api_key: 'k',
+      graph_type: 'Single Value',
+      filters: [[`key_${MAX_TYPED_KEYS + 7}`, '>', MAX_TYPED_KEYS]],
+      start: 0,
+      end: 'now',
+    });
+    expect(count.body).toEqual({ result: [{ Count: 2 }], metadata: {} });
+    await engine.close();
+  }, 60_000);
+});
