@@ -142,6 +142,11 @@ const hostile: Record<string, Hostile> = {
     status: 400,
     error: READ_ONLY_SQL,
   },
+  'a NUL character cutting the text short': {
+    sql: 'SELECT * FROM all_events\u0000; DROP TABLE store.events',
+    status: 400,
+    error: 'The SQL query contains a NUL character',
+  },
   'only a comment': {
     sql: '-- nothing',
     status: 400,

@@ -70,6 +70,10 @@ export async function runSqlQuery(
   query: SqlQuery,
   options: SqlRunOptions = {},
 ): Promise<Envelope> {
+  // DuckDB's C API reads SQL up to the first NUL: refuse it, so every layer sees the same text.
+  if (query.sql_query.includes('\u0000')) {
+    throw new EngineError(400, 'The SQL query contains a NUL character');
+  }
   const timeoutMs = options.timeoutMs ?? DEFAULT_SQL_TIMEOUT_MS;
   const arrived = performance.now();
   const release = await (options.gate ?? defaultSqlGate).enter(timeoutMs);
