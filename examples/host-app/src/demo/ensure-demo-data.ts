@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoPath } from './repo-paths.ts';
+
+/** The demo workspace's name: the engine CLI's default, file `<dataDir>/default.duckdb`. */
+export const DEMO_WORKSPACE = 'default';
+
+/** What the demo records about the data it generated (`<dataDir>/demo-data.json`). */
+interface DemoDataMarker {
+  generatedAt: string;
+  events: number;
+}
+
+/** How the demo workspace is checked and made. */
+export interface DemoDataOptions {
+  dataDir: string;
+  events: number;
+  /** Regenerate demo data older than this many hours (0: never). */
+  maxAgeHours: number;
+  /** Regenerate now, whatever its age. */
+  fresh: boolean;
+  say: (line: string) => void;
+}
+
+/** What {@link ensureDemoData} found or did. */
+export interface DemoDataState {
+  generated: boolean;
+  /** When the demo data ends (its "now"), when known. */
+  generatedAt?: Date;
+}
+
+function readMarker(path: string): DemoDataMarker | undefined {
+  try {
+    const marker = JSON.parse(readFileSync(path, 'utf8')) as Partial<DemoDataMarker>;
+    if (typeof marker.generatedAt === 'string' && typeof marker.events === 'number') {
+      return marker as DemoDataMarker;
+    }
+  } catch {
+    // No marker: data the demo did not make, left alone.
+  }
+  return undefined;
+}
+
+/**
+ * Makes sure the demo workspace exists: runs the engine's own `demo-data` command (seeded events
+ * over the 90 days before now, with its progress bar) when the workspace file is missing, or when
+ * the demo made it more than `maxAgeHours` ago, so "last 24 hours" is never an empty chart. A
+ * workspace the demo did not make (no marker file) is never replaced.
+ */
+export async function ensureDemoData(options: DemoDataOptions): Promise<DemoDataState> {
+  const file = join(options.dataDir, `${DEMO_WORKSPACE}.duckdb`);
+  const markerPath = join(options.dataDir, 'demo-data.json');
+  const marker = readMarker(markerPath);
+  const exists = existsSync(file);
+  let replace = false;
+  if (exists) {
+    if (!marker) return { generated: false };
+    const generatedAt = new Date(marker.generatedAt);
+    const ageHours = (Date.now() - generatedAt.getTime()) / 3_600_000;
+    const stale = options.maxAgeHours > 0 && ageHours > options.maxAgeHours;
+    if (!options.fresh && !stale) return { generated: false, generatedAt };
+    replace = true;
+    options.say(
+      options.fresh
+        ? 'Regenerating the demo data (--fresh).'
+        : `The demo data ends ${Math.round(ageHours)} hours ago; regenerating it so recent charts are not empty.`,
+    );
+  }
+  const count = options.events.toLocaleString('en-US');
+  options.say(
+    `Generating the demo workspace: ${count} events over the last 90 days into ${file} (about ${Math.max(2, Math.round(options.events / 30_000))} s, once).`,
+  );
+  const generatedAt = new Date();
+  const engineCli = repoPath('packages/engine/bin/analytics-engine.mjs');
+  const args = ['demo-data', '--data', options.dataDir, '--events', String(options.events)];
+  if (replace) args.push('--force');
+  const code = await new Promise<number | null>((resolve, reject) => {
+    // The engine's CLI draws its progress bar on our terminal.
+    const child = spawn(process.execPath, [engineCli, ...args], { stdio: 'inherit' });
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  if (code !== 0) throw new Error(`the engine's demo-data command failed (exit code ${code})`);
+  const written: DemoDataMarker = {
+    generatedAt: generatedAt.toISOString(),
+    events: options.events,
+  };
+  writeFileSync(markerPath, `${JSON.stringify(written)}\n`);
+  return { generated: true, generatedAt };
+}

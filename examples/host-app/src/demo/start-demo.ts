@@ -1,0 +1,120 @@
+import {
+  bundleFile,
+  consoleLogSink,
+  createEdge,
+  engineBackend,
+  type SigningKey,
+} from '@analytics-chart/edge/node';
+import { createEngine, serveEngine } from '@analytics-chart/engine';
+import { createHostApp } from '../create-host-app.ts';
+import { createExamplesSite } from '../examples-site/create-examples-site.ts';
+import { hostEdgeConfig } from '../host-edge-config.ts';
+import { createUserStore, demoUsers } from '../users.ts';
+import { DEMO_WORKSPACE } from './ensure-demo-data.ts';
+import { ELEMENT_BUNDLE } from './ensure-element-bundle.ts';
+import { type Listening, listen } from './listen.ts';
+
+/** Everything the running demo needs: where to listen, the data, and the three secrets. */
+export interface StartDemoOptions {
+  host: string;
+  port: number;
+  portFallback: boolean;
+  examplesPort: number;
+  examplesPortFallback: boolean;
+  enginePort?: number | undefined;
+  dataDir: string;
+  apiKey: string;
+  signingKeys: readonly SigningKey[] | string;
+  sessionSecret: string;
+  demoPassword: string;
+  idTtl: string;
+  secureCookies: boolean;
+  logLevel: 'info' | 'warn';
+}
+
+/** The running demo. */
+export interface RunningDemo {
+  /** The host app: sign in and see the dashboard. */
+  url: string;
+  /** The example pages' origin. */
+  examplesUrl: string;
+  /** The engine's HTTP API, when `enginePort` was given. */
+  engineUrl: string | undefined;
+  /** The edge, mounted in the host app. */
+  edgeUrl: string;
+  logins: string[];
+  /** Stops every server, then closes the engine. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the demo in this process: the engine on the demo workspace (in-process backend, so the
+ * key never crosses a socket), the edge mounted at `/analytics` in the host app, the example
+ * pages on a second origin, and, on request, the engine's own HTTP API.
+ */
+export async function startDemo(options: StartDemoOptions): Promise<RunningDemo> {
+  const engine = await createEngine({
+    dataDir: options.dataDir,
+    workspaces: { [DEMO_WORKSPACE]: options.apiKey },
+  });
+  const servers: Listening[] = [];
+  const close = async () => {
+    for (const server of servers.reverse()) await server.close();
+    await engine.close();
+  };
+  try {
+    const session = { secret: options.sessionSecret, secure: options.secureCookies };
+    const edge = createEdge(
+      hostEdgeConfig({
+        session,
+        backend: engineBackend(engine, { apiKey: options.apiKey }),
+        signingKeys: options.signingKeys,
+        bundle: bundleFile(ELEMENT_BUNDLE),
+        log: (entry) => {
+          if (options.logLevel === 'info' || entry.level !== 'info') consoleLogSink(entry);
+        },
+      }),
+    );
+    const users = demoUsers(options.demoPassword);
+    const logins = users.map((u) => u.login);
+    const hostApp = createHostApp({
+      edge,
+      session,
+      users: await createUserStore(users),
+      idTtl: options.idTtl,
+      loginHint: { logins, password: options.demoPassword },
+    });
+    const host = await listen(hostApp.fetch, options.port, options.host, options.portFallback);
+    servers.push(host);
+    const edgeUrl = `${host.origin}/analytics`;
+    const examplesApp = createExamplesSite({
+      edge,
+      edgeUrl,
+      dashboardUrl: `${host.origin}/`,
+    });
+    const examples = await listen(
+      examplesApp.fetch,
+      options.examplesPort,
+      options.host,
+      options.examplesPortFallback,
+    );
+    servers.push(examples);
+    let engineUrl: string | undefined;
+    if (options.enginePort !== undefined) {
+      const served = await serveEngine({ engine, port: options.enginePort, host: options.host });
+      servers.push({ origin: served.url, port: 0, close: served.close });
+      engineUrl = served.url;
+    }
+    return {
+      url: `${host.origin}/`,
+      examplesUrl: `${examples.origin}/`,
+      engineUrl,
+      edgeUrl,
+      logins,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
