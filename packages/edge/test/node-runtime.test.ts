@@ -13,6 +13,7 @@ import { createEdge, type Edge } from '../src/create-edge.ts';
 import { forwardSession } from '../src/session/forward-session.ts';
 import { jwtSession } from '../src/session/jwt-session.ts';
 import { generateSigningKey } from '../src/tokens/signing-keys.ts';
+import { type AnalyticsBackend, startAnalyticsBackend } from './support/analytics-backend.ts';
 import { type FaultProxy, startFaultProxy } from './support/fault-proxy.ts';
 
 const API_KEY = 'node-runtime-key-0123456789';
@@ -29,17 +30,19 @@ const queries = {
   open: { query: { graph_type: 'Single Value', start: '1 day ago', end: 'now' } },
 };
 
+let backend: AnalyticsBackend;
 let proxy: FaultProxy;
 const servers: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  proxy = await startFaultProxy({ apiKey: API_KEY });
-  proxy.answer = () => ({ result: [{ Count: 5 }], metadata: { combined: 5 } });
-});
+  backend = await startAnalyticsBackend(API_KEY);
+  proxy = await startFaultProxy({ upstream: backend.url });
+}, 60_000);
 
 afterAll(async () => {
   for (const server of servers) await server.close();
   await proxy.close();
+  await backend.close();
 });
 
 async function serve(edge: Edge): Promise<ServedEdge> {
@@ -48,11 +51,11 @@ async function serve(edge: Edge): Promise<ServedEdge> {
   return served;
 }
 
-function makeEdge(extra: Partial<Parameters<typeof createEdge>[0]> = {}) {
+function makeEdge(extra: Partial<Parameters<typeof createEdge>[0]> = {}, apiKey = API_KEY) {
   const keys = [generateSigningKey(), generateSigningKey()];
   const edge = createEdge({
     signingKeys: keys,
-    backend: httpBackend({ baseUrl: proxy.url, apiKey: API_KEY, retries: 0 }),
+    backend: httpBackend({ baseUrl: proxy.url, apiKey, retries: 2, backoffMs: 5 }),
     queries,
     log: () => {},
     ...extra,
@@ -103,6 +106,33 @@ describe('run-time controls on remembered ids', () => {
     expect((await get()).status).toBe(200);
     revoked.add(jti);
     expect((await get()).status).toBe(401);
+  });
+});
+
+describe('a rejected workspace key', () => {
+  it('is one backend call, a 502 to the viewer and a loud configuration error in the log, without the key', async () => {
+    const wrongKey = 'replaced-workspace-key-0123456789';
+    const logs: string[] = [];
+    const { edge } = makeEdge({ log: (entry) => logs.push(JSON.stringify(entry)) }, wrongKey);
+    const served = await serve(edge);
+    const { id } = await edge.signQueryId({ query: 'open', public: true });
+    const before = proxy.calls.length;
+    const response = await fetch(`${served.url}/api/data`, {
+      headers: { authorization: `Bearer ${id}` },
+    });
+    expect(response.status).toBe(502);
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({
+      error: 'The chart service is misconfigured; the site owner has been told.',
+      code: 'backend',
+    });
+    // The real engine refused the key; the edge did not retry (retries: 2 are for outages only).
+    expect(proxy.calls.length - before).toBe(1);
+    expect(proxy.calls.at(-1)?.body.api_key).toBe(wrongKey);
+    const line = logs.find((l) => l.includes('backend.key_rejected'));
+    expect(line).toMatch(/CONFIGURATION ERROR.*ANALYTICS_API_KEY/);
+    for (const l of logs) expect(l).not.toContain(wrongKey);
+    expect(text).not.toContain(wrongKey);
   });
 });
 

@@ -1,4 +1,4 @@
 import { describeEdgeSuite } from './support/edge-suite.ts';
 import { startNodeEdge } from './support/harness.ts';
 
-describeEdgeSuite('node', startNodeEdge);
+describeEdgeSuite({ runtime: 'node', start: startNodeEdge });

@@ -1,4 +1,4 @@
 import { describeEdgeSuite } from './support/edge-suite.ts';
 import { startWorkerdEdge } from './support/harness.ts';
 
-describeEdgeSuite('workerd', startWorkerdEdge);
+describeEdgeSuite({ runtime: 'workerd', start: startWorkerdEdge });

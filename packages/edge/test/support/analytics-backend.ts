@@ -1,40 +1,50 @@
 /**
- * The analytics service the suites query. Until the engine package exports `createEngine` and
- * `serveEngine`, this is a small server answering from the fixtures (the same wire format).
+ * The analytics service the suites query: the real engine (DuckDB) in a temporary data
+ * directory, served over HTTP on loopback, with the fixture events ingested through its
+ * `/api/bulk-log` endpoint as a client of the hosted service would send them.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { answerFromFixtures, type FixtureEvent, fixtureEvents } from './fixtures.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEngine, type Engine, serveEngine } from '@analytics-chart/engine';
+import { type FixtureEvent, fixtureEvents } from './fixtures.ts';
 
 export interface AnalyticsBackend {
   url: string;
+  engine: Engine;
   events: FixtureEvent[];
   close(): Promise<void>;
 }
 
 export async function startAnalyticsBackend(apiKey: string): Promise<AnalyticsBackend> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'edge-engine-'));
+  const engine = await createEngine({ dataDir, workspaces: { default: apiKey } });
+  const served = await serveEngine({ engine, port: 0, host: '127.0.0.1' });
   const events = fixtureEvents(Math.floor(Date.now() / 1000));
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      const send = (status: number, payload: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(payload));
-      };
-      if (body.api_key !== apiKey) return send(400, { error: 'Invalid API KEY' });
-      const answer = answerFromFixtures(events, body, Math.floor(Date.now() / 1000)) as Record<
-        string,
-        unknown
-      >;
-      send('error' in answer ? 400 : 200, answer);
+  // bulk-log takes one timestamp per request: one request per distinct time.
+  const byTime = new Map<number, FixtureEvent[]>();
+  for (const event of events)
+    byTime.set(event.timestamp, [...(byTime.get(event.timestamp) ?? []), event]);
+  for (const [timestamp, group] of byTime) {
+    const response = await fetch(`${served.url}/api/bulk-log`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        api_key: apiKey,
+        timestamp,
+        jsons: group.map((e) => JSON.stringify(e.json)),
+      }),
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    if (!response.ok) throw new Error(`ingest failed: ${response.status} ${await response.text()}`);
+  }
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: served.url,
+    engine,
     events,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: async () => {
+      await served.close();
+      await engine.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }

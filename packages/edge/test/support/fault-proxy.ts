@@ -1,14 +1,13 @@
 /**
- * Sits between the edge and the analytics service on a real socket, speaking the service's wire
- * format (`POST /api/visualize/data`, JSON body with `api_key`): it counts and records every call
- * and can be told to be slow, hang, fail with a status, answer malformed JSON or close the
- * connection. With an `upstream` (a real engine) it forwards the calls it lets through; without
- * one it answers them itself (`answer`), checking the key as the service does.
+ * Sits between the edge and the real engine on a real socket, speaking the service's wire format
+ * (`POST /api/visualize/data`, JSON body with `api_key`): it counts and records every call,
+ * forwards the ones it lets through to the engine, and can be told to be slow, hang, fail with a
+ * status, answer malformed JSON or close the connection instead.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** How the fake answers the next data requests. */
+/** How the proxy answers the next data requests. */
 export type FaultMode =
   | { kind: 'ok' }
   | { kind: 'slow'; ms: number }
@@ -29,16 +28,11 @@ export interface FaultProxy {
   calls: ProxiedCall[];
   /** Sets how requests are answered from now on (or for the next `times` requests). */
   mode(mode: FaultMode, times?: number): void;
-  /** Computes the envelope of a successful answer. */
-  answer: (body: Record<string, unknown>) => unknown;
   close(): Promise<void>;
 }
 
-export async function startFaultProxy(options: {
-  apiKey: string;
-  upstream?: string;
-}): Promise<FaultProxy> {
-  const { apiKey, upstream } = options;
+export async function startFaultProxy(options: { upstream: string }): Promise<FaultProxy> {
+  const { upstream } = options;
   let modes: { mode: FaultMode; times: number }[] = [];
   let standing: FaultMode = { kind: 'ok' };
   const hanging = new Set<() => void>();
@@ -51,7 +45,6 @@ export async function startFaultProxy(options: {
         modes = [];
       } else modes.push({ mode, times });
     },
-    answer: () => ({ result: [], metadata: {} }),
     close: async () => {
       for (const release of hanging) release();
       server.closeAllConnections();
@@ -88,10 +81,6 @@ export async function startFaultProxy(options: {
         res.end(JSON.stringify(payload));
       };
       const pass = () => {
-        if (!upstream) {
-          if (body.api_key !== apiKey) return send(400, { error: 'Invalid API KEY' });
-          return send(200, service.answer(body));
-        }
         fetch(`${upstream}/api/visualize/data`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },

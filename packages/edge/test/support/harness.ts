@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { serveEdge } from '../../src/adapter/node/serve-edge.ts';
+import { engineBackend, type QueryableEngine } from '../../src/backend/engine-backend.ts';
 import { type EdgeEnv, edgeConfigFromEnv } from '../../src/config/config-from-env.ts';
 import { createEdge, type Edge } from '../../src/create-edge.ts';
 import { testEdgeOverrides } from './test-config.ts';
@@ -21,11 +22,24 @@ export interface EdgeUnderTest {
   close(): Promise<void>;
 }
 
-/** The edge on Node, mounted at `/analytics`. */
-export async function startNodeEdge(env: EdgeEnv): Promise<EdgeUnderTest> {
+/**
+ * The edge on Node, mounted at `/analytics`. With an engine (tap), the backend is the in-process
+ * `engineBackend` and `ANALYTICS_BASE_URL` is not used.
+ */
+export async function startNodeEdge(
+  env: EdgeEnv,
+  engine?: QueryableEngine,
+): Promise<EdgeUnderTest> {
   const logs: string[] = [];
+  const overrides = testEdgeOverrides(env);
+  if (engine) {
+    overrides.backend = engineBackend(engine, {
+      apiKey: String(env.ANALYTICS_API_KEY),
+      timeoutMs: 800,
+    });
+  }
   const edge = createEdge({
-    ...edgeConfigFromEnv(env, testEdgeOverrides(env)),
+    ...edgeConfigFromEnv(env, overrides),
     log: (entry) => logs.push(JSON.stringify(entry)),
   });
   const served = await serveEdge(edge, { port: 0, basePath: '/analytics' });
