@@ -25,6 +25,7 @@ import { summarizeChart } from './summarize-chart.ts';
 import { toChartConfig } from './to-chart-config.ts';
 import { toCsv } from './to-csv.ts';
 import { type DataTable, formatCell, toDataTable } from './to-data-table.ts';
+import { warmUpChartJs } from './warm-up-chart.ts';
 
 /**
  * The directory the script was served from: the edge that served it also answers `api/data`.
@@ -169,6 +170,9 @@ export class AnalyticsChart extends LitElement {
     () => this.#dataConfig(),
     (id) => {
       this.queryId = id;
+    },
+    () => {
+      if (!this.#chart) warmUpChartJs();
     },
   );
   #chart: Chart | undefined;

@@ -42,6 +42,7 @@ export class ChartDataController implements ReactiveController {
   readonly #host: HostElement;
   readonly #config: () => ChartDataConfig;
   readonly #applyRenewedId: (id: string) => void;
+  readonly #onRequest: () => void;
   #connected = false;
   #key: string | undefined;
   #refreshSeconds = 0;
@@ -57,14 +58,21 @@ export class ChartDataController implements ReactiveController {
   #observer: IntersectionObserver | undefined;
   #loaded: ChartPayload | undefined;
 
+  /**
+   * @param config reads the element's current settings
+   * @param applyRenewedId puts a renewed id into the element (which re-fetches with it)
+   * @param onRequest runs right after a data request went out: work that can overlap the wait
+   */
   constructor(
     host: HostElement,
     config: () => ChartDataConfig,
     applyRenewedId: (id: string) => void,
+    onRequest: () => void = () => {},
   ) {
     this.#host = host;
     this.#config = config;
     this.#applyRenewedId = applyRenewedId;
+    this.#onRequest = onRequest;
     host.addController(this);
   }
 
@@ -175,7 +183,7 @@ export class ChartDataController implements ReactiveController {
     this.#setBusy(true);
     let result: Awaited<ReturnType<typeof requestChartData>>;
     try {
-      result = await requestChartData({
+      const pending = requestChartData({
         endpoint: config.endpoint,
         queryId,
         range: config.range,
@@ -183,6 +191,8 @@ export class ChartDataController implements ReactiveController {
         credentials: config.credentials,
         signal: abort.signal,
       });
+      this.#onRequest();
+      result = await pending;
     } catch {
       return; // aborted: whoever aborted has taken over
     }

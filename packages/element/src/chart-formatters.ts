@@ -34,12 +34,25 @@ export function parseBucketLabel(
 
 const NO_VALUE = '–';
 
+const cache = new Map<string, ChartFormatters>();
+
 /**
  * Builds the formatters for one payload. Bucket labels are already wall-clock times in the payload's
  * zone, so they are read as UTC and formatted in UTC: no second zone conversion can shift them.
  * Samples timestamps are instants, formatted in the payload's zone.
  */
 export function createFormatters(locale: string, timeZone: string): ChartFormatters {
+  // Intl objects are slow to build and immutable: one set per locale and zone for the page.
+  const key = `${locale}\n${timeZone}`;
+  let formatters = cache.get(key);
+  if (!formatters) {
+    formatters = buildFormatters(locale, timeZone);
+    cache.set(key, formatters);
+  }
+  return formatters;
+}
+
+function buildFormatters(locale: string, timeZone: string): ChartFormatters {
   const full = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
   const compact = new Intl.NumberFormat(locale, {
     notation: 'compact',
