@@ -1,0 +1,18 @@
+/**
+ * The edge on Cloudflare Workers: the same query registry as the Node host app, the element
+ * bundle baked into the Worker, the HTTP backend to the analytics service (built by the adapter
+ * from `ANALYTICS_BASE_URL` and the `ANALYTICS_API_KEY` secret), and the host's session cookie
+ * as the session check. Mounted at `/analytics`, like the host app mounts it on Node.
+ */
+import { createWorker, jwtSession } from '@analytics-chart/edge/workers';
+import bundle from '@analytics-chart/element/analytics-chart.js';
+import { EDGE_QUERIES } from '@analytics-chart/example-host-app/queries';
+
+export default createWorker(
+  (env) => ({
+    queries: EDGE_QUERIES,
+    bundle,
+    authorize: jwtSession({ secret: String(env.SESSION_SECRET ?? ''), cookie: 'session' }),
+  }),
+  { basePath: '/analytics' },
+);

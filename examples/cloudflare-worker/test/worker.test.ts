@@ -1,0 +1,229 @@
+/**
+ * The Worker example under workerd (miniflare), with its HTTP backend pointed at a real engine
+ * listening on 127.0.0.1: the same registry as the Node host app, session-bound charts signed
+ * and answered through the host's session cookie, public ids, the tenant lock, and the key
+ * kept out of every answer and log line. Expected numbers are counted from the fixture events.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createEdge,
+  formatSigningKeys,
+  generateSigningKey,
+  httpBackend,
+} from '@analytics-chart/edge';
+import { createEngine, type Engine, type ServedEngine, serveEngine } from '@analytics-chart/engine';
+import {
+  DASHBOARD_LAYOUT,
+  EDGE_QUERIES,
+  ELEMENT_BUNDLE,
+  type Tenant,
+} from '@analytics-chart/example-host-app';
+import { sign } from 'hono/jwt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalWorker, runUnderWorkerd } from '../tools/run-under-workerd.ts';
+
+const API_KEY = `worker-canary-${crypto.randomUUID()}`;
+const SESSION_SECRET = `session-${crypto.randomUUID()}`;
+const KEYS = [generateSigningKey()];
+const DAY = 86_400;
+const now = Math.floor(Date.now() / 1000);
+
+interface FixtureEvent {
+  timestamp: number;
+  json: Record<string, unknown>;
+}
+
+/** acme: 4 events a day (one of them a signup), globex: 1, for 12 days, an hour off "now". */
+const events: FixtureEvent[] = [];
+for (let day = 0; day < 12; day++) {
+  for (let i = 0; i < 4; i++) {
+    events.push({
+      timestamp: now - day * DAY - 3600 - i * 60,
+      json: {
+        tenant: 'acme',
+        event: i === 0 ? 'signup' : 'page_view',
+        country: i < 3 ? 'US' : 'DE',
+      },
+    });
+  }
+  events.push({
+    timestamp: now - day * DAY - 5400,
+    json: { tenant: 'globex', event: 'signup', country: 'FR' },
+  });
+}
+
+function count(
+  tenant: string,
+  start: number,
+  end: number,
+  filter: (json: Record<string, unknown>) => boolean = () => true,
+) {
+  return events.filter(
+    (e) => e.json.tenant === tenant && e.timestamp > start && e.timestamp < end && filter(e.json),
+  ).length;
+}
+
+let dataDir: string;
+let engine: Engine;
+let served: ServedEngine;
+let worker: LocalWorker;
+let edgeUrl: string;
+const seen: string[] = [];
+
+async function sessionToken(subject: string, tenant: Tenant): Promise<string> {
+  return sign({ sub: subject, tenant, exp: now + 3600 }, SESSION_SECRET, 'HS256');
+}
+
+async function call(path: string, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(`${edgeUrl}${path}`, init);
+  const text = await response.clone().text();
+  seen.push(text, JSON.stringify([...response.headers]));
+  return response;
+}
+
+/** Signs a dashboard query through the Worker's own sign route, as the host's server would. */
+async function signFor(query: string, session: string): Promise<string> {
+  const response = await call('/api/sign', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { id: string }).id;
+}
+
+async function data(id: string, session?: string, origin?: string): Promise<Response> {
+  const headers: Record<string, string> = { authorization: `Bearer ${id}` };
+  if (session) headers.cookie = `session=${session}`;
+  if (origin) headers.origin = origin;
+  return call('/api/data', { headers });
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'worker-example-'));
+  engine = await createEngine({ dataDir, workspaces: { default: API_KEY } });
+  for (const e of events) {
+    expect(
+      (await engine.log({ api_key: API_KEY, json: e.json, timestamp: e.timestamp })).status,
+    ).toBe(200);
+  }
+  served = await serveEngine({ engine, port: 0 });
+  worker = await runUnderWorkerd({
+    ANALYTICS_BASE_URL: served.url,
+    ANALYTICS_API_KEY: API_KEY,
+    EDGE_SIGNING_KEYS: formatSigningKeys(KEYS),
+    SESSION_SECRET,
+    EDGE_ALLOWED_ORIGINS: 'https://app.example.com,*',
+  });
+  edgeUrl = `${worker.origin}/analytics`;
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await served?.close();
+  await engine?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the edge as a Worker under workerd', () => {
+  it('serves health and the element bundle built into the Worker', async () => {
+    expect(await (await call('/health')).json()).toEqual({ ok: true });
+    const response = await call('/analytics-chart.js');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('javascript');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await response.text()).toBe(readFileSync(ELEMENT_BUNDLE, 'utf8'));
+  });
+
+  it('serves every dashboard chart for a signed-in acme user', async () => {
+    const alice = await sessionToken('alice@acme', 'acme');
+    for (const chart of DASHBOARD_LAYOUT) {
+      const name = typeof chart.query === 'function' ? chart.query('acme') : chart.query;
+      const response = await data(await signFor(name, alice), alice);
+      expect(response.status, name).toBe(200);
+      const payload = (await response.json()) as { graph: string };
+      expect(payload.graph).toBe(EDGE_QUERIES[name]?.query.graph_type);
+    }
+  }, 60_000);
+
+  it("answers with the signed-in tenant's numbers, counted from the events", async () => {
+    const alice = await sessionToken('alice@acme', 'acme');
+    const kpi = (await (await data(await signFor('kpi-signups', alice), alice)).json()) as {
+      value: number;
+      compareValue: number;
+    };
+    const signup = (json: Record<string, unknown>) => json.event === 'signup';
+    expect(kpi.value).toBe(count('acme', now - 7 * DAY, now + 60, signup));
+    expect(kpi.compareValue).toBe(count('acme', now - 14 * DAY, now - 7 * DAY, signup));
+    expect(kpi.value).toBe(7);
+
+    const table = (await (await data(await signFor('top-countries', alice), alice)).json()) as {
+      rows: [string, number][];
+    };
+    const monthAgo = now - 30 * DAY;
+    expect(table.rows).toEqual([
+      ['US', count('acme', monthAgo, now + 60, (j) => j.country === 'US')],
+      ['DE', count('acme', monthAgo, now + 60, (j) => j.country === 'DE')],
+    ]);
+  });
+
+  it('refuses an acme id in a globex session and without a session', async () => {
+    const alice = await sessionToken('alice@acme', 'acme');
+    const bob = await sessionToken('bob@globex', 'globex');
+    const id = await signFor('kpi-events', alice);
+    const replayed = await data(id, bob);
+    expect(replayed.status).toBe(403);
+    expect(((await replayed.json()) as { code: string }).code).toBe('forbidden');
+    expect((await data(id)).status).toBe(401);
+  });
+
+  it('serves public ids to any origin without credentials', async () => {
+    // Public ids are minted offline with the same keys, as `pnpm edge sign --public` does.
+    const signer = createEdge({
+      signingKeys: KEYS,
+      backend: httpBackend({ baseUrl: served.url, apiKey: API_KEY }),
+      queries: EDGE_QUERIES,
+      log: () => {},
+    });
+    const { id } = await signer.signQueryId({
+      query: 'public-signups',
+      params: { tenant: 'globex' },
+      public: true,
+    });
+    const response = await data(id, undefined, 'https://blog.example.org');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    const payload = (await response.json()) as { value: number };
+    expect(payload.value).toBe(
+      count('globex', now - 7 * DAY, now + 60, (j) => j.event === 'signup'),
+    );
+  });
+
+  it('never shows the workspace key in an answer, a header or a log line', () => {
+    expect(seen.length).toBeGreaterThan(20);
+    for (const text of [...seen, ...worker.logs]) expect(text).not.toContain(API_KEY);
+  });
+});
+
+describe('a misconfigured Worker', () => {
+  it('answers a JSON 500 naming no secret, and logs which setting is missing', async () => {
+    const broken = await runUnderWorkerd({
+      ANALYTICS_BASE_URL: served.url,
+      EDGE_SIGNING_KEYS: formatSigningKeys(KEYS),
+      SESSION_SECRET,
+    });
+    try {
+      const response = await fetch(`${broken.origin}/analytics/health`);
+      expect(response.status).toBe(500);
+      const body = (await response.json()) as { error: string };
+      expect(body.error).toMatch(/misconfigured/);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(broken.logs.join('\n')).toContain('ANALYTICS_API_KEY is not set');
+    } finally {
+      await broken.close();
+    }
+  }, 30_000);
+});
