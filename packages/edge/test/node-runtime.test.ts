@@ -3,10 +3,14 @@
  * ids the edge already remembers as verified, the two ready-made session hooks against a real
  * host session endpoint, and CORS for public embeds on any origin.
  */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sign as signJwt } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeEdgeConfig } from '../src/adapter/node/node-edge-config.ts';
 import { type ServedEdge, serveEdge } from '../src/adapter/node/serve-edge.ts';
 import { httpBackend } from '../src/backend/http-backend.ts';
 import { createEdge, type Edge } from '../src/create-edge.ts';
@@ -218,6 +222,37 @@ describe('session hooks', () => {
     for (const token of [expired, forged, noExp, 'garbage']) {
       expect((await sign({ cookie: `session=${token}` })).status).toBe(401);
     }
+  });
+});
+
+describe('nodeEdgeConfig', () => {
+  it('opens the engine in process when no service URL is set, and uses HTTP when one is', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'edge-in-process-'));
+    const key = generateSigningKey();
+    const env = {
+      ANALYTICS_API_KEY: 'in-process-key-0123456789',
+      ANALYTICS_DATA_DIR: dataDir,
+      EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}`,
+    };
+    const local = await nodeEdgeConfig({ queries, log: () => {} }, env);
+    try {
+      expect(local.backend).toBe('in-process');
+      expect(existsSync(join(dataDir, 'default.duckdb'))).toBe(true);
+      const edge = createEdge(local.config);
+      const { id } = await edge.signQueryId({ query: 'open', public: true });
+      const response = await edge.app.request('/api/data', {
+        headers: { authorization: `Bearer ${id}` },
+      });
+      expect(response.status).toBe(200);
+      // An empty workspace: the real engine counts nothing.
+      expect(await response.json()).toMatchObject({ graph: 'Single Value', value: 0 });
+    } finally {
+      await local.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    const remote = await nodeEdgeConfig({ queries }, { ...env, ANALYTICS_BASE_URL: proxy.url });
+    expect(remote.backend).toBe('http');
+    expect(remote.config.backend.secrets).toEqual(['in-process-key-0123456789']);
   });
 });
 
