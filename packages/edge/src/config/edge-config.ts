@@ -50,7 +50,10 @@ export interface CacheSettings {
 
 /** Token-bucket limits; `false` turns one off. */
 export interface RateLimitSettings {
-  /** Per signed id (its jti). @default { perSecond: 5, burst: 30 } */
+  /**
+   * Per signed id (its jti): one bucket for a session-bound id, one per client address for a
+   * public id (a public embed has many viewers). @default { perSecond: 5, burst: 30 }
+   */
   perId?: RateRule | false;
   /** Per client address, on every API route. @default { perSecond: 50, burst: 200 } */
   perIp?: RateRule | false;

@@ -35,8 +35,12 @@ interface VerifiedEntry {
   resolved: Map<string, ResolvedQuery>;
   /** The audience as a list, when the id has one. */
   audience: readonly string[] | undefined;
-  /** The per-id bucket key, built once (a reused string keeps its hash cached). */
+  /**
+   * The per-id bucket key of a session-bound id, built once (a reused string keeps its hash
+   * cached); public ids have one bucket per client address instead, kept in `buckets`.
+   */
   bucket: string;
+  buckets: Map<string, string> | undefined;
   /** What logs call this id: its jti. */
   tag: string;
 }
@@ -151,6 +155,7 @@ export function dataRoute(runtime: EdgeRuntime) {
       resolved: new Map(),
       audience: claims.aud === undefined ? undefined : [claims.aud].flat(),
       bucket: `id:${claims.jti}`,
+      buckets: claims.pub === true ? new Map() : undefined,
       tag: claims.jti,
     };
     verified.set(token, entry);
@@ -384,12 +389,29 @@ export function dataRoute(runtime: EdgeRuntime) {
     return afterRevocation(c, entry, nowMs);
   }
 
+  /**
+   * The per-id bucket. A session-bound id has one user, so one bucket; a public id is shown to
+   * many viewers (a CMS page), so each client address gets its own bucket for it.
+   */
+  function idBucket(c: Context, entry: VerifiedEntry): string {
+    if (!entry.buckets) return entry.bucket;
+    const ip = runtime.clientIp(c) ?? 'unknown';
+    let key = entry.buckets.get(ip);
+    if (key === undefined) {
+      if (entry.buckets.size >= 1000) entry.buckets.clear();
+      key = `${entry.bucket}:${ip}`;
+      entry.buckets.set(ip, key);
+    }
+    return key;
+  }
+
   function afterRevocation(
     c: Context,
     entry: VerifiedEntry,
     nowMs: number,
   ): Response | Promise<Response> {
-    const wait = limit(runtime, entry.bucket, settings.perId, nowMs);
+    if (settings.perId === false) return afterLimits(c, entry);
+    const wait = limit(runtime, idBucket(c, entry), settings.perId, nowMs);
     return wait ? waitThen(wait, c, entry) : afterLimits(c, entry);
   }
 

@@ -593,6 +593,16 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       const limited = await data(id);
       expectRefused(limited, 429, 'rate_limited');
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      // A public id has many viewers: another address still gets it.
+      expect((await data(id, { headers: { 'x-forwarded-for': `${ip}.7` } })).status).toBe(200);
+      // A session-bound id has one user: its bucket is the same from every address.
+      const { id: bound } = await signAs('alice', 'acme');
+      const alice = { cookie: await cookie('alice', 'acme') };
+      for (let i = 0; i < TEST_LIMITS.perId.burst; i++) {
+        expect((await data(bound, { headers: alice })).status).toBe(200);
+      }
+      const elsewhere = await data(bound, { headers: { ...alice, 'x-forwarded-for': `${ip}.8` } });
+      expectRefused(elsewhere, 429, 'rate_limited');
       // Another id from the same address still works until the address's own bucket is empty.
       const fresh = await publicId(`limit2-${hex(3)}`);
       expect((await data(fresh)).status).toBe(200);
