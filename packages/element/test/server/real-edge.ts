@@ -1,75 +1,59 @@
 /**
  * A real edge for the element's cross-origin tests, run as a child process of the test runner
- * (`node --import tsx`). The edge is the real one (`@analytics-chart/edge`: Hono on
- * @hono/node-server, signed ids, sessions, CORS, renewal, the bundle route). Behind it, a small
- * stand-in of the analytics service answers `POST /api/visualize/data` in the service's envelope
- * format, because the in-process engine was not yet usable when these tests were written.
+ * (`node --import tsx`): `@analytics-chart/edge` (Hono on @hono/node-server: signed ids, sessions,
+ * CORS, renewal, the bundle route) in front of the real engine (`@analytics-chart/engine`, DuckDB
+ * in a temporary directory) through `engineBackend`, with a few events ingested at start.
  *
  * Prints one JSON line `{edgeUrl, controlUrl}` and serves, on the control URL (CORS `*`):
  * `GET /ids` → fresh ids: `publicDaily` (public), `session` (bound to subject `alice`, 10 min),
- * `expiring` (bound to `alice`, 1 s lifetime: expired when used a moment later).
+ * `expiring` (bound to `alice`, 1 s lifetime: expired when used a moment later), and `counts`,
+ * the expected count per UTC day computed here with a plain loop over the ingested events.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   bundleFile,
   createEdge,
+  engineBackend,
   generateSigningKey,
-  httpBackend,
   serveEdge,
 } from '@analytics-chart/edge/node';
+import { createEngine } from '@analytics-chart/engine';
 
-const pageOrigin = process.argv[2] ?? 'http://localhost:8000';
+const pageOrigin = process.argv[2] ?? 'http://127.0.0.1:8000';
 const apiKey = `element-test-${crypto.randomUUID()}`;
-
-/** The daily counts the stand-in service answers; the test expects exactly these. */
-export const DAILY = [
-  ['2024-03-01', 3],
-  ['2024-03-02', 1],
-  ['2024-03-03', 4],
-  ['2024-03-04', 1],
-  ['2024-03-05', 5],
-] as const;
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+const DAY = 86_400;
 
 function send(res: ServerResponse, status: number, body: unknown, headers = {}): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
-const service = createServer(async (req, res) => {
-  if (req.method !== 'POST' || req.url !== '/api/visualize/data') {
-    send(res, 404, { error: 'Not found' });
-    return;
+// Events 1 to 5 days back, a few hours before the current clock time, never near the window's
+// edges (7 days ago … now): day d gets d + 1 events.
+const now = Math.floor(Date.now() / 1000);
+const events: { timestamp: number; json: Record<string, unknown> }[] = [];
+for (let d = 1; d <= 5; d++) {
+  for (let i = 0; i <= d; i++) {
+    events.push({ timestamp: now - d * DAY - 3 * 3600 - i * 60, json: { event: 'view', i } });
   }
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(await readBody(req));
-  } catch {
-    send(res, 400, { error: 'Body is not JSON' });
-    return;
-  }
-  if (body.api_key !== apiKey) {
-    send(res, 400, { error: 'Invalid API KEY' });
-    return;
-  }
-  if (body.graph_type !== 'Single Line') {
-    send(res, 400, { error: 'Unsupported graph type in this stand-in' });
-    return;
-  }
-  send(res, 200, {
-    result: DAILY.map(([timestamp, Count]) => ({ timestamp, Count })),
-    metadata: { granularity: 'Day', combined: DAILY.reduce((s, [, n]) => s + n, 0) },
-  });
-});
-await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-const serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+}
+const counts: Record<string, number> = {};
+for (const e of events) {
+  const day = new Date(e.timestamp * 1000).toISOString().slice(0, 10);
+  counts[day] = (counts[day] ?? 0) + 1;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'element-edge-'));
+const engine = await createEngine({ dataDir, workspaces: { default: apiKey } });
+for (const e of events) {
+  const answer = await engine.log({ api_key: apiKey, json: e.json, timestamp: e.timestamp });
+  if (answer.status !== 200) throw new Error(`ingest failed: ${JSON.stringify(answer.body)}`);
+}
 
 const daily = {
   title: 'Daily events',
@@ -84,7 +68,7 @@ const daily = {
 
 const edge = createEdge({
   signingKeys: [generateSigningKey()],
-  backend: httpBackend({ baseUrl: serviceUrl, apiKey }),
+  backend: engineBackend(engine, { apiKey }),
   queries: { daily },
   // The test page's session: a cookie naming the subject (a real host would verify it).
   authorize: (c) => {
@@ -112,7 +96,7 @@ const control = createServer(async (req, res) => {
   send(
     res,
     200,
-    { publicDaily: publicDaily.id, session: session.id, expiring: expiring.id, daily: DAILY },
+    { publicDaily: publicDaily.id, session: session.id, expiring: expiring.id, counts },
     cors,
   );
 });
@@ -123,8 +107,9 @@ process.stdout.write(`${JSON.stringify({ edgeUrl: served.url, controlUrl })}\n`)
 
 const stop = async () => {
   await served.close();
-  service.close();
   control.close();
+  await engine.close();
+  rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);
 };
 process.on('SIGTERM', stop);
