@@ -3,13 +3,14 @@
  * ids the edge already remembers as verified, the two ready-made session hooks against a real
  * host session endpoint, and CORS for public embeds on any origin.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sign as signJwt } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_BUNDLE_PATH } from '../src/adapter/node/bundle-file.ts';
 import { nodeEdgeConfig } from '../src/adapter/node/node-edge-config.ts';
 import { type ServedEdge, serveEdge } from '../src/adapter/node/serve-edge.ts';
 import { httpBackend } from '../src/backend/http-backend.ts';
@@ -246,6 +247,16 @@ describe('nodeEdgeConfig', () => {
       expect(response.status).toBe(200);
       // An empty workspace: the real engine counts nothing.
       expect(await response.json()).toMatchObject({ graph: 'Single Value', value: 0 });
+      // The bundle defaults to the element's build in this monorepo, when it has been built.
+      const bundle = await edge.app.request('/analytics-chart.js');
+      if (existsSync(DEFAULT_BUNDLE_PATH)) {
+        expect(bundle.status).toBe(200);
+        expect(new Uint8Array(await bundle.arrayBuffer())).toEqual(
+          new Uint8Array(readFileSync(DEFAULT_BUNDLE_PATH)),
+        );
+      } else {
+        expect(bundle.status).toBe(404);
+      }
     } finally {
       await local.close();
       rmSync(dataDir, { recursive: true, force: true });

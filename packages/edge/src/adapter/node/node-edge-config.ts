@@ -1,6 +1,7 @@
 import { engineBackend, type QueryableEngine } from '../../backend/engine-backend.ts';
 import { type EdgeEnv, edgeConfigFromEnv } from '../../config/config-from-env.ts';
 import type { EdgeConfig } from '../../config/edge-config.ts';
+import { bundleFile } from './bundle-file.ts';
 
 /** An edge config on Node, with what must be closed when the host stops. */
 export interface NodeEdgeConfig {
@@ -12,16 +13,19 @@ export interface NodeEdgeConfig {
 }
 
 /**
- * `edgeConfigFromEnv` for Node hosts, with one addition: when neither a backend nor
+ * `edgeConfigFromEnv` for Node hosts, with two additions: the bundle defaults to the element's
+ * build (`bundleFile()`), and when neither a backend nor
  * `ANALYTICS_BASE_URL` is given, it opens the engine in this process (its data under
  * `ANALYTICS_DATA_DIR`, default `.data/engine`, one workspace keyed by `ANALYTICS_API_KEY`), so a
  * self-hosted setup needs no second server. The engine package is imported only then, so hosts
  * using the hosted service never load DuckDB.
  */
 export async function nodeEdgeConfig(
-  overrides: Partial<EdgeConfig> & Pick<EdgeConfig, 'queries'>,
+  given: Partial<EdgeConfig> & Pick<EdgeConfig, 'queries'>,
   env: EdgeEnv = process.env,
 ): Promise<NodeEdgeConfig> {
+  // The element's bundle from this monorepo's build unless one is given (null while unbuilt).
+  const overrides = { bundle: bundleFile(), ...given };
   const baseUrl = typeof env.ANALYTICS_BASE_URL === 'string' ? env.ANALYTICS_BASE_URL.trim() : '';
   if (overrides.backend || baseUrl) {
     return {
