@@ -201,6 +201,29 @@ describe('session hooks', () => {
     expect(proxy.calls.length - before).toBe(1);
   });
 
+  it('never takes the query id in the Bearer header for a session, even with a shared secret', async () => {
+    // A misconfiguration on purpose: the host's session secret is also the edge's signing secret.
+    const shared = generateSigningKey();
+    const edge = createEdge({
+      signingKeys: [shared],
+      backend: httpBackend({ baseUrl: proxy.url, apiKey: API_KEY }),
+      queries,
+      authorize: jwtSession({ secret: shared.secret }),
+      log: () => {},
+    });
+    const { id } = await edge.signQueryId({ query: 'open', subject: 'alice' });
+    const alone = await edge.app.request('/api/data', {
+      headers: { authorization: `Bearer ${id}` },
+    });
+    expect(alone.status).toBe(401);
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const cookie = `session=${await signJwt({ sub: 'alice', exp }, shared.secret)}`;
+    const withSession = await edge.app.request('/api/data', {
+      headers: { authorization: `Bearer ${id}`, cookie },
+    });
+    expect(withSession.status).toBe(200);
+  });
+
   it('jwtSession reads the cookie or a Bearer header, checks expiry and the secret', async () => {
     const { edge } = makeEdge({ authorize: jwtSession({ secret: SECRET }) });
     const served = await serve(edge);

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { type EdgeError, STATUS_OF } from './edge-error.ts';
+import type { EdgeError } from './edge-error.ts';
 import { API_SECURITY_HEADERS } from './security-headers.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -44,5 +44,3 @@ export function defaultClientIp(c: Context): string | undefined {
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
   return env?.incoming?.socket?.remoteAddress ?? c.req.header('cf-connecting-ip');
 }
-
-export { STATUS_OF };

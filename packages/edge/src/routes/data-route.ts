@@ -343,6 +343,7 @@ export function dataRoute(runtime: EdgeRuntime) {
   /** Session-bound ids: the current session must be the one the id was issued to. */
   async function checkSession(c: Context, entry: VerifiedEntry): Promise<void> {
     const { claims, compiled } = entry;
+    c.set('analyticsBearerIsQueryId', true);
     const session = await currentSession(runtime, c);
     if (!session) deny('forbidden', 'Sign in to see this chart.', entry.tag, 'no session', 401);
     if (session.subject !== claims.sub) {

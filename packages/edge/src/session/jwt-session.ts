@@ -90,7 +90,8 @@ export function jwtSession(options: JwtSessionOptions): Authorize {
         if (session) return session;
       }
     }
-    if (header) {
+    // On the data route the Bearer token is the query id: never try it as a session.
+    if (header && !c.get('analyticsBearerIsQueryId')) {
       const auth = c.req.header('authorization');
       if (auth?.startsWith('Bearer ')) return check(auth.slice(7).trim());
     }

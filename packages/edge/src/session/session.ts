@@ -1,5 +1,15 @@
 import type { Context } from 'hono';
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /**
+     * Set by the data route: this request's `Authorization: Bearer` holds a query id, not a
+     * session token, so session hooks must not read it as one.
+     */
+    analyticsBearerIsQueryId: boolean;
+  }
+}
+
 /**
  * The signed-in viewer as the host app knows them: a stable subject (user id) and, in
  * multi-tenant apps, the tenant. Other fields may feed `{from: 'session', claim}` parameters.
