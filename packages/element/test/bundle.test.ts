@@ -19,6 +19,33 @@ describe('CDN bundle', () => {
     expect(text).to.contain('customElements.define');
   });
 
+  it('carries only the Chart.js parts the element registers', async () => {
+    const text = await (await fetch('/cdn/analytics-chart.js')).text();
+    const id = (name: string) => new RegExp(`id\\s*[:=]\\s*[\`"']${name}[\`"']`);
+    for (const used of ['line', 'bar', 'pie', 'doughnut', 'category', 'linear', 'decimation']) {
+      expect(text, used).to.match(id(used));
+    }
+    // Other controllers and scales, and the plugins replaced by HTML or our own code.
+    for (const unused of [
+      'radar',
+      'polarArea',
+      'bubble',
+      'scatter',
+      'time',
+      'timeseries',
+      'logarithmic',
+      'radialLinear',
+      'legend',
+      'tooltip',
+      'title',
+      'subtitle',
+      'filler',
+      'colors',
+    ]) {
+      expect(text, unused).not.to.match(id(unused));
+    }
+  });
+
   it('draws in a plain page under a strict CSP, with the endpoint next to the script', async () => {
     const frame = document.createElement('iframe');
     frame.style.width = '700px';

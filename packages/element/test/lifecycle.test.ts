@@ -170,6 +170,16 @@ describe('lifecycle', () => {
     await until(async () => (await requests(key)).length > hiddenAt, 'the overdue refresh', 1500);
   });
 
+  it('follows the width of its container', async () => {
+    const el = await load('bar');
+    const chart = el.chart;
+    expect(chart?.width).to.be.within(560, 600);
+    container(el).style.width = '320px';
+    await until(() => (chart?.width ?? 0) <= 320, 'the narrower chart');
+    expect(el.chart).to.equal(chart);
+    expect(chart?.width).to.be.within(280, 320);
+  });
+
   it('creates the chart once and updates it in place when the data changes', async () => {
     const el = await load('single-line');
     const chart = el.chart;
