@@ -126,12 +126,23 @@ const FEATURES = [
   ['dashboard_edit', 20],
 ] as const;
 
+/** Demo events as records ready to write (see {@link demoEventObjects}). */
+export function* demoEvents(count: number, seed: number, now: number): Generator<EventRecord> {
+  for (const { timestamp, json } of demoEventObjects(count, seed, now)) {
+    yield { timestamp, payload: JSON.stringify(json) };
+  }
+}
+
 /**
  * Demo events, oldest first, over the 90 days before `now`: more traffic in the (UTC) daytime
  * and on weekdays, slowly growing, from a pool of users who each keep one tenant, plan,
  * country and device. Deterministic for a given seed, count and `now`.
  */
-export function* demoEvents(count: number, seed: number, now: number): Generator<EventRecord> {
+export function* demoEventObjects(
+  count: number,
+  seed: number,
+  now: number,
+): Generator<{ timestamp: number; json: DemoEvent }> {
   const random = seededRandom(seed);
   const end = Math.floor(now);
   const start = end - DAYS * 86_400;
@@ -205,7 +216,7 @@ export function* demoEvents(count: number, seed: number, now: number): Generator
           [404, 3],
         ] as const);
       emitted++;
-      yield { timestamp, payload: JSON.stringify(payload) };
+      yield { timestamp, json: payload };
     }
   }
 }
@@ -239,8 +250,13 @@ export async function generateDemoData(options: DemoDataOptions): Promise<DemoDa
       written += records.length;
       options.onProgress?.(written, count);
     };
-    for (const record of demoEvents(count, options.seed ?? 42, options.now ?? Date.now() / 1000)) {
-      batch.push(record);
+    const now = options.now ?? Date.now() / 1000;
+    for (const { timestamp, json } of demoEventObjects(count, options.seed ?? 42, now)) {
+      batch.push({
+        timestamp,
+        payload: JSON.stringify(json),
+        json: json as unknown as Record<string, unknown>,
+      });
       if (batch.length >= BATCH) await flush();
     }
     if (batch.length > 0) await flush();

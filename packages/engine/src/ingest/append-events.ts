@@ -1,7 +1,18 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CollectionEntry } from '../storage/catalog.ts';
-import { type EventRecord, stagedProblems, stageNdjson, stageRecords } from './stage-events.ts';
-import { addKeyColumns, discoverKeys, insertStaged } from './type-keys.ts';
+import {
+  type EventRecord,
+  recordsRelation,
+  STAGED_GOOD,
+  stagedProblems,
+  stageNdjson,
+} from './stage-events.ts';
+import {
+  addKeyColumns,
+  discoverObjectKeys,
+  discoverStagedKeys,
+  insertEvents,
+} from './type-keys.ts';
 
 /** A line that could not be loaded, with its 1-based number and the reason. */
 export interface BadLine {
@@ -16,8 +27,9 @@ export async function appendRecords(
   records: EventRecord[],
 ): Promise<number> {
   if (records.length === 0) return 0;
-  await stageRecords(conn, records);
-  return typeAndInsert(conn, draft);
+  const objects = records.map((r) => r.json ?? (JSON.parse(r.payload) as Record<string, unknown>));
+  await addKeyColumns(conn, draft, discoverObjectKeys(objects));
+  return insertEvents(conn, draft, (params) => recordsRelation(records, params));
 }
 
 /**
@@ -31,11 +43,7 @@ export async function appendNdjson(
   firstLine: number,
 ): Promise<{ written: number; bad: BadLine[] }> {
   await stageNdjson(conn, text, firstLine);
-  const written = await typeAndInsert(conn, draft);
+  await addKeyColumns(conn, draft, await discoverStagedKeys(conn));
+  const written = await insertEvents(conn, draft, () => STAGED_GOOD);
   return { written, bad: await stagedProblems(conn) };
-}
-
-async function typeAndInsert(conn: DuckDBConnection, draft: CollectionEntry): Promise<number> {
-  await addKeyColumns(conn, draft, await discoverKeys(conn));
-  return insertStaged(conn, draft);
 }

@@ -1,4 +1,9 @@
-import { DEFAULT_COLLECTION, describeZodError, expected } from '@analytics-chart/protocol';
+import {
+  DEFAULT_COLLECTION,
+  describeZodError,
+  expected,
+  REQUIRED,
+} from '@analytics-chart/protocol';
 import { z } from 'zod';
 import { EngineError } from '../engine-error.ts';
 import { type EventRecord, MAX_TIMESTAMP } from './stage-events.ts';
@@ -40,24 +45,64 @@ const timestampSchema = z
   })
   .nullish();
 
-const payloadSchema = z
-  .union([z.string(), z.record(z.string(), z.unknown())], {
-    error: expected('a JSON object, or a string holding one'),
-  })
-  .transform((value, ctx) => {
-    if (typeof value !== 'string') return JSON.stringify(value);
+/** A validated payload: its text as it will be stored, and the object it holds. */
+interface Payload {
+  payload: string;
+  json: Record<string, unknown>;
+}
+
+const NOT_AN_OBJECT = 'expected a JSON object, or a string holding one';
+
+/**
+ * Checks one payload: an object (stored in compact form) or a string holding a JSON object
+ * (stored exactly as sent). A plain function rather than a zod schema: bulk requests run it
+ * thousands of times per request.
+ */
+function toPayload(value: unknown): Payload | string {
+  if (typeof value === 'string') {
     let parsed: unknown;
     try {
       parsed = JSON.parse(value);
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
-      return z.NEVER;
+      return 'is not valid JSON';
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      ctx.addIssue({ code: 'custom', message: 'expected a JSON object, or a string holding one' });
-      return z.NEVER;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      return NOT_AN_OBJECT;
+    return { payload: value, json: parsed as Record<string, unknown> };
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return { payload: JSON.stringify(value), json: value as Record<string, unknown> };
+  }
+  return NOT_AN_OBJECT;
+}
+
+const payloadSchema = z.unknown().transform((value, ctx): Payload => {
+  if (value === undefined) {
+    ctx.addIssue({ code: 'custom', message: REQUIRED });
+    return z.NEVER;
+  }
+  const payload = toPayload(value);
+  if (typeof payload === 'string') {
+    ctx.addIssue({ code: 'custom', message: payload });
+    return z.NEVER;
+  }
+  return payload;
+});
+
+const payloadsSchema = z
+  .array(z.unknown(), { error: expected('a list of JSON objects or strings') })
+  .max(MAX_BULK_EVENTS, { error: `at most ${MAX_BULK_EVENTS} events per request` })
+  .transform((values, ctx): Payload[] => {
+    const out: Payload[] = [];
+    for (let i = 0; i < values.length; i++) {
+      const payload = toPayload(values[i]);
+      if (typeof payload === 'string') {
+        ctx.addIssue({ code: 'custom', path: [i], message: payload });
+        return z.NEVER;
+      }
+      out.push(payload);
     }
-    return value;
+    return out;
   });
 
 const logSchema = z.object({
@@ -69,9 +114,7 @@ const logSchema = z.object({
 const bulkSchema = z.object({
   collection: collectionSchema,
   timestamp: timestampSchema,
-  jsons: z
-    .array(payloadSchema, { error: 'expected a list of JSON objects or strings' })
-    .max(MAX_BULK_EVENTS, { error: `at most ${MAX_BULK_EVENTS} events per request` }),
+  jsons: payloadsSchema,
 });
 
 /** Events to write to one collection. */
@@ -91,7 +134,7 @@ export function parseLogRequest(body: unknown, now: number): IngestBatch {
   const log = parse(logSchema, body);
   return {
     collection: log.collection ?? DEFAULT_COLLECTION,
-    records: [{ timestamp: log.timestamp ?? Math.floor(now), payload: log.json }],
+    records: [{ timestamp: log.timestamp ?? Math.floor(now), ...log.json }],
   };
 }
 
@@ -101,6 +144,6 @@ export function parseBulkLogRequest(body: unknown, now: number): IngestBatch {
   const timestamp = bulk.timestamp ?? Math.floor(now);
   return {
     collection: bulk.collection ?? DEFAULT_COLLECTION,
-    records: bulk.jsons.map((payload) => ({ timestamp, payload })),
+    records: bulk.jsons.map((payload) => ({ timestamp, ...payload })),
   };
 }

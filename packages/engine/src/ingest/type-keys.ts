@@ -24,7 +24,7 @@ export const MAX_DEPTH = 6;
  * one refinement: `#` marks a string that may read as a number (it starts with a digit, sign,
  * dot, space or escape), so only keys that ever hold one pay for a numeric column.
  */
-interface Seen {
+export interface Seen {
   path: string[];
   chars: Set<string>;
 }
@@ -36,8 +36,66 @@ const KIND = (v: string) =>
   `CASE WHEN left(${v}, 1) = '"' AND substr(${v}, 2, 1) IN ('0','1','2','3','4','5','6','7','8','9','-','+','.',' ','\\')
         THEN '#' ELSE left(${v}, 1) END`;
 
+/**
+ * The same discovery over payload objects the caller already holds: the kind characters are
+ * those of the objects' JSON text, as {@link discoverStagedKeys} reads them from DuckDB.
+ */
+export function discoverObjectKeys(objects: Iterable<Record<string, unknown>>): Seen[] {
+  const seen = new Map<string, Seen>();
+  const walk = (object: Record<string, unknown>, parent: string[], parentId: string) => {
+    for (const key in object) {
+      const value = object[key];
+      const path = [...parent, key];
+      const id = parentId ? `${parentId}\u0000${key}` : key;
+      let entry = seen.get(id);
+      if (!entry) {
+        entry = { path, chars: new Set() };
+        seen.set(id, entry);
+      }
+      entry.chars.add(kindOf(value));
+      if (
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        path.length < MAX_DEPTH
+      ) {
+        walk(value as Record<string, unknown>, path, id);
+      }
+    }
+  };
+  for (const object of objects) walk(object, [], '');
+  return [...seen.values()];
+}
+
+/** The kind character of a parsed JSON value (see {@link Seen}). */
+function kindOf(value: unknown): string {
+  if (value === null) return 'n';
+  switch (typeof value) {
+    case 'string': {
+      // JSON text `"…` whose next character is a digit, sign, dot, space or an escape.
+      const c = value.charCodeAt(0);
+      const maybeNumeric =
+        (c >= 48 && c <= 57) ||
+        c === 43 ||
+        c === 45 ||
+        c === 46 ||
+        c === 32 ||
+        c === 34 ||
+        c === 92 ||
+        c < 32;
+      return value.length > 0 && maybeNumeric ? '#' : '"';
+    }
+    case 'number':
+      return '0';
+    case 'boolean':
+      return value ? 't' : 'f';
+    default:
+      return Array.isArray(value) ? '[' : '{';
+  }
+}
+
 /** Finds every key path in the staged payloads and the kinds of value each one holds. */
-export async function discoverKeys(conn: DuckDBConnection): Promise<Seen[]> {
+export async function discoverStagedKeys(conn: DuckDBConnection): Promise<Seen[]> {
   const seen = new Map<string, Seen>();
   const note = (path: string[], chars: string[]) => {
     const id = JSON.stringify(path);
@@ -174,12 +232,14 @@ export async function addKeyColumns(
 }
 
 /**
- * Appends the staged events that passed their checks to the collection's table, filling every
- * typed column from one multi-path extraction per payload. Returns the number of rows written.
+ * Appends events to the collection's table, filling every typed column from one multi-path
+ * extraction per payload. `source` gives the `(ts, payload)` relation to read, adding its own
+ * parameters. Returns the number of rows written.
  */
-export async function insertStaged(
+export async function insertEvents(
   conn: DuckDBConnection,
   entry: CollectionEntry,
+  source: (params: SqlParams) => string,
 ): Promise<number> {
   const columns = ['"timestamp"', '"json"'];
   const values = ['ts', 'payload'];
@@ -204,6 +264,7 @@ export async function insertStaged(
     );
   });
   const params = new SqlParams();
+  const from = source(params);
   const e = scalarKeys.length
     ? `json_extract_string(payload, ${params.texts(scalarKeys.map((k) => jsonPointer(k.path)))})`
     : 'NULL';
@@ -213,7 +274,7 @@ export async function insertStaged(
   const result = await conn.run(
     `INSERT INTO ${entry.table} (${columns.join(', ')})
      SELECT ${values.join(', ')} FROM (
-       SELECT ts, payload, ${e} AS e, ${j} AS j FROM stage WHERE problem IS NULL
+       SELECT ts, payload, ${e} AS e, ${j} AS j FROM ${from}
      )`,
     params.values,
     params.types,

@@ -75,8 +75,9 @@ export function aggregateSql(
 ): string {
   const filter = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
   if (aggregation === 'Count') return `count(*)${filter}`;
-  if (m === null) return 'NULL::DOUBLE';
-  if (aggregation === 'Sum') return `sum(${m})${filter}`;
+  if (m === null) return aggregation === 'Sum' ? '0::DOUBLE' : 'NULL::DOUBLE';
+  // A sum over no numeric values is 0, also where it ranks groups.
+  if (aggregation === 'Sum') return `coalesce(sum(${m})${filter}, 0)`;
   if (aggregation === 'Avg') return `avg(${m})${filter}`;
   return `quantile_cont(${m}, ${QUANTILES[aggregation]})${filter}`;
 }

@@ -6,7 +6,6 @@ import {
   sourceSql,
   toNumber,
   whereFilters,
-  windowSql,
 } from './query-context.ts';
 import { windowSeconds } from './time-buckets.ts';
 
@@ -15,6 +14,9 @@ import { windowSeconds } from './time-buckets.ts';
  * {@link LIMITS.samples} events (see {@link samplesEnvelope}).
  */
 export const MAX_SAMPLES_SECOND = 10_000;
+
+/** Ranges tried from the newest (or oldest) end of the window, in seconds; the last is all. */
+const NARROWING_SPANS = [3600, 86_400, 30 * 86_400, Number.POSITIVE_INFINITY];
 
 /**
  * Samples: events exactly as ingested, newest first (or oldest first with `Ascending`), at most
@@ -31,31 +33,34 @@ export async function samplesEnvelope(ctx: QueryContext): Promise<Envelope> {
   if (lo > hi || !ctx.entry) return { result: [], metadata: {} };
   const ascending = ctx.query.order === 'Ascending';
   const direction = ascending ? 'ASC' : 'DESC';
-  const page = async (where: (params: SqlParams) => string, limit: number) => {
+  const page = async (from: number, to: number, limit: number) => {
     const params = new SqlParams();
-    const condition = where(params);
     return queryRows(
       ctx,
       `SELECT "timestamp", "json" FROM ${sourceSql(ctx)}
-       WHERE ${condition} AND ${whereFilters(ctx, ctx.query.filters, params)}
+       WHERE "timestamp" BETWEEN ${params.integer(from)} AND ${params.integer(to)}
+         AND ${whereFilters(ctx, ctx.query.filters, params)}
        ORDER BY "timestamp" ${direction}, rowid ${direction} LIMIT ${params.integer(limit)}`,
       params,
     );
   };
-  let rows = await page((params) => windowSql(ctx.windows.window, params), LIMITS.samples + 1);
+  // Events are stored roughly in time order, so a narrow range at the right end of the window
+  // lets DuckDB skip all other row groups by their min/max; widen only when it holds too few.
+  let rows: Awaited<ReturnType<typeof page>> = [];
+  for (const span of NARROWING_SPANS) {
+    const from = ascending ? lo : Math.max(lo, hi - span);
+    const to = ascending ? Math.min(hi, lo + span) : hi;
+    rows = await page(from, to, LIMITS.samples + 1);
+    if (rows.length > LIMITS.samples || (from === lo && to === hi)) break;
+  }
   if (rows.length > LIMITS.samples) {
     const lastKept = rows[LIMITS.samples - 1]?.[0];
     const firstDropped = rows[LIMITS.samples]?.[0];
     rows = rows.slice(0, LIMITS.samples);
     if (lastKept === firstDropped) {
       const whole = rows.filter((row) => row[0] !== lastKept);
-      rows =
-        whole.length > 0
-          ? whole
-          : await page(
-              (params) => `"timestamp" = ${params.integer(Number(lastKept))}`,
-              MAX_SAMPLES_SECOND,
-            );
+      const second = Number(lastKept);
+      rows = whole.length > 0 ? whole : await page(second, second, MAX_SAMPLES_SECOND);
     }
   }
   const result: SampleRow[] = rows.map(([timestamp, json]) => ({

@@ -70,15 +70,19 @@ async function aggregateWindow(
   if (!plan || plan.buckets.length === 0) return { buckets: [], series };
   const key = plan.keySql('"timestamp"', params);
   const m = metricSql(ctx, params);
+  const { aggregation } = ctx.query;
+  // Count and Sum over the window are the sums of their buckets: one GROUP BY suffices. Avg and
+  // percentiles need the window as a whole, which GROUPING SETS adds to the same scan.
+  const additive = aggregation === 'Count' || aggregation === 'Sum';
   const columns = populations.flatMap((condition, i) => [
-    `${aggregateSql(ctx.query.aggregation, m, condition)} AS v${i}`,
-    `${aggregateSql('Count', null, condition)} AS c${i}`,
+    `${aggregateSql(aggregation, m, condition)} AS v${i}`,
+    aggregation === 'Count' ? `v${i}` : `${aggregateSql('Count', null, condition)} AS c${i}`,
   ]);
   const rows = await queryRows(
     ctx,
     `SELECT ${key} AS k, ${columns.join(', ')}
      FROM ${sourceSql(ctx)} WHERE ${windowSql(window, params)} AND ${where}
-     GROUP BY GROUPING SETS ((k), ())`,
+     GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
     params,
   );
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
@@ -94,6 +98,9 @@ async function aggregateWindow(
         s.counts[i] = toNumber(row[2 + 2 * p] ?? null) ?? 0;
       }
     });
+  }
+  if (additive) {
+    for (const s of series) s.combined = s.values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
   }
   return { buckets: plan.buckets, series };
 }
@@ -319,17 +326,24 @@ async function splitWindow(
   const agg = aggregateSql(query.aggregation, 'm');
   const base = `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
     WHERE ${windowSql(window, params)} AND ${whereFilters(ctx, query.filters, params)}`;
-  const top = fixedSeries
-    ? `SELECT unnest(${params.texts(fixedSeries)}) AS sp, NULL::DOUBLE AS v`
-    : `SELECT sp, ${agg} AS v FROM base GROUP BY sp ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series}`;
-  const rows = await queryRows(
-    ctx,
-    `WITH base AS (SELECT * FROM (${base}) WHERE sp IS NOT NULL), top AS (${top})
-     SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
-     UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
-     UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
-    params,
-  );
+  const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
+  const chosen = fixedSeries ? `list_contains(${params.texts(fixedSeries)}, sp)` : 'TRUE';
+  // Count and Sum: one scan groups by (split, bucket); the ranking and the totals are sums over
+  // those groups. Avg and percentiles rank on their own whole-window values, a second pass.
+  const sql = additive
+    ? `WITH g AS (SELECT sp, k, ${agg} AS v, count(*) AS c FROM (${base}) WHERE sp IS NOT NULL GROUP BY sp, k),
+            top AS (SELECT sp, sum(v) AS v FROM g WHERE ${chosen} GROUP BY sp
+                    ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series})
+       SELECT 0 AS part, sp, k, v, c FROM g WHERE sp IN (SELECT sp FROM top)
+       UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
+       UNION ALL SELECT 2, NULL, NULL, sum(v), sum(c) FROM g`
+    : `WITH base AS (SELECT * FROM (${base}) WHERE sp IS NOT NULL),
+            top AS (SELECT sp, ${agg} AS v FROM base WHERE ${chosen} GROUP BY sp
+                    ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series})
+       SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
+       UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
+       UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`;
+  const rows = await queryRows(ctx, sql, params);
   const ranked: Array<{ name: string; value: number | null }> = [];
   const cells = new Map<string, Map<number, { value: number | null; count: number }>>();
   let combined: number | null = empty;

@@ -4,6 +4,8 @@ export interface WorkspaceDbOptions {
   memoryLimit?: string;
   /** Worker threads DuckDB may use for one query. */
   threads?: number;
+  /** WAL size that triggers an automatic checkpoint, e.g. `'256MB'` (DuckDB's default 16MB). */
+  checkpointThreshold?: string;
 }
 
 /**
@@ -21,6 +23,7 @@ export function workspaceDbConfig(options: WorkspaceDbOptions = {}): Record<stri
     allow_unsigned_extensions: 'false',
     memory_limit: options.memoryLimit ?? '2GB',
     threads: String(options.threads ?? 2),
+    ...(options.checkpointThreshold ? { checkpoint_threshold: options.checkpointThreshold } : {}),
     // Last, so nothing after it can loosen the settings above.
     lock_configuration: 'true',
   };

@@ -18,6 +18,12 @@ export interface WorkspaceDbOptions {
   threads?: number;
   /** Connections kept for concurrent queries (default 4). */
   readers?: number;
+  /**
+   * WAL size that triggers a checkpoint (default 1GB). DuckDB's 16MB default makes a steady
+   * stream of small commits rewrite the last row group over and over; a larger WAL costs only
+   * replay time after a crash.
+   */
+  checkpointThreshold?: string;
 }
 
 /** The writer's view of one transaction: collections it touches come back as drafts. */
@@ -57,7 +63,10 @@ export class WorkspaceDb implements SqlWorkspace {
 
   /** Opens (creating when missing) the database file and loads its catalog. */
   static async open(file: string, options: WorkspaceDbOptions = {}): Promise<WorkspaceDb> {
-    const instance = await DuckDBInstance.create(file, workspaceDbConfig(options));
+    const instance = await DuckDBInstance.create(
+      file,
+      workspaceDbConfig({ ...options, checkpointThreshold: options.checkpointThreshold ?? '1GB' }),
+    );
     try {
       const writer = await instance.connect();
       for (const statement of CATALOG_DDL) await writer.run(statement);

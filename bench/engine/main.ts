@@ -1,0 +1,407 @@
+/**
+ * `pnpm bench engine [--events N] [--runs R] [--keep]`: the engine on generated demo events.
+ *
+ * For each query the median end-to-end time over HTTP (a `serve` child process), beside two
+ * baselines measured in the same run: the same aggregation as hand-written DuckDB SQL over
+ * typed columns (the floor: a table DuckDB's own `read_ndjson` built from the same file) and a
+ * plain JavaScript loop over the events in memory (typed arrays). Then load throughput of
+ * `engine load` (the CLI, against `read_ndjson` on the same file) and of `/api/bulk-log` in
+ * batches of 1,000, and the serving process's memory.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { demoEventObjects, demoEvents } from '@analytics-chart/engine';
+import { offsetSegments } from '../../packages/engine/src/query/time-buckets.ts';
+import { duckdb } from './duckdb.ts';
+
+const ENGINE_BIN = new URL('../../packages/engine/bin/analytics-engine.mjs', import.meta.url)
+  .pathname;
+const KEY = 'bench-key';
+const EVENT_CODES = ['page_view', 'login', 'feature_used', 'signup', 'purchase', 'error'];
+
+interface Options {
+  events: number;
+  runs: number;
+  keep: boolean;
+}
+
+function parseOptions(args: string[]): Options {
+  const options: Options = { events: 1_000_000, runs: 15, keep: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--events') options.events = Number(String(args[++i]).replaceAll('_', ''));
+    else if (arg === '--runs') options.runs = Number(args[++i]);
+    else if (arg === '--keep') options.keep = true;
+    else throw new Error(`bench engine: unknown option ${arg}`);
+  }
+  if (!Number.isSafeInteger(options.events) || options.events < 1000) {
+    throw new Error('bench engine: --events must be a whole number of at least 1000');
+  }
+  return options;
+}
+
+/** The events in memory for the JavaScript baseline, column by column. */
+interface Columns {
+  ts: Float64Array;
+  event: Uint8Array;
+  price: Float64Array;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+const ms = (start: number) => performance.now() - start;
+const fmt = (n: number, digits = 1) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const rate = (events: number, millis: number) => Math.round((events / millis) * 1000);
+
+function log(line: string) {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Writes the NDJSON file and fills the in-memory columns from the same generator. */
+function generate(file: string, count: number, now: number): Columns {
+  const columns: Columns = {
+    ts: new Float64Array(count),
+    event: new Uint8Array(count),
+    price: new Float64Array(count).fill(Number.NaN),
+  };
+  const fd = openSync(file, 'w');
+  let buffer: string[] = [];
+  let i = 0;
+  for (const { timestamp, json } of demoEventObjects(count, 42, now)) {
+    columns.ts[i] = timestamp;
+    columns.event[i] = EVENT_CODES.indexOf(json.event);
+    if (json.price !== undefined) columns.price[i] = json.price;
+    buffer.push(`{"timestamp":${timestamp},"json":${JSON.stringify(json)}}`);
+    if (buffer.length === 20_000) {
+      writeSync(fd, `${buffer.join('\n')}\n`);
+      buffer = [];
+    }
+    i++;
+  }
+  if (buffer.length) writeSync(fd, `${buffer.join('\n')}\n`);
+  closeSync(fd);
+  return columns;
+}
+
+function runChild(args: string[], env: Record<string, string> = {}): ChildProcess {
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+  delete childEnv.INIT_CWD;
+  return spawn(process.execPath, [ENGINE_BIN, ...args], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+function finished(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+}
+
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') * 1024, peak: kb('VmHWM') * 1024 };
+}
+
+interface QueryCase {
+  name: string;
+  body: Record<string, unknown>;
+  floor: (params: { lo: number; hi: number }) => string;
+  js: (c: Columns, params: { lo: number; hi: number }) => unknown;
+  window: number;
+}
+
+export async function run(args: string[]): Promise<void> {
+  const options = parseOptions(args);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-engine-'));
+  const file = join(dir, 'events.ndjson');
+  const now = Math.floor(Date.now() / 1000);
+  const started = new Date();
+  log(
+    `engine benchmark: ${options.events.toLocaleString('en-US')} events, ${options.runs} runs per query, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB RAM, Node ${process.version}`,
+  );
+  log(`data directory ${dir}`);
+
+  let t = performance.now();
+  const columns = generate(file, options.events, now);
+  log(`generated ${fmt(statSync(file).size / 1e6)} MB of NDJSON in ${fmt(ms(t) / 1000)} s`);
+
+  // DuckDB's own loader on the same file: the load baseline, and the floor's typed table.
+  const floorDb = await duckdb.DuckDBInstance.create(join(dir, 'floor.duckdb'), {
+    threads: '2',
+    memory_limit: '1GB',
+  });
+  const floor = await floorDb.connect();
+  t = performance.now();
+  await floor.run(
+    `CREATE TABLE t AS SELECT * FROM read_ndjson(${duckdb.quotedString?.(file) ?? `'${file}'`})`,
+  );
+  await floor.run('CHECKPOINT');
+  const readNdjsonMs = ms(t);
+  log(`read_ndjson into a DuckDB file: ${fmt(readNdjsonMs / 1000)} s`);
+
+  // engine load, as users run it.
+  const data = join(dir, 'data');
+  t = performance.now();
+  const load = runChild(['load', '--data', data, file]);
+  load.stdout?.on('data', () => undefined);
+  if ((await finished(load)) !== 0) throw new Error('engine load failed');
+  const loadMs = ms(t);
+  log(`engine load: ${fmt(loadMs / 1000)} s`);
+
+  const server = runChild(['serve', '--port', '0', '--data', data], { ANALYTICS_API_KEY: KEY });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    server.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1] as string);
+    });
+    server.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${text}`);
+    return text;
+  };
+
+  const DAY = 86_400;
+  const la = (lo: number, hi: number) => offsetSegments('America/Los_Angeles', lo, hi);
+  const offsetCase = (lo: number, hi: number) => {
+    const segments = la(lo, hi);
+    if (segments.length === 1) return String(segments[0]?.offset);
+    const branches = segments
+      .slice(1)
+      .map((s, i) => `WHEN timestamp < ${s.from} THEN ${segments[i]?.offset}`);
+    return `CASE ${branches.join(' ')} ELSE ${segments[segments.length - 1]?.offset} END`;
+  };
+  const cases: QueryCase[] = [
+    {
+      name: 'Count per Day, 30 days, Los Angeles',
+      window: 30 * DAY,
+      body: {
+        graph_type: 'Single Line',
+        granularity: 'Day',
+        start: '30 days ago',
+        end: 'now',
+        IANA_time_zone: 'America/Los_Angeles',
+      },
+      floor: ({ lo, hi }) =>
+        `SELECT (timestamp + ${offsetCase(lo, hi)}) // 86400 AS d, count(*) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} GROUP BY d`,
+      js: (c, { lo, hi }) => {
+        const segments = la(lo, hi);
+        const counts = new Map<number, number>();
+        for (let i = 0; i < c.ts.length; i++) {
+          const ts = c.ts[i] as number;
+          if (ts < lo || ts > hi) continue;
+          let offset = segments[0]?.offset ?? 0;
+          for (const s of segments) if (s.from <= ts) offset = s.offset;
+          const day = Math.floor((ts + offset) / DAY);
+          counts.set(day, (counts.get(day) ?? 0) + 1);
+        }
+        return counts;
+      },
+    },
+    {
+      name: 'Count per Hour split by event, 3 days',
+      window: 3 * DAY,
+      body: {
+        graph_type: 'Multi Line',
+        split: 'event',
+        granularity: 'Hour',
+        start: '3 days ago',
+        end: 'now',
+        IANA_time_zone: 'America/Los_Angeles',
+      },
+      floor: ({ lo, hi }) =>
+        `SELECT json.event, timestamp // 3600 AS h, count(*) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} GROUP BY ALL`,
+      js: (c, { lo, hi }) => {
+        const counts = new Map<number, number>();
+        for (let i = 0; i < c.ts.length; i++) {
+          const ts = c.ts[i] as number;
+          if (ts < lo || ts > hi) continue;
+          const key = Math.floor(ts / 3600) * 8 + (c.event[i] as number);
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+        return counts;
+      },
+    },
+    {
+      name: 'Sum(price) where event = purchase, 90 days',
+      window: 90 * DAY,
+      body: {
+        graph_type: 'Single Value',
+        aggregation: 'Sum',
+        metric: 'price',
+        filters: [['event', '=', 'purchase']],
+        start: '90 days ago',
+        end: 'now',
+      },
+      floor: ({ lo, hi }) =>
+        `SELECT sum(json.price) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} AND json.event = 'purchase'`,
+      js: (c, { lo, hi }) => {
+        const purchase = EVENT_CODES.indexOf('purchase');
+        let sum = 0;
+        for (let i = 0; i < c.ts.length; i++) {
+          const ts = c.ts[i] as number;
+          if (ts >= lo && ts <= hi && c.event[i] === purchase) sum += c.price[i] as number;
+        }
+        return sum;
+      },
+    },
+    {
+      name: 'P95(price), 90 days',
+      window: 90 * DAY,
+      body: {
+        graph_type: 'Single Value',
+        aggregation: 'P95',
+        metric: 'price',
+        start: '90 days ago',
+        end: 'now',
+      },
+      floor: ({ lo, hi }) =>
+        `SELECT quantile_cont(json.price, 0.95) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi}`,
+      js: (c, { lo, hi }) => {
+        const values: number[] = [];
+        for (let i = 0; i < c.ts.length; i++) {
+          const ts = c.ts[i] as number;
+          const price = c.price[i] as number;
+          if (ts >= lo && ts <= hi && !Number.isNaN(price)) values.push(price);
+        }
+        const sorted = Float64Array.from(values).sort();
+        const h = (sorted.length - 1) * 0.95;
+        const low = Math.floor(h);
+        return (sorted[low] ?? 0) + (h - low) * ((sorted[Math.ceil(h)] ?? 0) - (sorted[low] ?? 0));
+      },
+    },
+    {
+      name: 'Latest 50 Samples',
+      window: 90 * DAY,
+      body: { graph_type: 'Samples', start: '90 days ago', end: 'now' },
+      floor: ({ lo, hi }) =>
+        `SELECT timestamp, to_json(json) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} ORDER BY timestamp DESC LIMIT 50`,
+      js: (c, { lo, hi }) => {
+        // The columns are in time order, as the file is: scan back from the end.
+        const out: number[] = [];
+        for (let i = c.ts.length - 1; i >= 0 && out.length < 50; i--) {
+          const ts = c.ts[i] as number;
+          if (ts >= lo && ts <= hi) out.push(i);
+        }
+        return out;
+      },
+    },
+  ];
+
+  const rows: Array<{ name: string; engine: number; floor: number; js: number }> = [];
+  let peakRss = 0;
+  for (const c of cases) {
+    const engine: number[] = [];
+    const floorTimes: number[] = [];
+    const js: number[] = [];
+    for (let r = -2; r < options.runs; r++) {
+      const nowSec = Date.now() / 1000;
+      const params = { lo: Math.floor(nowSec - c.window) + 1, hi: Math.ceil(nowSec) - 1 };
+      let s = performance.now();
+      await post('/api/visualize/data', { api_key: KEY, ...c.body });
+      const e = ms(s);
+      s = performance.now();
+      await (await floor.runAndReadAll(c.floor(params))).getRows();
+      const f = ms(s);
+      s = performance.now();
+      c.js(columns, params);
+      const j = ms(s);
+      if (r >= 0) {
+        engine.push(e);
+        floorTimes.push(f);
+        js.push(j);
+      }
+      peakRss = Math.max(peakRss, memoryOf(server.pid as number).rss);
+    }
+    rows.push({ name: c.name, engine: median(engine), floor: median(floorTimes), js: median(js) });
+  }
+
+  // /api/bulk-log in batches of 1,000, four requests in flight.
+  const bulkEvents = Math.min(200_000, Math.max(20_000, Math.floor(options.events / 5)));
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  for (const record of demoEvents(bulkEvents, 7, now)) {
+    batch.push(record.payload);
+    if (batch.length === 1000) {
+      batches.push(batch);
+      batch = [];
+    }
+  }
+  if (batch.length) batches.push(batch);
+  t = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < batches.length) {
+        const jsons = batches[next++] as string[];
+        await post('/api/bulk-log', {
+          api_key: KEY,
+          collection: 'bulk_bench',
+          timestamp: now,
+          jsons,
+        });
+        peakRss = Math.max(peakRss, memoryOf(server.pid as number).rss);
+      }
+    }),
+  );
+  const bulkMs = ms(t);
+  const memory = memoryOf(server.pid as number);
+  peakRss = Math.max(peakRss, memory.rss);
+
+  server.kill('SIGTERM');
+  await finished(server);
+  floor.closeSync();
+  floorDb.closeSync();
+
+  const pad = (s: string, n: number) => s.padEnd(n);
+  const num = (s: string, n: number) => s.padStart(n);
+  log('');
+  log(
+    `${pad('query', 42)}${num('engine ms', 11)}${num('floor ms', 10)}${num('× floor', 9)}${num('JS loop ms', 12)}${num('× JS', 8)}`,
+  );
+  for (const r of rows) {
+    log(
+      `${pad(r.name, 42)}${num(fmt(r.engine), 11)}${num(fmt(r.floor), 10)}${num(fmt(r.engine / r.floor, 2), 9)}${num(fmt(r.js), 12)}${num(fmt(r.engine / r.js, 2), 8)}`,
+    );
+  }
+  log('');
+  log(`${pad('load', 42)}${num('events/s', 11)}${num('seconds', 10)}`);
+  log(
+    `${pad('engine load (CLI, typed columns)', 42)}${num(rate(options.events, loadMs).toLocaleString('en-US'), 11)}${num(fmt(loadMs / 1000), 10)}`,
+  );
+  log(
+    `${pad('DuckDB read_ndjson into a file (baseline)', 42)}${num(rate(options.events, readNdjsonMs).toLocaleString('en-US'), 11)}${num(fmt(readNdjsonMs / 1000), 10)}   engine load = ${fmt((readNdjsonMs / loadMs) * 100, 0)}% of it`,
+  );
+  log(
+    `${pad('/api/bulk-log, batches of 1,000, 4 in flight', 42)}${num(rate(bulkEvents, bulkMs).toLocaleString('en-US'), 11)}${num(fmt(bulkMs / 1000), 10)}   (${bulkEvents.toLocaleString('en-US')} events)`,
+  );
+  log('');
+  log(
+    `serving process memory: ${fmt(memory.rss / 2 ** 30, 2)} GiB RSS at the end, ${fmt(peakRss / 2 ** 30, 2)} GiB highest sampled, ${fmt(memory.peak / 2 ** 30, 2)} GiB high-water mark (VmHWM, includes startup)`,
+  );
+  log(`started ${started.toISOString()}, finished ${new Date().toISOString()}`);
+
+  if (options.keep) log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
