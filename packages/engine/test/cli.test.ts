@@ -81,7 +81,7 @@ describe('load', () => {
       'line 5: timestamp is required',
       'line 6: is not a JSON object',
       'line 7: timestamp: expected Unix seconds (a number from 0 to 253402300799)',
-      'line 8: json: expected a JSON object, or a string holding one',
+      'line 8: json: is not valid JSON',
       'line 9: json is required',
     ]);
     expect(result.stdout).toMatch(/^loaded 4 events into default\/loaded .*; 6 bad lines skipped/);

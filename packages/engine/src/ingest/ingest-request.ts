@@ -6,7 +6,7 @@ import {
 } from '@analytics-chart/protocol';
 import { z } from 'zod';
 import { EngineError } from '../engine-error.ts';
-import { type EventRecord, MAX_TIMESTAMP } from './stage-events.ts';
+import { type EventRecord, MAX_TIMESTAMP } from './event-records.ts';
 
 /**
  * The ingest bodies as the hosted service's clients send them (api_key aside, unknown keys
@@ -30,23 +30,33 @@ const collectionSchema = z
   })
   .nullish();
 
+/** Why a timestamp is refused. */
+export const BAD_TIMESTAMP = `expected Unix seconds (a number from 0 to ${MAX_TIMESTAMP})`;
+
+/** Whole Unix seconds from a number or a digit string (fractions dropped), or null. */
+export function toTimestamp(value: unknown): number | null {
+  if (typeof value === 'number' && value >= 0 && value <= MAX_TIMESTAMP) return Math.floor(value);
+  const seconds =
+    typeof value === 'number' || (typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value))
+      ? Number(value)
+      : Number.NaN;
+  return Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_TIMESTAMP
+    ? Math.floor(seconds)
+    : null;
+}
+
 const timestampSchema = z
   .union([z.number(), z.string()], { error: 'expected Unix seconds' })
   .transform((v, ctx) => {
-    const seconds = typeof v === 'number' || /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : Number.NaN;
-    if (Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_TIMESTAMP) {
-      return Math.floor(seconds);
-    }
-    ctx.addIssue({
-      code: 'custom',
-      message: `expected Unix seconds (a number from 0 to ${MAX_TIMESTAMP})`,
-    });
+    const seconds = toTimestamp(v);
+    if (seconds !== null) return seconds;
+    ctx.addIssue({ code: 'custom', message: BAD_TIMESTAMP });
     return z.NEVER;
   })
   .nullish();
 
 /** A validated payload: its text as it will be stored, and the object it holds. */
-interface Payload {
+export interface Payload {
   payload: string;
   json: Record<string, unknown>;
 }
@@ -58,7 +68,7 @@ const NOT_AN_OBJECT = 'expected a JSON object, or a string holding one';
  * (stored exactly as sent). A plain function rather than a zod schema: bulk requests run it
  * thousands of times per request.
  */
-function toPayload(value: unknown): Payload | string {
+export function toPayload(value: unknown): Payload | string {
   if (typeof value === 'string') {
     let parsed: unknown;
     try {

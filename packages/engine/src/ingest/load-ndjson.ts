@@ -1,6 +1,8 @@
 import { open } from 'node:fs/promises';
 import type { WorkspaceDb } from '../storage/workspace-db.ts';
-import { appendNdjson, type BadLine } from './append-events.ts';
+import { appendRecords, type BadLine } from './append-events.ts';
+import { parseNdjsonLines } from './parse-ndjson.ts';
+import { discoverObjectKeys } from './type-keys.ts';
 
 /** Progress of a load, reported after every chunk. */
 export interface LoadProgress {
@@ -29,9 +31,10 @@ const NEWLINE = 0x0a;
 
 /**
  * Loads an NDJSON file (`{"timestamp": <unix s>, "json": {…}}` a line) into a collection. The
- * file is read in large chunks cut at line ends; DuckDB splits, checks, types and appends each
- * chunk in one transaction, so good lines are durable chunk by chunk and bad lines come back
- * with their numbers and reasons. The next chunk is read while DuckDB works on the current one.
+ * file is read in large chunks cut at line ends; each chunk's lines are checked and parsed here
+ * (bad lines come back with their numbers and reasons) and its good events are typed and
+ * appended by DuckDB in one transaction, so they are durable chunk by chunk. Parsing the next
+ * chunk overlaps DuckDB's work on the current one.
  */
 export async function loadNdjson(
   db: WorkspaceDb,
@@ -75,26 +78,33 @@ export async function loadNdjson(
       return { text, lines };
     };
 
-    let next = readChunk();
-    for (;;) {
-      const chunk = await next;
-      if (!chunk) break;
-      next = readChunk();
-      const firstLine = line;
+    let writing: Promise<void> = Promise.resolve();
+    for (let chunk = await readChunk(); chunk; chunk = await readChunk()) {
+      const parsed = parseNdjsonLines(chunk.text, line);
       line += chunk.lines;
-      const { written, bad } = await db.write(async (tx) =>
-        appendNdjson(tx.conn, await tx.collection(collection), chunk.text, firstLine),
-      );
-      result.events += written;
-      result.badLines += bad.length;
-      for (const b of bad) options.onBadLine?.(b);
-      options.onProgress?.({
-        bytesRead: Math.min(position, totalBytes),
-        totalBytes,
-        events: result.events,
-        badLines: result.badLines,
-      });
+      const keys = discoverObjectKeys(parsed.records.map((r) => r.json ?? {}));
+      const bytesRead = Math.min(position, totalBytes);
+      // The previous chunk's write has run on DuckDB's threads while this one was parsed.
+      await writing;
+      for (const b of parsed.bad) options.onBadLine?.(b);
+      result.badLines += parsed.bad.length;
+      writing = db
+        .write(async (tx) =>
+          parsed.records.length
+            ? appendRecords(tx.conn, await tx.collection(collection), parsed.records, keys)
+            : 0,
+        )
+        .then((written) => {
+          result.events += written;
+          options.onProgress?.({
+            bytesRead,
+            totalBytes,
+            events: result.events,
+            badLines: result.badLines,
+          });
+        });
     }
+    await writing;
     return result;
   } finally {
     await handle.close();

@@ -10,10 +10,10 @@ import { fieldName, jsonPointer } from '../storage/key-path.ts';
 import { SqlParams } from '../storage/sql-params.ts';
 
 /**
- * Typed columns for the keys a collection actually holds. Discovery reads every staged payload
- * (exactly, not a sample), so a key without a column is a key no event has; new keys and new
- * kinds of value add columns inside the writing transaction, and the typed insert fills them
- * with DuckDB's own JSON functions, the same ones SQL-mode users see.
+ * Typed columns for the keys a collection actually holds. Discovery walks every payload object
+ * (exactly, not a sample); new keys and new kinds of value add columns inside the writing
+ * transaction, and the typed insert fills them from the payload text with DuckDB's own JSON
+ * functions, the same ones SQL-mode users see.
  */
 
 /** Objects nested deeper than this are kept whole, as a JSON string, at the last level. */
@@ -29,16 +29,9 @@ export interface Seen {
   chars: Set<string>;
 }
 
-const MAP = `'"MAP(VARCHAR, JSON)"'`;
-
-/** The kind character of a JSON value `v` (see {@link Seen}). */
-const KIND = (v: string) =>
-  `CASE WHEN left(${v}, 1) = '"' AND substr(${v}, 2, 1) IN ('0','1','2','3','4','5','6','7','8','9','-','+','.',' ','\\')
-        THEN '#' ELSE left(${v}, 1) END`;
-
 /**
- * The same discovery over payload objects the caller already holds: the kind characters are
- * those of the objects' JSON text, as {@link discoverStagedKeys} reads them from DuckDB.
+ * Finds every key path in the payload objects and the kinds of value each one holds. It reads
+ * every event, not a sample, so a key without a column is a key no event has.
  */
 export function discoverObjectKeys(objects: Iterable<Record<string, unknown>>): Seen[] {
   const seen = new Map<string, Seen>();
@@ -92,64 +85,6 @@ function kindOf(value: unknown): string {
     default:
       return Array.isArray(value) ? '[' : '{';
   }
-}
-
-/** Finds every key path in the staged payloads and the kinds of value each one holds. */
-export async function discoverStagedKeys(conn: DuckDBConnection): Promise<Seen[]> {
-  const seen = new Map<string, Seen>();
-  const note = (path: string[], chars: string[]) => {
-    const id = JSON.stringify(path);
-    let entry = seen.get(id);
-    if (!entry) {
-      entry = { path, chars: new Set() };
-      seen.set(id, entry);
-    }
-    for (const c of chars) entry.chars.add(c);
-  };
-  const top = await conn.runAndReadAll(
-    `SELECT k, list(DISTINCT ${KIND('v')}) FROM (
-       SELECT e.key AS k, CAST(e.value AS VARCHAR) AS v
-       FROM (SELECT unnest(map_entries(json_transform(payload, ${MAP}))) AS e FROM stage WHERE problem IS NULL)
-     ) GROUP BY k`,
-  );
-  let objects: string[][] = [];
-  for (const [key, chars] of top.getRows()) {
-    const path = [String(key)];
-    const list = listOf(chars);
-    note(path, list);
-    if (list.includes('{')) objects.push(path);
-  }
-  for (let depth = 2; objects.length > 0 && depth <= MAX_DEPTH; depth++) {
-    const params = new SqlParams();
-    const pointers = params.texts(objects.map(jsonPointer));
-    const nested = await conn.runAndReadAll(
-      `SELECT i, k, list(DISTINCT ${KIND('v')}) FROM (
-         SELECT i, e.key AS k, CAST(e.value AS VARCHAR) AS v FROM (
-         SELECT i, unnest(map_entries(json_transform(v, ${MAP}))) AS e FROM (
-           SELECT unnest(l) AS v, generate_subscripts(l, 1) AS i
-           FROM (SELECT json_extract(payload, ${pointers}) AS l FROM stage WHERE problem IS NULL)
-         ) WHERE left(CAST(v AS VARCHAR), 1) = '{'
-       )) GROUP BY i, k`,
-      params.values,
-      params.types,
-    );
-    const next: string[][] = [];
-    for (const [i, key, chars] of nested.getRows()) {
-      const parent = objects[Number(i) - 1];
-      if (!parent) continue;
-      const path = [...parent, String(key)];
-      const list = listOf(chars);
-      note(path, list);
-      if (list.includes('{')) next.push(path);
-    }
-    objects = next;
-  }
-  return [...seen.values()];
-}
-
-function listOf(value: unknown): string[] {
-  const items = (value as { items?: unknown[] }).items ?? [];
-  return items.map(String);
 }
 
 /** The columns a set of first characters asks for. Objects recurse unless at the last level. */
