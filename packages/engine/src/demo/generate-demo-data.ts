@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
 import { appendRecords } from '../ingest/append-events.ts';
-import type { EventRecord } from '../ingest/stage-events.ts';
+import type { EventRecord } from '../ingest/event-records.ts';
 import { WorkspaceDb } from '../storage/workspace-db.ts';
 
 /** How the demo workspace is generated. */
