@@ -20,7 +20,16 @@ const settingsSchema = z.object({
   COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
   DEMO_LOG: z.enum(['info', 'warn']).default('warn'),
   DEMO_READY_JSON: z.enum(['1', '0']).default('0'),
+  EDGE_REVOKED_IDS: z.string().optional(),
+  EDGE_ALLOWED_ORIGINS: z.string().optional(),
 });
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
 
 /** The demo's settings, all optional: `pnpm start` needs no configuration. */
 export interface DemoSettings {
@@ -45,6 +54,10 @@ export interface DemoSettings {
   logLevel: 'info' | 'warn';
   /** Print one machine-readable line `{"ready": …}` once serving (the tests read it). */
   readyJson: boolean;
+  /** Ids refused from the start, by jti (`EDGE_REVOKED_IDS`). */
+  revokedIds: string[];
+  /** Origins whose pages may call the edge from the browser (`EDGE_ALLOWED_ORIGINS`). */
+  allowedOrigins: string[];
 }
 
 /** Reads the settings from the environment and the command line, naming the first bad one. */
@@ -73,5 +86,8 @@ export function demoSettings(env: NodeJS.ProcessEnv, argv: readonly string[]): D
     secureCookies: s.COOKIE_SECURE === 'true',
     logLevel: s.DEMO_LOG,
     readyJson: s.DEMO_READY_JSON === '1',
+    revokedIds: list(s.EDGE_REVOKED_IDS),
+    // Public embeds on any origin by default (the example pages live on another origin).
+    allowedOrigins: s.EDGE_ALLOWED_ORIGINS === undefined ? ['*'] : list(s.EDGE_ALLOWED_ORIGINS),
   };
 }

@@ -48,6 +48,8 @@ async function main(): Promise<void> {
     idTtl: settings.idTtl,
     secureCookies: settings.secureCookies,
     logLevel: settings.logLevel,
+    revokedIds: settings.revokedIds,
+    allowedOrigins: settings.allowedOrigins,
   });
 
   say('');

@@ -30,6 +30,10 @@ export interface StartDemoOptions {
   idTtl: string;
   secureCookies: boolean;
   logLevel: 'info' | 'warn';
+  /** Ids refused from the start, by jti. */
+  revokedIds?: readonly string[];
+  /** Origins whose pages may call the edge from the browser. @default ['*'] */
+  allowedOrigins?: readonly string[];
 }
 
 /** The running demo. */
@@ -70,6 +74,8 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
         backend: engineBackend(engine, { apiKey: options.apiKey }),
         signingKeys: options.signingKeys,
         bundle: bundleFile(ELEMENT_BUNDLE),
+        revokedIds: options.revokedIds ?? [],
+        allowedOrigins: options.allowedOrigins ?? ['*'],
         log: (entry) => {
           if (options.logLevel === 'info' || entry.level !== 'info') consoleLogSink(entry);
         },
