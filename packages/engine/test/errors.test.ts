@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { INVALID_API_KEY } from '@analytics-chart/protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { generateDemoData } from '../src/index.ts';
 import { API_KEY, startServer, type TestServer } from './helpers/engine-server.ts';
 
 /** The error table of DESIGN.md, over real HTTP. Every failure is one JSON sentence. */
@@ -226,4 +230,31 @@ describe('HTTP', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ok: true });
   });
+});
+
+describe('time limit', () => {
+  test('a collection query over its time limit is interrupted: 504, one sentence', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'engine-timeout-'));
+    try {
+      await generateDemoData({ dataDir, events: 50_000, now: NOW });
+      const slow = await startServer({ dataDir, now: () => NOW, queryTimeoutMs: 0 });
+      try {
+        const answer = await slow.post('/api/visualize/data', {
+          api_key: API_KEY,
+          graph_type: 'Cumulative Line',
+          aggregation: 'P99',
+          metric: 'session_ms',
+          granularity: 'Hour',
+          start: '90 days ago',
+          end: 'now',
+        });
+        expect(answer.status).toBe(504);
+        expect(answer.body).toEqual({ error: 'the query took too long and was stopped' });
+      } finally {
+        await slow.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -79,17 +79,26 @@ export class WorkspaceDb implements SqlWorkspace {
   }
 
   /**
-   * Runs `fn` on a reader connection. `timeoutMs` interrupts the running statement; the
-   * interruption surfaces as DuckDB's "INTERRUPT" error, which callers map to a time-out.
+   * Runs `fn` on a reader connection. After `timeoutMs` the running statement is interrupted;
+   * the interruption surfaces as DuckDB's "INTERRUPT" error, which callers map to a time-out.
+   * DuckDB forgets an interrupt that lands between statements (while one is being prepared),
+   * so it is repeated until `fn` settles.
    */
   async read<T>(fn: (conn: DuckDBConnection) => Promise<T>, timeoutMs?: number): Promise<T> {
     const conn = await this.#acquire();
+    let repeat: ReturnType<typeof setInterval> | undefined;
     const timer =
-      timeoutMs === undefined ? undefined : setTimeout(() => conn.interrupt(), timeoutMs);
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            conn.interrupt();
+            repeat = setInterval(() => conn.interrupt(), 5);
+          }, timeoutMs);
     try {
       return await fn(conn);
     } finally {
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
+      clearInterval(repeat);
       this.#release(conn);
     }
   }
