@@ -197,7 +197,11 @@ describe('pnpm start', () => {
       'Using ANALYTICS_API_KEY, SESSION_SECRET, EDGE_SIGNING_KEYS from the environment.',
     );
     expect(out).not.toContain('Created development secrets');
-    expect(out).toContain('wrote 20,000 demo events');
+    expect(out).toContain('Generating the demo workspace: 20,000 events');
+    expect(existsSync(join(dataDir, 'engine', 'default.duckdb'))).toBe(true);
+    for (const file of ['analytics-api-key', 'session-secret', 'edge-signing-keys']) {
+      expect(existsSync(join(dataDir, file))).toBe(false);
+    }
     for (const form of secretForms(API_KEY)) expect(out).not.toContain(form);
   });
 });

@@ -3,8 +3,16 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoPath } from './repo-paths.ts';
 
-/** The demo workspace's name: the engine CLI's default, file `<dataDir>/default.duckdb`. */
+/** The demo workspace's name: the engine CLI's default, file `<dataDir>/engine/default.duckdb`. */
 export const DEMO_WORKSPACE = 'default';
+
+/**
+ * The engine's directory under the demo's data directory: `.data/engine`, where the edge's
+ * `nodeEdgeConfig` also looks by default, so the demo workspace serves a self-hosted edge too.
+ */
+export function engineDataDir(dataDir: string): string {
+  return join(dataDir, 'engine');
+}
 
 /** What the demo records about the data it generated (`<dataDir>/demo-data.json`). */
 interface DemoDataMarker {
@@ -49,8 +57,9 @@ function readMarker(path: string): DemoDataMarker | undefined {
  * workspace the demo did not make (no marker file) is never replaced.
  */
 export async function ensureDemoData(options: DemoDataOptions): Promise<DemoDataState> {
-  const file = join(options.dataDir, `${DEMO_WORKSPACE}.duckdb`);
-  const markerPath = join(options.dataDir, 'demo-data.json');
+  const engineDir = engineDataDir(options.dataDir);
+  const file = join(engineDir, `${DEMO_WORKSPACE}.duckdb`);
+  const markerPath = join(engineDir, 'demo-data.json');
   const marker = readMarker(markerPath);
   const exists = existsSync(file);
   let replace = false;
@@ -73,7 +82,7 @@ export async function ensureDemoData(options: DemoDataOptions): Promise<DemoData
   );
   const generatedAt = new Date();
   const engineCli = repoPath('packages/engine/bin/analytics-engine.mjs');
-  const args = ['demo-data', '--data', options.dataDir, '--events', String(options.events)];
+  const args = ['demo-data', '--data', engineDir, '--events', String(options.events)];
   if (replace) args.push('--force');
   const code = await new Promise<number | null>((resolve, reject) => {
     // The engine's CLI draws its progress bar on our terminal.

@@ -10,7 +10,7 @@ import { createHostApp } from '../create-host-app.ts';
 import { createExamplesSite } from '../examples-site/create-examples-site.ts';
 import { hostEdgeConfig } from '../host-edge-config.ts';
 import { createUserStore, demoUsers } from '../users.ts';
-import { DEMO_WORKSPACE } from './ensure-demo-data.ts';
+import { DEMO_WORKSPACE, engineDataDir } from './ensure-demo-data.ts';
 import { ELEMENT_BUNDLE } from './ensure-element-bundle.ts';
 import { type Listening, listen } from './listen.ts';
 
@@ -58,7 +58,7 @@ export interface RunningDemo {
  */
 export async function startDemo(options: StartDemoOptions): Promise<RunningDemo> {
   const engine = await createEngine({
-    dataDir: options.dataDir,
+    dataDir: engineDataDir(options.dataDir),
     workspaces: { [DEMO_WORKSPACE]: options.apiKey },
   });
   const servers: Listening[] = [];
