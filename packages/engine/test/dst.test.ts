@@ -33,6 +33,9 @@ const EVENTS: Array<[string, string]> = [
   ['r', '2024-10-27T00:30:00Z'], // 01:30 BST
   ['s', '2024-10-27T01:30:00Z'], // 01:30 GMT
   ['t', '2024-10-27T23:59:59Z'], // Oct 27 23:59:59 GMT
+  // The first hours of 1970: wall-clock times before the epoch in Los Angeles.
+  ['v', '1970-01-01T03:00:00Z'], // Dec 31 1969 19:00 PST
+  ['w', '1970-01-01T09:00:00Z'], // Jan 1 1970 01:00 PST
 ];
 
 let server: TestServer;
@@ -153,6 +156,24 @@ describe('Europe/London', () => {
       ['2024-04', 1],
     ]);
   });
+});
+
+test('days before the epoch on the wall clock', async () => {
+  const zone = 'America/Los_Angeles';
+  expect(await counts(zone, 'Day', '0', '1970-01-03T00:00:00Z')).toEqual([
+    ['1969-12-31', 1],
+    ['1970-01-01', 1],
+    ['1970-01-02', 0],
+  ]);
+  expect(await counts(zone, 'Week', '0', '1970-01-03T00:00:00Z')).toEqual([['1969-12-29', 2]]);
+  expect(await counts(zone, 'Month', '0', '1970-01-03T00:00:00Z')).toEqual([
+    ['1969-12', 1],
+    ['1970-01', 1],
+  ]);
+  expect(await counts(zone, 'Hour', '1970-01-01T02:00:00Z', '1970-01-01T04:00:00Z')).toEqual([
+    ['1969-12-31 18:00', 0],
+    ['1969-12-31 19:00', 1],
+  ]);
 });
 
 test('the same instants in UTC fall on other days', async () => {

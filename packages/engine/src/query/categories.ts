@@ -2,6 +2,7 @@ import { type Envelope, LIMITS, valueKey } from '@analytics-chart/protocol';
 import { SqlParams } from '../storage/sql-params.ts';
 import {
   aggregateSql,
+  and,
   emptyValue,
   fields,
   metricSql,
@@ -36,7 +37,7 @@ export async function categoriesEnvelope(ctx: QueryContext): Promise<Envelope> {
     ctx,
     `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v FROM (
        SELECT ${split} AS sp, ${m} AS m FROM ${sourceSql(ctx)}
-       WHERE ${windowSql(ctx.windows.window, params)} AND ${whereFilters(ctx, query.filters, params)}
+       WHERE ${and(windowSql(ctx.windows.window, params), whereFilters(ctx, query.filters, params))}
      ) WHERE sp IS NOT NULL
      GROUP BY sp ORDER BY v DESC NULLS LAST, sp LIMIT ${params.integer(cap)}`,
     params,

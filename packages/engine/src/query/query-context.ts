@@ -50,9 +50,15 @@ export function windowSql(window: TimeWindow, params: SqlParams): string {
   return `"timestamp" BETWEEN ${params.integer(lo)} AND ${params.integer(hi)}`;
 }
 
-/** A filter list as SQL, against the query's collection. */
+/** A filter list as SQL, against the query's collection (`TRUE` when there is none). */
 export function whereFilters(ctx: QueryContext, groups: FilterGroups, params: SqlParams): string {
   return filtersSql(groups, fields(ctx, params), params);
+}
+
+/** `a AND b`, leaving out conditions that are plainly TRUE. */
+export function and(...conditions: string[]): string {
+  const kept = conditions.filter((c) => c !== 'TRUE' && c !== '(TRUE)');
+  return kept.length ? kept.join(' AND ') : 'TRUE';
 }
 
 const QUANTILES: Record<string, string> = {

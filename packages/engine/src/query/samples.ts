@@ -1,6 +1,7 @@
 import { type Envelope, LIMITS, type SampleRow } from '@analytics-chart/protocol';
 import { SqlParams } from '../storage/sql-params.ts';
 import {
+  and,
   type QueryContext,
   queryRows,
   sourceSql,
@@ -38,8 +39,10 @@ export async function samplesEnvelope(ctx: QueryContext): Promise<Envelope> {
     return queryRows(
       ctx,
       `SELECT "timestamp", "json" FROM ${sourceSql(ctx)}
-       WHERE "timestamp" BETWEEN ${params.integer(from)} AND ${params.integer(to)}
-         AND ${whereFilters(ctx, ctx.query.filters, params)}
+       WHERE ${and(
+         `"timestamp" BETWEEN ${params.integer(from)} AND ${params.integer(to)}`,
+         whereFilters(ctx, ctx.query.filters, params),
+       )}
        ORDER BY "timestamp" ${direction}, rowid ${direction} LIMIT ${params.integer(limit)}`,
       params,
     );

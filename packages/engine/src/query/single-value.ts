@@ -2,6 +2,7 @@ import { type Envelope, type TimeWindow, valueKey } from '@analytics-chart/proto
 import { SqlParams } from '../storage/sql-params.ts';
 import {
   aggregateSql,
+  and,
   emptyValue,
   metricSql,
   type QueryContext,
@@ -31,7 +32,7 @@ async function aggregateWindow(ctx: QueryContext, window: TimeWindow): Promise<n
   const rows = await queryRows(
     ctx,
     `SELECT ${aggregateSql(ctx.query.aggregation, m)} FROM ${sourceSql(ctx)}
-     WHERE ${windowSql(window, params)} AND ${whereFilters(ctx, ctx.query.filters, params)}`,
+     WHERE ${and(windowSql(window, params), whereFilters(ctx, ctx.query.filters, params))}`,
     params,
   );
   return toNumber(rows[0]?.[0] ?? null) ?? empty;

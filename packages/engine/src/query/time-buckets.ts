@@ -44,8 +44,8 @@ export const MAX_BUCKETS = 20_000;
 
 const DAY = 86_400;
 const WEEK = 7 * DAY;
-// Keeps every key expression non-negative (DuckDB's // truncates toward zero), a whole number of
-// weeks so that week boundaries stay on Mondays.
+// Keeps key expressions non-negative near 1970 (DuckDB's // truncates toward zero); a whole
+// number of weeks, so that week boundaries stay on Mondays.
 const BIAS_DAYS = 700;
 
 /** The UTC offsets of `timeZone` over the Unix seconds `lo`…`hi` (inclusive). */
@@ -135,15 +135,18 @@ export function planBuckets(
     };
   }
 
+  // Only windows within a day of 1970 can have negative wall-clock seconds.
+  const biasDays = lo + Math.min(...segments.map((s) => s.offset)) < DAY ? BIAS_DAYS : 0;
+  const unbias = biasDays ? ` - ${biasDays}` : '';
   const localSql = (ts: string, params: SqlParams) =>
-    `(${ts} + ${piecewiseSql(ts, segments, (s) => s.offset + BIAS_DAYS * DAY, params)})`;
+    `(${ts} + ${piecewiseSql(ts, segments, (s) => s.offset + biasDays * DAY, params)})`;
   const localDay = (t: number) => Math.floor(local(t) / DAY);
 
   if (granularity === 'Day') {
     return {
       granularity,
       buckets: range(localDay(lo), localDay(hi), dayLabel),
-      keySql: (ts, params) => `(${localSql(ts, params)} // ${params.integer(DAY)} - ${BIAS_DAYS})`,
+      keySql: (ts, params) => `(${localSql(ts, params)} // ${params.integer(DAY)}${unbias})`,
     };
   }
   if (granularity === 'Week') {
@@ -153,7 +156,7 @@ export function planBuckets(
       granularity,
       buckets: range(weekOf(localDay(lo)), weekOf(localDay(hi)), (week) => dayLabel(week * 7 - 3)),
       keySql: (ts, params) =>
-        `((${localSql(ts, params)} + ${params.integer(3 * DAY)}) // ${params.integer(WEEK)} - ${BIAS_DAYS / 7})`,
+        `((${localSql(ts, params)} + ${params.integer(3 * DAY)}) // ${params.integer(WEEK)}${biasDays ? ` - ${biasDays / 7}` : ''})`,
     };
   }
   // Month: the wall date from the local day number, then year * 12 + month - 1.
@@ -165,7 +168,7 @@ export function planBuckets(
     granularity,
     buckets: range(monthOf(localDay(lo)), monthOf(localDay(hi)), monthLabel),
     keySql: (ts, params) => {
-      const date = `(DATE '1970-01-01' + CAST(${localSql(ts, params)} // ${params.integer(DAY)} - ${BIAS_DAYS} AS INTEGER))`;
+      const date = `(DATE '1970-01-01' + CAST(${localSql(ts, params)} // ${params.integer(DAY)}${unbias} AS INTEGER))`;
       return `(year(${date}) * 12 + month(${date}) - 1)`;
     },
   };

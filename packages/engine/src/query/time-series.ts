@@ -9,6 +9,7 @@ import {
 import { SqlParams } from '../storage/sql-params.ts';
 import {
   aggregateSql,
+  and,
   emptyValue,
   fields,
   metricSql,
@@ -74,14 +75,17 @@ async function aggregateWindow(
   // Count and Sum over the window are the sums of their buckets: one GROUP BY suffices. Avg and
   // percentiles need the window as a whole, which GROUPING SETS adds to the same scan.
   const additive = aggregation === 'Count' || aggregation === 'Sum';
-  const columns = populations.flatMap((condition, i) => [
-    `${aggregateSql(aggregation, m, condition)} AS v${i}`,
-    aggregation === 'Count' ? `v${i}` : `${aggregateSql('Count', null, condition)} AS c${i}`,
-  ]);
+  // Count's value is its own event count; other aggregations count events beside the value.
+  const columns = populations.map((condition, i) =>
+    aggregation === 'Count'
+      ? `${aggregateSql(aggregation, m, condition)} AS v${i}`
+      : `${aggregateSql(aggregation, m, condition)} AS v${i}, ${aggregateSql('Count', null, condition)} AS c${i}`,
+  );
+  const width = aggregation === 'Count' ? 1 : 2;
   const rows = await queryRows(
     ctx,
     `SELECT ${key} AS k, ${columns.join(', ')}
-     FROM ${sourceSql(ctx)} WHERE ${windowSql(window, params)} AND ${where}
+     FROM ${sourceSql(ctx)} WHERE ${and(windowSql(window, params), where)}
      GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
     params,
   );
@@ -89,13 +93,13 @@ async function aggregateWindow(
   for (const row of rows) {
     const k = toNumber(row[0] ?? null);
     series.forEach((s, p) => {
-      const value = normalize(ctx, toNumber(row[1 + 2 * p] ?? null));
+      const value = normalize(ctx, toNumber(row[1 + width * p] ?? null));
       if (k === null) s.combined = value;
       else {
         const i = index.get(k);
         if (i === undefined) return;
         s.values[i] = value;
-        s.counts[i] = toNumber(row[2 + 2 * p] ?? null) ?? 0;
+        s.counts[i] = toNumber(row[width + width * p] ?? null) ?? 0;
       }
     });
   }
@@ -241,7 +245,7 @@ async function cumulative(ctx: QueryContext, window: TimeWindow, granularity: Re
   const k = plan.keySql('"timestamp"', params);
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
   const base = `SELECT ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
-    WHERE ${windowSql(window, params)} AND ${whereFilters(ctx, query.filters, params)}`;
+    WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
   const percentile = !['Count', 'Sum', 'Avg'].includes(query.aggregation);
   const sql = percentile
     ? `SELECT k, count(*), max(q), NULL FROM (
@@ -325,7 +329,7 @@ async function splitWindow(
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
   const agg = aggregateSql(query.aggregation, 'm');
   const base = `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
-    WHERE ${windowSql(window, params)} AND ${whereFilters(ctx, query.filters, params)}`;
+    WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
   const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
   const chosen = fixedSeries ? `list_contains(${params.texts(fixedSeries)}, sp)` : 'TRUE';
   // Count and Sum: one scan groups by (split, bucket); the ranking and the totals are sums over
