@@ -29,7 +29,7 @@ export function dataCors(allowedOrigins: readonly string[]): MiddlewareHandler {
       const headers: Record<string, string> = { Vary: 'Origin', ...(granted ?? {}) };
       if (granted) {
         headers['Access-Control-Allow-Methods'] = 'GET';
-        headers['Access-Control-Allow-Headers'] = 'Authorization';
+        headers['Access-Control-Allow-Headers'] = 'Authorization, If-None-Match';
         headers['Access-Control-Max-Age'] = '600';
       }
       return new Response(null, { status: 204, headers });

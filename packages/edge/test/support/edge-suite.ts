@@ -627,9 +627,10 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       expect(ok.status).toBe(204);
       expect(ok.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
       expect(ok.headers.get('access-control-allow-credentials')).toBe('true');
-      expect(ok.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
-        'authorization',
-      );
+      const allowed = ok.headers.get('access-control-allow-headers')?.toLowerCase() ?? '';
+      expect(allowed).toContain('authorization');
+      // Cross-origin widgets revalidate with If-None-Match like same-origin ones.
+      expect(allowed).toContain('if-none-match');
       const evil = await preflight('/api/data', 'https://evil.example', 'GET');
       expect(evil.headers.get('access-control-allow-origin')).toBeNull();
       const signOk = await preflight('/api/sign', APP_ORIGIN, 'POST');
