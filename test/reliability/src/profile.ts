@@ -1,0 +1,43 @@
+/**
+ * The two budgets of the reliability suite. `fast` is the subset the regular `pnpm test` runs
+ * (the same assertions, fewer kills, cases and seconds); `full` is `pnpm test:reliability`,
+ * selected with `RELIABILITY_PROFILE=full`.
+ */
+
+/** How much of each item one run does. */
+export interface Budget {
+  name: 'fast' | 'full';
+  /** Durability: kill -9 cycles of the engine process. */
+  kills: number;
+  /** Load: seconds of the measured autocannon run against the edge. */
+  loadSeconds: number;
+  /** Load: seconds of the RSS soak (sampled), after the warm-up. */
+  soakSeconds: number;
+  /** Load: seconds of warm-up before the RSS baseline is taken. */
+  warmupSeconds: number;
+  /** Hostile input: fast-check runs per property (one property per endpoint and shape family). */
+  fuzzRuns: number;
+}
+
+const FAST: Budget = {
+  name: 'fast',
+  kills: 5,
+  loadSeconds: 10,
+  soakSeconds: 10,
+  warmupSeconds: 3,
+  fuzzRuns: 60,
+};
+
+const FULL: Budget = {
+  name: 'full',
+  kills: 30,
+  loadSeconds: 30,
+  soakSeconds: 300,
+  warmupSeconds: 30,
+  fuzzRuns: 1500,
+};
+
+/** The budget selected by `RELIABILITY_PROFILE` (`full`, anything else is `fast`). */
+export function budget(env: NodeJS.ProcessEnv = process.env): Budget {
+  return env.RELIABILITY_PROFILE === 'full' ? FULL : FAST;
+}
