@@ -218,6 +218,16 @@ class DuckDbEngine implements Engine {
     if (error instanceof Error && /INTERRUPT/i.test(error.message)) {
       return { status: 504, body: { error: 'the query took too long and was stopped' } };
     }
+    if (error instanceof Error && /Out of Memory/i.test(error.message)) {
+      return what === 'query'
+        ? { status: 503, body: { error: "the query needs more memory than the engine's limit" } }
+        : {
+            status: 413,
+            body: {
+              error: "the events need more memory than the engine's limit; send fewer at a time",
+            },
+          };
+    }
     this.#logError(`${what} failed`, error);
     return { status: 500, body: { error: 'internal error' } };
   }

@@ -108,6 +108,11 @@ describe('/api/log', () => {
       { json: {}, collection: ' ' },
       'collection: expected a non-empty collection name',
     ],
+    [
+      'half a surrogate pair',
+      { json: '{"a": "\\ud800"}' },
+      'json: contains half a UTF-16 surrogate pair, which is not valid Unicode',
+    ],
   ];
   for (const [name, body, error] of bad) {
     test(`400 for ${name}`, async () => {
@@ -179,6 +184,7 @@ describe('/api/collections', () => {
     expect(names).toEqual([...names].sort());
     expect(names).toEqual(expect.arrayContaining(['all_events', 'bulk', 'exact', 'log_shapes']));
     expect(names).not.toContain('rejects');
+    expect(names).not.toContain('bulk_empty');
     expect(answer.body.list[0]).toEqual({ name: names[0] });
     const other = await server.post('/api/collections', { api_key: 'other-key-9876543210' });
     expect(other.body).toEqual({ list: [] });
@@ -231,6 +237,45 @@ describe('typed columns follow the data', () => {
     expect(await count([['v', '=', true]])).toBe(1);
     expect(await count([['v', '≠', 'abc']])).toBe(5);
   });
+});
+
+describe('a request that cannot be written', () => {
+  test('fails alone: the others that shared its transaction are written', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'engine-oom-'));
+    const small = await startServer({ dataDir, memoryLimit: '16MB', now: () => NOW });
+    try {
+      const big = Array.from({ length: 5000 }, (_, i) =>
+        JSON.stringify({ i, pad: 'x'.repeat(8000) }),
+      );
+      // The first request commits alone; the next two queue behind it and share a transaction.
+      const [first, huge, last] = await Promise.all([
+        small.engine.bulkLog({ api_key: API_KEY, jsons: ['{"n":1}'], timestamp: 5 }),
+        small.engine.bulkLog({ api_key: API_KEY, jsons: big, timestamp: 6 }),
+        small.engine.bulkLog({ api_key: API_KEY, jsons: ['{"n":2}'], timestamp: 7 }),
+      ]);
+      expect([first.status, huge.status, last.status]).toEqual([200, 413, 200]);
+      expect(huge.body).toEqual({
+        error: "the events need more memory than the engine's limit; send fewer at a time",
+      });
+      const table = await small.engine.query({
+        api_key: API_KEY,
+        graph_type: 'Table',
+        split: 'n',
+        start: 0,
+        end: 'now',
+      });
+      expect(table.body).toEqual({
+        result: [
+          { n: '1', Count: 1 },
+          { n: '2', Count: 1 },
+        ],
+        metadata: {},
+      });
+    } finally {
+      await small.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('durability', () => {

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CollectionEntry } from '../storage/catalog.ts';
 import { type EventRecord, recordsRelation } from './event-records.ts';
-import { addKeyColumns, discoverObjectKeys, insertEvents, type Seen } from './type-keys.ts';
+import { addKeyColumns, discoverObjectKeys, insertEvents, type SeenKey } from './type-keys.ts';
 
 /** A line that could not be loaded, with its 1-based number and the reason. */
 export interface BadLine {
@@ -17,7 +17,7 @@ export async function appendRecords(
   conn: DuckDBConnection,
   draft: CollectionEntry,
   records: EventRecord[],
-  keys?: Seen[],
+  keys?: SeenKey[],
 ): Promise<number> {
   if (records.length === 0) return 0;
   const discovered =

@@ -69,6 +69,7 @@ const NOT_AN_OBJECT = 'expected a JSON object, or a string holding one';
  * thousands of times per request.
  */
 export function toPayload(value: unknown): Payload | string {
+  let payload: Payload;
   if (typeof value === 'string') {
     let parsed: unknown;
     try {
@@ -76,14 +77,31 @@ export function toPayload(value: unknown): Payload | string {
     } catch {
       return 'is not valid JSON';
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       return NOT_AN_OBJECT;
-    return { payload: value, json: parsed as Record<string, unknown> };
+    }
+    payload = { payload: value, json: parsed as Record<string, unknown> };
+  } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    payload = { payload: JSON.stringify(value), json: value as Record<string, unknown> };
+  } else return NOT_AN_OBJECT;
+  // JavaScript accepts half a surrogate pair ("\ud800"); it is not Unicode, and DuckDB refuses it.
+  if (SURROGATE.test(payload.payload) && hasLoneSurrogate(payload.json)) {
+    return 'contains half a UTF-16 surrogate pair, which is not valid Unicode';
   }
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    return { payload: JSON.stringify(value), json: value as Record<string, unknown> };
+  return payload;
+}
+
+const SURROGATE = /\\u[dD][89a-fA-F]|[\uD800-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  for (const [key, item] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(key) || hasLoneSurrogate(item)) return true;
   }
-  return NOT_AN_OBJECT;
+  return false;
 }
 
 const payloadSchema = z.unknown().transform((value, ctx): Payload => {

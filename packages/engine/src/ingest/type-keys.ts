@@ -19,84 +19,77 @@ import { SqlParams } from '../storage/sql-params.ts';
 /** Objects nested deeper than this are kept whole, as a JSON string, at the last level. */
 export const MAX_DEPTH = 6;
 
-/**
- * What kinds of value a path held in a batch, by the first character of their JSON text, with
- * one refinement: `#` marks a string that may read as a number (it starts with a digit, sign,
- * dot, space or escape), so only keys that ever hold one pay for a numeric column.
- */
-export interface Seen {
+/** The kinds of JSON value that decide a key's columns (`null` counts as missing). */
+type ValueKind = 'string' | 'numeric string' | 'number' | 'boolean' | 'array' | 'object';
+
+/** A key path found in a batch and the kinds of value it held there. */
+export interface SeenKey {
   path: string[];
-  chars: Set<string>;
+  kinds: Set<ValueKind>;
+  children?: Map<string, SeenKey>;
+}
+
+/** Strings that may read as a number start with a digit, sign, dot or white space. */
+const MAYBE_NUMERIC = /^[\s\d+\-.]/;
+
+function kindOf(value: unknown): ValueKind | undefined {
+  switch (typeof value) {
+    case 'string':
+      return MAYBE_NUMERIC.test(value) ? 'numeric string' : 'string';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'object':
+      if (value === null) return undefined;
+      return Array.isArray(value) ? 'array' : 'object';
+    default:
+      return undefined;
+  }
 }
 
 /**
  * Finds every key path in the payload objects and the kinds of value each one holds. It reads
  * every event, not a sample, so a key without a column is a key no event has.
  */
-export function discoverObjectKeys(objects: Iterable<Record<string, unknown>>): Seen[] {
-  const seen = new Map<string, Seen>();
-  const walk = (object: Record<string, unknown>, parent: string[], parentId: string) => {
+export function discoverObjectKeys(objects: Iterable<Record<string, unknown>>): SeenKey[] {
+  const top = new Map<string, SeenKey>();
+  const all: SeenKey[] = [];
+  const walk = (object: Record<string, unknown>, level: Map<string, SeenKey>, parent: string[]) => {
     for (const key in object) {
       const value = object[key];
-      const path = [...parent, key];
-      const id = parentId ? `${parentId}\u0000${key}` : key;
-      let entry = seen.get(id);
-      if (!entry) {
-        entry = { path, chars: new Set() };
-        seen.set(id, entry);
+      let node = level.get(key);
+      if (!node) {
+        node = { path: [...parent, key], kinds: new Set() };
+        level.set(key, node);
+        all.push(node);
       }
-      entry.chars.add(kindOf(value));
-      if (
-        typeof value === 'object' &&
-        value !== null &&
-        !Array.isArray(value) &&
-        path.length < MAX_DEPTH
-      ) {
-        walk(value as Record<string, unknown>, path, id);
+      const kind = kindOf(value);
+      if (kind === undefined) continue;
+      node.kinds.add(kind);
+      if (kind === 'object' && node.path.length < MAX_DEPTH) {
+        node.children ??= new Map();
+        walk(value as Record<string, unknown>, node.children, node.path);
       }
     }
   };
-  for (const object of objects) walk(object, [], '');
-  return [...seen.values()];
+  for (const object of objects) walk(object, top, []);
+  return all;
 }
 
-/** The kind character of a parsed JSON value (see {@link Seen}). */
-function kindOf(value: unknown): string {
-  if (value === null) return 'n';
-  switch (typeof value) {
-    case 'string': {
-      // JSON text `"…` whose next character is a digit, sign, dot, space or an escape.
-      const c = value.charCodeAt(0);
-      const maybeNumeric =
-        (c >= 48 && c <= 57) ||
-        c === 43 ||
-        c === 45 ||
-        c === 46 ||
-        c === 32 ||
-        c === 34 ||
-        c === 92 ||
-        c < 32;
-      return value.length > 0 && maybeNumeric ? '#' : '"';
-    }
-    case 'number':
-      return '0';
-    case 'boolean':
-      return value ? 't' : 'f';
-    default:
-      return Array.isArray(value) ? '[' : '{';
-  }
-}
-
-/** The columns a set of first characters asks for. Objects recurse unless at the last level. */
-function kindsOf(seen: Seen) {
-  const c = seen.chars;
-  const numericString = c.has('#');
-  const deepObject = c.has('{') && seen.path.length >= MAX_DEPTH;
-  const number = [...c].some((ch) => ch === '-' || (ch >= '0' && ch <= '9'));
+/** The columns a key's kinds ask for. Objects are walked into, except at the last level. */
+function columnsFor(seen: SeenKey) {
+  const k = seen.kinds;
+  const deepObject = k.has('object') && seen.path.length >= MAX_DEPTH;
   return {
-    hasString: c.has('"') || numericString || c.has('t') || c.has('f') || c.has('[') || deepObject,
-    hasNumber: number || numericString,
-    hasArray: c.has('['),
+    hasString:
+      k.has('string') ||
+      k.has('numeric string') ||
+      k.has('boolean') ||
+      k.has('array') ||
+      deepObject,
+    hasNumber: k.has('number') || k.has('numeric string'),
+    hasArray: k.has('array'),
   };
 }
 
@@ -107,13 +100,13 @@ function kindsOf(seen: Seen) {
 export async function addKeyColumns(
   conn: DuckDBConnection,
   draft: CollectionEntry,
-  discovered: Seen[],
+  discovered: SeenKey[],
 ): Promise<boolean> {
   const byPath = new Map(draft.keys.map((k) => [JSON.stringify(k.path), k]));
   let nextId = draft.keys.reduce((max, k) => Math.max(max, k.id + 1), 0);
   let changed = false;
   for (const seen of discovered) {
-    const kinds = kindsOf(seen);
+    const kinds = columnsFor(seen);
     if (!kinds.hasString && !kinds.hasNumber && !kinds.hasArray) continue;
     const pathJson = JSON.stringify(seen.path);
     let key = byPath.get(pathJson);

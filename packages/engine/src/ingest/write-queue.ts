@@ -40,6 +40,25 @@ export class WriteQueue {
     while (this.#running) await this.#running;
   }
 
+  /** Writes the jobs' events in one transaction, collection by collection. */
+  async #commit(jobs: Job[]): Promise<void> {
+    const byCollection = new Map<string, IngestBatch['records']>();
+    for (const job of jobs) {
+      let list = byCollection.get(job.collection);
+      if (!list) {
+        list = [];
+        byCollection.set(job.collection, list);
+      }
+      for (const record of job.records) list.push(record);
+    }
+    await this.#db.write(async (tx) => {
+      for (const [name, records] of byCollection) {
+        // A collection comes into being with its first event, not with an empty request.
+        if (records.length > 0) await appendRecords(tx.conn, await tx.collection(name), records);
+      }
+    });
+  }
+
   async #drain(): Promise<void> {
     while (this.#pending.length > 0) {
       let events = 0;
@@ -49,24 +68,18 @@ export class WriteQueue {
         take++;
       }
       const jobs = this.#pending.splice(0, take);
-      const byCollection = new Map<string, IngestBatch['records']>();
-      for (const job of jobs) {
-        let list = byCollection.get(job.collection);
-        if (!list) {
-          list = [];
-          byCollection.set(job.collection, list);
-        }
-        for (const record of job.records) list.push(record);
-      }
       try {
-        await this.#db.write(async (tx) => {
-          for (const [name, records] of byCollection) {
-            await appendRecords(tx.conn, await tx.collection(name), records);
-          }
-        });
+        await this.#commit(jobs);
         for (const job of jobs) job.resolve();
       } catch (error) {
-        for (const job of jobs) job.reject(error);
+        if (jobs.length === 1) (jobs[0] as Job).reject(error);
+        // One request's events must not sink the others that shared its transaction: retry
+        // each alone, so only the culprit fails.
+        else {
+          for (const job of jobs) {
+            await this.#commit([job]).then(job.resolve, job.reject);
+          }
+        }
       }
     }
   }

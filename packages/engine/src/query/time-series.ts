@@ -24,9 +24,9 @@ import { type Bucket, planBuckets, windowSeconds } from './time-buckets.ts';
 
 /**
  * The time-series graph types: Single, Multi, Stacked, Cumulative, Ratio and Compare Line. Each
- * window is one statement that groups by an integer bucket key; the whole-window value
- * (`combined`) comes from the same scan through GROUPING SETS, so Avg and percentiles are
- * computed over the window rather than summed from buckets.
+ * window is one statement that groups by an integer bucket key. The whole-window value
+ * (`combined`) of Count and Sum is the sum of the buckets; Avg and percentiles get theirs from the
+ * same scan through GROUPING SETS, computed over the window rather than from the buckets.
  */
 
 type Row = Record<string, string | number | null>;
@@ -129,87 +129,91 @@ function rowsOf(
   return rows;
 }
 
+/** Rows and whole-window value of one window. */
+interface WindowAnswer {
+  rows: Row[];
+  combined: number | null;
+}
+
 /** Answers any time-series graph type. */
 export async function timeSeriesEnvelope(ctx: QueryContext): Promise<Envelope> {
   const { query, windows } = ctx;
   const granularity = pickGranularity(query.granularity, windows.window);
-  const metadata: Envelope['metadata'] = { granularity };
   switch (query.graph_type) {
     case 'Multi Line':
     case 'Stacked Line':
       return splitLines(ctx, granularity);
-    case 'Cumulative Line': {
-      const main = await cumulative(ctx, windows.window, granularity);
-      const envelope: Envelope = {
-        result: main.rows,
-        metadata: { ...metadata, combined: main.combined },
-      };
-      if (windows.compare) {
-        const compare = await cumulative(ctx, windows.compare, granularity);
-        envelope.compare_result = compare.rows;
-        envelope.metadata.compare_combined = compare.combined;
-      }
-      return envelope;
-    }
-    case 'Ratio Line': {
-      const run = (window: TimeWindow) => ratio(ctx, window, granularity);
-      const main = await run(windows.window);
-      const envelope: Envelope = {
-        result: main.rows,
-        metadata: { ...metadata, combined: main.combined },
-      };
-      if (windows.compare) {
-        const compare = await run(windows.compare);
-        envelope.compare_result = compare.rows;
-        envelope.metadata.compare_combined = compare.combined;
-      }
-      return envelope;
-    }
-    case 'Compare Line': {
-      const result = await aggregateWindow(ctx, windows.window, granularity, (params) => ({
-        where: whereFilters(ctx, query.filters, params),
-        populations: ['TRUE', whereFilters(ctx, query.compare_filters ?? [], params)],
-      }));
-      const [own, other] = result.series as [Series, Series];
-      const key = valueKey(query.aggregation, query.metric);
-      return {
-        result: rowsOf(ctx, result.buckets, own.counts, (i) => ({ [key]: own.values[i] ?? null })),
-        compare_result: rowsOf(ctx, result.buckets, other.counts, (i) => ({
-          [key]: other.values[i] ?? null,
-        })),
-        metadata: { ...metadata, combined: own.combined, compare_combined: other.combined },
-      };
-    }
-    default: {
-      const run = async (window: TimeWindow) => {
-        const result = await aggregateWindow(ctx, window, granularity, (params) => ({
-          where: whereFilters(ctx, query.filters, params),
-          populations: ['TRUE'],
-        }));
-        const [own] = result.series as [Series];
-        const key = valueKey(query.aggregation, query.metric);
-        return {
-          rows: rowsOf(ctx, result.buckets, own.counts, (i) => ({ [key]: own.values[i] ?? null })),
-          combined: own.combined,
-        };
-      };
-      const main = await run(windows.window);
-      const envelope: Envelope = {
-        result: main.rows,
-        metadata: { ...metadata, combined: main.combined },
-      };
-      if (windows.compare) {
-        const compare = await run(windows.compare);
-        envelope.compare_result = compare.rows;
-        envelope.metadata.compare_combined = compare.combined;
-      }
-      return envelope;
-    }
+    case 'Compare Line':
+      return compareLine(ctx, granularity);
+    case 'Cumulative Line':
+      return withCompare(ctx, granularity, (window) => cumulative(ctx, window, granularity));
+    case 'Ratio Line':
+      return withCompare(ctx, granularity, (window) => ratio(ctx, window, granularity));
+    default:
+      return withCompare(ctx, granularity, (window) => singleLine(ctx, window, granularity));
   }
 }
 
+/** The envelope of a one-series line, with the same answer over the compare window if asked. */
+async function withCompare(
+  ctx: QueryContext,
+  granularity: ResolvedGranularity,
+  answer: (window: TimeWindow) => Promise<WindowAnswer>,
+): Promise<Envelope> {
+  const main = await answer(ctx.windows.window);
+  const envelope: Envelope = {
+    result: main.rows,
+    metadata: { granularity, combined: main.combined },
+  };
+  if (ctx.windows.compare) {
+    const compare = await answer(ctx.windows.compare);
+    envelope.compare_result = compare.rows;
+    envelope.metadata.compare_combined = compare.combined;
+  }
+  return envelope;
+}
+
+async function singleLine(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+): Promise<WindowAnswer> {
+  const result = await aggregateWindow(ctx, window, granularity, (params) => ({
+    where: whereFilters(ctx, ctx.query.filters, params),
+    populations: ['TRUE'],
+  }));
+  const [own] = result.series as [Series];
+  const key = valueKey(ctx.query.aggregation, ctx.query.metric);
+  return {
+    rows: rowsOf(ctx, result.buckets, own.counts, (i) => ({ [key]: own.values[i] ?? null })),
+    combined: own.combined,
+  };
+}
+
+/** Compare Line: `filters` against `filters ∧ compare_filters`, same window, one scan. */
+async function compareLine(ctx: QueryContext, granularity: ResolvedGranularity): Promise<Envelope> {
+  const { query } = ctx;
+  const result = await aggregateWindow(ctx, ctx.windows.window, granularity, (params) => ({
+    where: whereFilters(ctx, query.filters, params),
+    populations: ['TRUE', whereFilters(ctx, query.compare_filters ?? [], params)],
+  }));
+  const [own, other] = result.series as [Series, Series];
+  const key = valueKey(query.aggregation, query.metric);
+  return {
+    result: rowsOf(ctx, result.buckets, own.counts, (i) => ({ [key]: own.values[i] ?? null })),
+    compare_result: rowsOf(ctx, result.buckets, other.counts, (i) => ({
+      [key]: other.values[i] ?? null,
+    })),
+    metadata: { granularity, combined: own.combined, compare_combined: other.combined },
+  };
+}
+
 /** Ratio Line: (filters ∧ numerator) / (filters ∧ denominator) per bucket; null over zero. */
-async function ratio(ctx: QueryContext, window: TimeWindow, granularity: ResolvedGranularity) {
+async function ratio(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+): Promise<WindowAnswer> {
   const { query } = ctx;
   const result = await aggregateWindow(ctx, window, granularity, (params) => {
     const numerator = whereFilters(ctx, query.numerator_filters ?? [], params);
@@ -235,7 +239,11 @@ async function ratio(ctx: QueryContext, window: TimeWindow, granularity: Resolve
  * Cumulative Line: bucket b holds the aggregation over (start, end of b). Count, Sum and Avg
  * accumulate per-bucket sums; percentiles use a window function over the growing frame.
  */
-async function cumulative(ctx: QueryContext, window: TimeWindow, granularity: ResolvedGranularity) {
+async function cumulative(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+): Promise<WindowAnswer> {
   const { query } = ctx;
   const key = valueKey(query.aggregation, query.metric);
   const empty = emptyValue(query.aggregation);
