@@ -9,12 +9,12 @@ export interface Budget {
   name: 'fast' | 'full';
   /** Durability: kill -9 cycles of the engine process. */
   kills: number;
-  /** Load: seconds of the measured autocannon run against the edge. */
-  loadSeconds: number;
-  /** Load: seconds of the RSS soak (sampled), after the warm-up. */
-  soakSeconds: number;
-  /** Load: seconds of warm-up before the RSS baseline is taken. */
+  /** Load: seconds of warm-up (under the same load) before the RSS baseline is taken. */
   warmupSeconds: number;
+  /** Load: seconds of the soak after the warm-up; the whole run lasts warm-up + soak. */
+  soakSeconds: number;
+  /** Load: seconds of samples whose median is the baseline (start of soak) and the final RSS. */
+  rssWindowSeconds: number;
   /** Hostile input: fast-check runs per property (one property per endpoint and shape family). */
   fuzzRuns: number;
 }
@@ -22,18 +22,18 @@ export interface Budget {
 const FAST: Budget = {
   name: 'fast',
   kills: 5,
-  loadSeconds: 10,
-  soakSeconds: 10,
-  warmupSeconds: 3,
+  warmupSeconds: 4,
+  soakSeconds: 8,
+  rssWindowSeconds: 3,
   fuzzRuns: 60,
 };
 
 const FULL: Budget = {
   name: 'full',
   kills: 30,
-  loadSeconds: 30,
-  soakSeconds: 300,
   warmupSeconds: 30,
+  soakSeconds: 300,
+  rssWindowSeconds: 30,
   fuzzRuns: 1500,
 };
 

@@ -1,0 +1,35 @@
+/**
+ * Entry of the edge process the items run: the edge exactly as a Node host deploys it
+ * (`edgeConfigFromEnv` over the environment, `jwtSession` on the `session` cookie, the element
+ * bundle from its file, `serveEdge` on loopback), with the reliability registry. Code-side
+ * settings (cache, limits, id lifetimes) come as JSON in `RELIABILITY_EDGE_OPTIONS`.
+ * Prints `edge listening on <url>`; stops on SIGTERM.
+ */
+import {
+  bundleFile,
+  createEdge,
+  type EdgeConfig,
+  edgeConfigFromEnv,
+  jwtSession,
+  serveEdge,
+} from '@analytics-chart/edge/node';
+import { RELIABILITY_QUERIES } from './reliability-queries.ts';
+import { ELEMENT_BUNDLE } from './repo-paths.ts';
+
+const options = JSON.parse(process.env.RELIABILITY_EDGE_OPTIONS ?? '{}') as Partial<EdgeConfig>;
+const sessionSecret = process.env.SESSION_SECRET;
+if (!sessionSecret) throw new Error('SESSION_SECRET is not set');
+
+const edge = createEdge(
+  edgeConfigFromEnv(process.env, {
+    ...options,
+    queries: RELIABILITY_QUERIES,
+    authorize: jwtSession({ secret: sessionSecret, cookie: 'session' }),
+    bundle: bundleFile(ELEMENT_BUNDLE),
+  }),
+);
+const served = await serveEdge(edge, { port: 0, hostname: '127.0.0.1' });
+process.stdout.write(`edge listening on ${served.url}\n`);
+process.once('SIGTERM', () => {
+  served.close().then(() => process.exit(0));
+});
