@@ -169,7 +169,8 @@ beforeAll(async () => {
     EXAMPLES_PORT: '0',
     ENGINE_PORT: '0',
     DEMO_DATA_DIR: dataDir,
-    DEMO_EVENTS: '20000',
+    // Enough that even the rarest event (errors, 3 %) shows up in every tenant's last 24 hours.
+    DEMO_EVENTS: '60000',
     DEMO_DATA_MAX_AGE_HOURS: '0',
     ANALYTICS_API_KEY: API_KEY,
     SESSION_SECRET,
@@ -197,7 +198,7 @@ describe('pnpm start', () => {
       'Using ANALYTICS_API_KEY, SESSION_SECRET, EDGE_SIGNING_KEYS from the environment.',
     );
     expect(out).not.toContain('Created development secrets');
-    expect(out).toContain('Generating the demo workspace: 20,000 events');
+    expect(out).toContain('Generating the demo workspace: 60,000 events');
     expect(existsSync(join(dataDir, 'engine', 'default.duckdb'))).toBe(true);
     for (const file of ['analytics-api-key', 'session-secret', 'edge-signing-keys']) {
       expect(existsSync(join(dataDir, file))).toBe(false);
@@ -298,10 +299,12 @@ describe('the host app in Chromium', () => {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ id }),
         });
+        await r.text();
         return r.status;
       }, aliceId);
       expect(renewal).toBe(403);
       await traffic.recordSource(bobPage);
+      await traffic.settle();
     } finally {
       await bob.close();
     }
@@ -478,6 +481,9 @@ describe('the edge as a Cloudflare Worker under workerd', () => {
 describe('what the browser saw', () => {
   it('holds no workspace key, session secret or signing key anywhere', async () => {
     await traffic.settle();
+    // Every response body was read, so every one was searched.
+    expect([...traffic.unread]).toEqual([]);
+    expect(traffic.unreadable).toEqual([]);
     expect(traffic.items.length).toBeGreaterThan(200);
     // The search does find what the browser saw: the dashboard's first id is in the page, the
     // Authorization headers and the renewal bodies.
@@ -503,6 +509,21 @@ describe('what the browser saw', () => {
         !/^Failed to load resource: the server responded with a status of (401|403)/.test(i.text),
     );
     expect(unexpected).toEqual([]);
+
+    // The control: an inline script on a host page is blocked, and the block is seen here.
+    const page = await browser.newPage();
+    await traffic.attach(page);
+    await page.goto(`${demo.url}login`);
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.setAttribute('data-probe', '');
+      (script as unknown as { textContent: string }).textContent = 'window.probe = 1;';
+      document.body.prepend(script);
+    });
+    await page.waitForFunction(() => true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(traffic.cspViolations.some((v) => v.includes('script-src'))).toBe(true);
+    await page.close();
   });
 });
 

@@ -18,6 +18,9 @@ export class BrowserTraffic {
   readonly items: SeenItem[] = [];
   readonly consoleErrors: SeenItem[] = [];
   readonly cspViolations: string[] = [];
+  /** Responses whose body has not arrived (yet), and those whose body could not be read. */
+  readonly unread = new Set<string>();
+  readonly unreadable: string[] = [];
   readonly #pending: Promise<unknown>[] = [];
   readonly #pages = new WeakMap<Page, Promise<void>>();
 
@@ -63,10 +66,17 @@ export class BrowserTraffic {
       const status = response.status();
       if (status >= 300 && status < 400) return;
       if (response.request().method() === 'OPTIONS' || status === 204 || status === 304) return;
+      this.unread.add(where);
       this.#pending.push(
         response.buffer().then(
-          (body) => this.items.push({ where, text: body.toString('utf8') }),
-          () => undefined,
+          (body) => {
+            this.unread.delete(where);
+            this.items.push({ where, text: body.toString('utf8') });
+          },
+          (error: Error) => {
+            this.unread.delete(where);
+            this.unreadable.push(`${where}: ${error.message}`);
+          },
         ),
       );
     });
