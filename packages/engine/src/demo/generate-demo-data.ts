@@ -56,7 +56,7 @@ const DAYS = 90;
 const BATCH = 50_000;
 
 /** mulberry32: a small, fast, seedable PRNG (uniform in [0, 1)). */
-export function seededRandom(seed: number): () => number {
+function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

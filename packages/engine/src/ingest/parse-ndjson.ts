@@ -3,7 +3,7 @@ import type { EventRecord } from './event-records.ts';
 import { BAD_TIMESTAMP, toPayload, toTimestamp } from './ingest-request.ts';
 
 /** The good events of a chunk of NDJSON and its bad lines. */
-export interface ParsedLines {
+interface ParsedLines {
   records: EventRecord[];
   bad: BadLine[];
 }

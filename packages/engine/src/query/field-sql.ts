@@ -19,7 +19,7 @@ export interface FieldSql {
 const MISSING: FieldSql = { string: null, number: null, array: null };
 
 /** The string form of a DOUBLE: integers without a fraction, like the JSON they came from. */
-export function numberText(n: string): string {
+function numberText(n: string): string {
   return `CASE WHEN ${n} = trunc(${n}) AND abs(${n}) < 1e15 THEN CAST(CAST(${n} AS BIGINT) AS VARCHAR) ELSE CAST(${n} AS VARCHAR) END`;
 }
 

@@ -29,7 +29,7 @@ export function filtersSql(
 }
 
 /** The string form of a filter value, as events' values are compared with it. */
-export function valueText(value: FilterValue): string {
+function valueText(value: FilterValue): string {
   return typeof value === 'string' ? value : String(value);
 }
 
@@ -39,7 +39,7 @@ const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
  * The numeric form of a filter value: numbers as they are, numeric-looking strings (decimal
  * notation, optional sign and exponent, surrounding spaces ignored) as their number; else null.
  */
-export function valueNumber(value: FilterValue): number | null {
+function valueNumber(value: FilterValue): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value !== 'string') return null;
   const text = value.trim();

@@ -16,6 +16,13 @@ import { windowSeconds } from './time-buckets.ts';
  */
 export const MAX_SAMPLES_SECOND = 10_000;
 
+/**
+ * Where a Samples envelope keeps the payloads' stored text, beside the parsed objects, so the
+ * HTTP app can send them byte-for-byte (numbers like `1.50` or `2^64` survive). Not enumerable:
+ * in-process callers see a plain envelope.
+ */
+const RAW_PAYLOADS = Symbol('raw Samples payloads');
+
 /** Ranges tried from the newest (or oldest) end of the window, in seconds; the last is all. */
 const NARROWING_SPANS = [3600, 86_400, 30 * 86_400, Number.POSITIVE_INFINITY];
 
@@ -74,13 +81,6 @@ export async function samplesEnvelope(ctx: QueryContext): Promise<Envelope> {
   Object.defineProperty(envelope, RAW_PAYLOADS, { value: rows.map(([, json]) => String(json)) });
   return envelope;
 }
-
-/**
- * Where a Samples envelope keeps the payloads' stored text, beside the parsed objects, so the
- * HTTP app can send them byte-for-byte (numbers like `1.50` or `2^64` survive). Not enumerable:
- * in-process callers see a plain envelope.
- */
-export const RAW_PAYLOADS = Symbol('raw Samples payloads');
 
 /** The JSON text of a Samples envelope with each payload exactly as stored, or undefined. */
 export function samplesJson(envelope: unknown): string | undefined {
