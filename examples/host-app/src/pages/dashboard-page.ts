@@ -30,7 +30,8 @@ const TENANT_NAMES: Record<string, string> = { acme: 'Acme Inc.', globex: 'Globe
 /**
  * The dashboard: a header with the tenant, a time-range picker (a GET form that works without
  * script; `/assets/dashboard.js` switches charts in place) and a grid of `<analytics-chart>`
- * elements, each with an id minted on the server for this session.
+ * elements, each with an id minted on the server for this session. Charts refresh every minute
+ * while visible, so a dashboard left open stays live and renews its ids as they expire.
  */
 export function dashboardPage(options: DashboardPageOptions) {
   const { user, range } = options;
@@ -64,6 +65,7 @@ export function dashboardPage(options: DashboardPageOptions) {
       query-id="${chart.queryId}"
       ${chart.ranges.includes(range) ? html`range="${range}"` : ''}
       height="${chart.height}"
+      refresh="60"
       locale="en-US"
     ></analytics-chart>\n`,
     )}
