@@ -136,7 +136,11 @@ export async function run(args: string[]): Promise<void> {
   log(
     `engine benchmark: ${options.events.toLocaleString('en-US')} events, ${options.runs} runs per query, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB RAM, Node ${process.version}`,
   );
-  log(`data directory ${dir}`);
+  log(
+    `data directory ${dir}; load average before: ${loadavg()
+      .map((l) => fmt(l, 2))
+      .join(', ')}`,
+  );
 
   let t = performance.now();
   const columns = generate(file, options.events, now);
@@ -400,7 +404,11 @@ export async function run(args: string[]): Promise<void> {
   log(
     `serving process memory: ${fmt(memory.rss / 2 ** 30, 2)} GiB RSS at the end, ${fmt(peakRss / 2 ** 30, 2)} GiB highest sampled, ${fmt(memory.peak / 2 ** 30, 2)} GiB high-water mark (VmHWM, includes startup)`,
   );
-  log(`started ${started.toISOString()}, finished ${new Date().toISOString()}`);
+  log(
+    `started ${started.toISOString()}, finished ${new Date().toISOString()}; load average after: ${loadavg()
+      .map((l) => fmt(l, 2))
+      .join(', ')}`,
+  );
 
   if (options.keep) log(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
