@@ -18,7 +18,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { demoEventObjects, demoEvents } from '@analytics-chart/engine';
 import { offsetSegments } from '../../packages/engine/src/query/time-buckets.ts';
