@@ -129,6 +129,16 @@ describe('load', () => {
     expect(count).toEqual({ result: [{ Count: 1500 }], metadata: {} });
   });
 
+  test('refuses a data directory that a running engine holds', async () => {
+    writeFileSync(join(dir, 'one.ndjson'), '{"timestamp": 1, "json": {"a": 1}}\n');
+    const held = join(dir, 'data-held');
+    await withEngine(held, async () => {
+      const result = await run(['load', '--data', 'data-held', 'one.ndjson']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/default\.duckdb is in use by another process/);
+    });
+  }, 30_000);
+
   test('usage mistakes exit 2', async () => {
     const [noFile, badFlag, badCommand, missing] = await Promise.all([
       run(['load']),
