@@ -43,6 +43,11 @@ export interface HostAppOptions {
   logError?: (message: string) => void;
 }
 
+const rangeQuery = z
+  .string()
+  .refine((key) => Object.hasOwn(DASHBOARD_RANGES, key))
+  .default(DEFAULT_DASHBOARD_RANGE);
+
 const loginForm = z.object({
   login: z.string().trim().min(1).max(200),
   password: z.string().min(1).max(200),
@@ -119,11 +124,8 @@ export function createHostApp(options: HostAppOptions): Hono {
   app.get('/dashboard', async (c) => {
     const user = await currentUser(c);
     if (!user) return c.redirect('/login', 303);
-    const asked = c.req.query('range');
-    const range =
-      asked !== undefined && Object.hasOwn(DASHBOARD_RANGES, asked)
-        ? asked
-        : DEFAULT_DASHBOARD_RANGE;
+    // An unknown range (an old bookmark, a typo) opens the default rather than failing.
+    const range = rangeQuery.catch(DEFAULT_DASHBOARD_RANGE).parse(c.req.query('range'));
     const rendered: RenderedChart[] = await Promise.all(
       charts.map(async (chart) => {
         const name = typeof chart.query === 'function' ? chart.query(user.tenant) : chart.query;

@@ -193,6 +193,16 @@ describe('dashboard', () => {
     expect(page).not.toMatch(/data-query="kpi-events"[^>]*range=/);
   });
 
+  it('opens the default range for an unknown one', async () => {
+    const cookie = await cookieOf('alice@acme');
+    const response = await app.request(`${ORIGIN}/dashboard?range=1y`, { headers: { cookie } });
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toMatch(/<option value="30d" selected>/);
+    expect(page).toMatch(/data-query="events-by-plan"[^>]*range="30d"/);
+    expect(page).not.toContain('1y');
+  });
+
   it("answers an acme chart with acme's numbers only", async () => {
     const cookie = await cookieOf('alice@acme');
     const ids = await dashboardIds(cookie);
