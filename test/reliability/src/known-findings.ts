@@ -1,0 +1,49 @@
+/**
+ * Defects of the system under test that the hostile-input runs meet, reported to the owners of
+ * the parts (see the README's "Reliability and security" section). Each matcher accepts exactly
+ * the defective answer to exactly the triggering input, so the case is counted and shown as a
+ * finding while every other rule still applies to it and any other failure still fails.
+ */
+import { readBody } from './engine-oracle.ts';
+import { type KnownFinding, nestingDepth } from './fuzz-ledger.ts';
+import { MAX_ERROR_LENGTH } from './judge-answer.ts';
+
+/**
+ * Engine: an event payload sent as a JSON object nested thousands of levels deep makes
+ * `/api/log` and `/api/bulk-log` answer 500 "internal error" instead of a 400: the compact
+ * re-serialisation (`JSON.stringify`) and the surrogate check recurse past the stack, and the
+ * RangeError reaches the app's error handler (which also logs its stack).
+ */
+export const ENGINE_DEEP_PAYLOAD_500: KnownFinding = {
+  name: 'engine: ingest of an object payload nested ≥ 1,000 levels answers 500 instead of 400',
+  matches(request, answer) {
+    if (answer.status !== 500 || answer.text !== '{"error":"internal error"}') return false;
+    if (!/\/api\/(bulk-)?log$/.test(request.path)) return false;
+    const body = readBody(Buffer.from(request.body ?? ''));
+    return body.ok && nestingDepth(body.value) >= 1000;
+  },
+};
+
+/**
+ * Engine: the SQL gate's syntax-error sentence is not length-capped; `clipQuoted` shortens a
+ * quoted token only when it holds no `"`, so a token of many double quotes comes back whole
+ * (1,000 × `"` → a 1,044-character error). The user's own text, but not "one sentence".
+ */
+export const ENGINE_LONG_SQL_SYNTAX_ERROR: KnownFinding = {
+  name: 'engine: SQL syntax errors near a run of double quotes are not clipped',
+  matches(request, answer) {
+    if (request.path !== '/api/visualize/data' || answer.status !== 400) return false;
+    let error: unknown;
+    try {
+      error = (JSON.parse(answer.text) as { error?: unknown }).error;
+    } catch {
+      return false;
+    }
+    return (
+      typeof error === 'string' &&
+      error.length > MAX_ERROR_LENGTH &&
+      /^SQL (syntax error|syntax error: unterminated)/.test(error) &&
+      error.includes('""""')
+    );
+  },
+};
