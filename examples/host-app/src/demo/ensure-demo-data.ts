@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { repoPath } from './repo-paths.ts';
 
@@ -18,6 +19,8 @@ export function engineDataDir(dataDir: string): string {
 interface DemoDataMarker {
   generatedAt: string;
   events: number;
+  /** False while generating: an interrupted run (Ctrl-C) is redone on the next start. */
+  complete: boolean;
 }
 
 /** How the demo workspace is checked and made. */
@@ -42,7 +45,7 @@ function readMarker(path: string): DemoDataMarker | undefined {
   try {
     const marker = JSON.parse(readFileSync(path, 'utf8')) as Partial<DemoDataMarker>;
     if (typeof marker.generatedAt === 'string' && typeof marker.events === 'number') {
-      return marker as DemoDataMarker;
+      return { ...(marker as DemoDataMarker), complete: marker.complete !== false };
     }
   } catch {
     // No marker: data the demo did not make, left alone.
@@ -68,12 +71,14 @@ export async function ensureDemoData(options: DemoDataOptions): Promise<DemoData
     const generatedAt = new Date(marker.generatedAt);
     const ageHours = (Date.now() - generatedAt.getTime()) / 3_600_000;
     const stale = options.maxAgeHours > 0 && ageHours > options.maxAgeHours;
-    if (!options.fresh && !stale) return { generated: false, generatedAt };
+    if (marker.complete && !options.fresh && !stale) return { generated: false, generatedAt };
     replace = true;
     options.say(
-      options.fresh
-        ? 'Regenerating the demo data (--fresh).'
-        : `The demo data ends ${Math.round(ageHours)} hours ago; regenerating it so recent charts are not empty.`,
+      !marker.complete
+        ? 'The last demo data run was interrupted; starting it again.'
+        : options.fresh
+          ? 'Regenerating the demo data (--fresh).'
+          : `The demo data ends ${Math.round(ageHours)} hours ago; regenerating it so recent charts are not empty.`,
     );
   }
   const count = options.events.toLocaleString('en-US');
@@ -81,8 +86,16 @@ export async function ensureDemoData(options: DemoDataOptions): Promise<DemoData
     `Generating the demo workspace: ${count} events over the last 90 days into ${file} (about ${Math.max(2, Math.round(options.events / 30_000))} s, once).`,
   );
   const generatedAt = new Date();
+  const pending: DemoDataMarker = {
+    generatedAt: generatedAt.toISOString(),
+    events: options.events,
+    complete: false,
+  };
+  await mkdir(engineDir, { recursive: true });
+  writeFileSync(markerPath, `${JSON.stringify(pending)}\n`);
   const engineCli = repoPath('packages/engine/bin/analytics-engine.mjs');
   const args = ['demo-data', '--data', engineDir, '--events', String(options.events)];
+  // --force also replaces a half-written workspace left by an interrupted run.
   if (replace) args.push('--force');
   const code = await new Promise<number | null>((resolve, reject) => {
     // The engine's CLI draws its progress bar on our terminal.
@@ -91,10 +104,6 @@ export async function ensureDemoData(options: DemoDataOptions): Promise<DemoData
     child.once('close', resolve);
   });
   if (code !== 0) throw new Error(`the engine's demo-data command failed (exit code ${code})`);
-  const written: DemoDataMarker = {
-    generatedAt: generatedAt.toISOString(),
-    events: options.events,
-  };
-  writeFileSync(markerPath, `${JSON.stringify(written)}\n`);
+  writeFileSync(markerPath, `${JSON.stringify({ ...pending, complete: true })}\n`);
   return { generated: true, generatedAt };
 }
