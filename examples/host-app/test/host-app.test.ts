@@ -252,7 +252,8 @@ describe('example site', () => {
       edgeUrl: `${ORIGIN}/analytics`,
       dashboardUrl: `${ORIGIN}/`,
     });
-    const response = await site.request('http://examples.test/plain-html/');
+    await site.prerender('http://examples.test');
+    const response = await site.app.request('http://examples.test/plain-html/');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-security-policy')).toContain(`script-src ${ORIGIN}`);
     const page = await response.text();

@@ -93,18 +93,20 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
     const host = await listen(hostApp.fetch, options.port, options.host, options.portFallback);
     servers.push(host);
     const edgeUrl = `${host.origin}/analytics`;
-    const examplesApp = createExamplesSite({
+    const examplesSite = createExamplesSite({
       edge,
       edgeUrl,
       dashboardUrl: `${host.origin}/`,
     });
     const examples = await listen(
-      examplesApp.fetch,
+      examplesSite.app.fetch,
       options.examplesPort,
       options.host,
       options.examplesPortFallback,
     );
     servers.push(examples);
+    // The example pages' public ids, minted now against this machine's key.
+    await examplesSite.prerender(examples.origin);
     let engineUrl: string | undefined;
     if (options.enginePort !== undefined) {
       const served = await serveEngine({ engine, port: options.enginePort, host: options.host });

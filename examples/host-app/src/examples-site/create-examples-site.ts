@@ -31,15 +31,43 @@ export interface ExamplesSiteOptions {
   dashboardUrl: string;
 }
 
+/** The example site: its app, and a way to mint every page's ids ahead of the first visit. */
+export interface ExamplesSite {
+  app: Hono;
+  /** Fills every page for this origin now (at start), so a broken template fails at once. */
+  prerender(origin: string): Promise<void>;
+}
+
 /**
  * A second origin serving the example pages, as a page author's or CMS's site would: each
- * template filled with public ids minted when first requested, limited (`aud`) to the origin
- * the page is served from, and a CSP that allows scripts and fetches from the edge only.
+ * template filled with public ids minted at start (or, for another host name, at its first
+ * request), limited (`aud`) to the origin the page is served from, and a CSP that allows
+ * scripts and fetches from the edge only.
  */
-export function createExamplesSite(options: ExamplesSiteOptions): Hono {
+export function createExamplesSite(options: ExamplesSiteOptions): ExamplesSite {
   const edgeOrigin = new URL(options.edgeUrl).origin;
   const rendered = new Map<string, Promise<string>>();
   const app = new Hono();
+
+  function render(origin: string, path: string, file: string): Promise<string> {
+    const key = `${origin}${path}`;
+    let body = rendered.get(key);
+    if (!body) {
+      const template = readFileSync(repoPath(file), 'utf8');
+      body = fillExampleTemplate(template, options.edgeUrl, async ({ query, params }) => {
+        const signed = await options.edge.signQueryId({
+          query,
+          params,
+          public: true,
+          audience: origin,
+        });
+        return signed.id;
+      });
+      body.catch(() => rendered.delete(key));
+      rendered.set(key, body);
+    }
+    return body;
+  }
 
   app.use('*', async (c, next) => {
     await next();
@@ -73,30 +101,20 @@ export function createExamplesSite(options: ExamplesSiteOptions): Hono {
 
   for (const [path, page] of Object.entries(EXAMPLE_PAGES)) {
     app.get(path, async (c) => {
-      const origin = new URL(c.req.url).origin;
-      const key = `${origin}${path}`;
-      let body = rendered.get(key);
-      if (!body) {
-        const template = readFileSync(repoPath(page.file), 'utf8');
-        body = fillExampleTemplate(template, options.edgeUrl, async ({ query, params }) => {
-          const signed = await options.edge.signQueryId({
-            query,
-            params,
-            public: true,
-            audience: origin,
-          });
-          return signed.id;
-        });
-        body.catch(() => rendered.delete(key));
-        rendered.set(key, body);
-      }
+      const body = await render(new URL(c.req.url).origin, path, page.file);
       c.header('Cache-Control', 'no-cache');
-      return c.html(await body);
+      return c.html(body);
     });
     app.get(path.replace(/\/$/, ''), (c) => c.redirect(path, 301));
   }
 
   app.get('/favicon.ico', (c) => c.body(null, 204));
   app.notFound((c) => c.text('There is nothing here.', 404));
-  return app;
+  return {
+    app,
+    prerender: async (origin) => {
+      for (const [path, page] of Object.entries(EXAMPLE_PAGES))
+        await render(origin, path, page.file);
+    },
+  };
 }
