@@ -31,6 +31,14 @@ export interface CaseCheck {
   parserMayRefuse?: boolean;
 }
 
+function decodedPath(path: string): string {
+  try {
+    return [...new URLSearchParams(path.split('?')[1] ?? '')].flat().join('\n');
+  } catch {
+    return '';
+  }
+}
+
 function clip(text: string, n = 300): string {
   return text.length > n ? `${text.slice(0, n)}… (${text.length} characters)` : text;
 }
@@ -60,7 +68,8 @@ export class FuzzLedger {
     const answer = await rawRequest(this.baseUrl(), request);
     const t = this.tally(endpoint);
     t.cases++;
-    const requestText = `${request.path}\n${(request.headers ?? []).map(([k, v]) => `${k}: ${Buffer.from(v).toString('latin1')}`).join('\n')}\n${request.body === undefined ? '' : Buffer.from(request.body).toString('latin1')}`;
+    // The path also decoded: a refusal may quote a query parameter it read.
+    const requestText = `${request.path}\n${decodedPath(request.path)}\n${(request.headers ?? []).map(([k, v]) => `${k}: ${Buffer.from(v).toString('latin1')}`).join('\n')}\n${request.body === undefined ? '' : Buffer.from(request.body).toString('latin1')}`;
     const parser =
       check.parserMayRefuse &&
       (answer.status === 400 || answer.status === 431 || answer.status === 413) &&

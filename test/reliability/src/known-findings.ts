@@ -47,3 +47,22 @@ export const ENGINE_LONG_SQL_SYNTAX_ERROR: KnownFinding = {
     );
   },
 };
+
+/**
+ * Edge: served with its own `serveEdge` (Node), a path or method no edge route has (`GET
+ * /api/sign`, `PUT /api/data`, `/nope`) is answered by the outer Hono app that `serveEdge` mounts
+ * the edge into: Hono's default `404 Not Found` as text/plain, without the JSON `{error, code}`
+ * and without the security headers. The edge's own `app.notFound` is not consulted for a mounted
+ * sub-app.
+ */
+export const EDGE_PLAIN_404: KnownFinding = {
+  name: "edge (serveEdge): unknown routes answer Hono's plain-text 404 without security headers",
+  matches(_request, answer) {
+    return (
+      answer.status === 404 &&
+      answer.text === '404 Not Found' &&
+      /^text\/plain/.test(answer.headers['content-type'] ?? '') &&
+      answer.headers['x-content-type-options'] === undefined
+    );
+  },
+};

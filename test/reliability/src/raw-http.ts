@@ -118,16 +118,16 @@ export function rawRequest(
     socket.write(head);
     if (body !== undefined) {
       // In slices, stopping once an answer arrived: a server that refuses a large body early
-      // closes the connection, and a reset would then discard its answer. Large bodies pause
-      // after the first slice, as a client waiting for `100 Continue` would.
+      // closes the connection, and a reset would then discard its answer. Bodies of more than one
+      // slice pause after the first, as a client waiting for `100 Continue` would.
       const slice = 64 * 1024;
       let at = 0;
       const pump = () => {
         while (at < body.length && chunks.length === 0 && !socket.destroyed) {
           const more = socket.write(body.subarray(at, at + slice));
           at += slice;
-          if (at === slice && body.length > 2 ** 20) {
-            setTimeout(pump, 300);
+          if (at === slice && body.length > slice) {
+            setTimeout(pump, 150);
             return;
           }
           if (!more) {

@@ -114,7 +114,7 @@ const runs = budget().fuzzRuns;
 const withKey = (template: Record<string, unknown>) => ({ api_key: '@KEY@', ...template });
 /** The key goes in at send time (the arbitraries are built before the engine starts). */
 const text = (value: Hostile) =>
-  Buffer.from(toJsonText(value).replaceAll('"@KEY@"', JSON.stringify(key)));
+  Buffer.from(toJsonText(value).replaceAll('"@KEY@"', () => JSON.stringify(key)));
 
 const QUERY_TEMPLATES = [
   {
