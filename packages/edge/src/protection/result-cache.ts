@@ -3,7 +3,7 @@ import { Lru } from './lru.ts';
 
 /** A response body ready to send, with its entity tag. */
 export interface PreparedBody {
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
   etag: string;
 }
 

@@ -2,7 +2,7 @@ import type { BundleSource } from '../config/edge-config.ts';
 
 /** The bundle as served: bytes, a content hash for the immutable name, and the entity tag. */
 export interface BundleAsset {
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
   /** First 16 hex digits of the SHA-256 of the bytes. */
   hash: string;
   etag: string;
@@ -11,8 +11,9 @@ export interface BundleAsset {
 }
 
 async function toAsset(content: string | Uint8Array): Promise<BundleAsset> {
-  const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes.slice()));
+  // A copy: the asset owns ArrayBuffer-backed bytes that every runtime's Response accepts.
+  const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content.slice();
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
   const hash = Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join('');
   return { bytes, hash, etag: `"${hash}"`, fileName: `analytics-chart.${hash}.js` };
 }
