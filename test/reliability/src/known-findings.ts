@@ -66,3 +66,22 @@ export const EDGE_PLAIN_404: KnownFinding = {
     );
   },
 };
+
+/**
+ * Edge: CORS preflight answers (`OPTIONS` on the data, sign and renew routes, 204 without a
+ * body) carry the CORS headers but none of the security headers the README promises on "every
+ * answer" (`X-Content-Type-Options`, `Referrer-Policy`, `Cross-Origin-Resource-Policy`). Low
+ * impact (no body to sniff or embed), but not what is documented.
+ */
+export const EDGE_PREFLIGHT_WITHOUT_SECURITY_HEADERS = {
+  name: 'edge: CORS preflight answers (204) carry none of the documented security headers',
+  matches(method: string, status: number, missing: readonly string[]): boolean {
+    return (
+      method === 'OPTIONS' &&
+      status === 204 &&
+      ['x-content-type-options', 'referrer-policy', 'cross-origin-resource-policy'].every((h) =>
+        missing.includes(h),
+      )
+    );
+  },
+};

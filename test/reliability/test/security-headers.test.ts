@@ -1,0 +1,388 @@
+/**
+ * Item 7: the security headers the edge documents (README "Protection") on every kind of answer
+ * of a running edge process: data (200, 304, every refusal, 429, 502, 504), sign, renew, the
+ * bundle (plain and hashed, 200 and 304), health, unknown routes and CORS preflights. And the
+ * element's bundle is CSP-friendly: no eval or string-compiled code, no inline style attributes
+ * or inline handlers, styles through constructable stylesheets.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { ServerProcess } from '../src/child-process.ts';
+import { type FaultService, startFaultService } from '../src/fault-service.ts';
+import { type Cell, reportFigures } from '../src/figures.ts';
+import { forgeJwt, publicId, sessionCookie, sessionId } from '../src/forge-jwt.ts';
+import { EDGE_PLAIN_404, EDGE_PREFLIGHT_WITHOUT_SECURITY_HEADERS } from '../src/known-findings.ts';
+import { rawRequest } from '../src/raw-http.ts';
+import { ELEMENT_BUNDLE, REPO_ROOT } from '../src/repo-paths.ts';
+import {
+  type EngineUnderTest,
+  newEdgeSecrets,
+  startEdge,
+  startSeededEngine,
+} from '../src/system-under-test.ts';
+
+/** What the edge's README promises on JSON API answers. */
+const API = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+};
+/** And on the bundle, a module script any origin may load. */
+const BUNDLE = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'cross-origin',
+  'access-control-allow-origin': '*',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
+};
+const APP = 'https://app.example.com';
+
+let engine: EngineUnderTest;
+let service: FaultService;
+let edge: ServerProcess;
+const secrets = newEdgeSecrets();
+const rows: Cell[][] = [];
+const findings: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(ELEMENT_BUNDLE)) {
+    execFileSync('pnpm', ['--filter', '@analytics-chart/element', 'build'], {
+      cwd: REPO_ROOT,
+      stdio: 'ignore',
+    });
+  }
+  engine = await startSeededEngine(200);
+  service = await startFaultService(engine.url);
+  edge = await startEdge(
+    secrets,
+    { url: service.url, apiKey: engine.apiKey },
+    {
+      allowedOrigins: [APP, '*'],
+      timeoutMs: 300,
+      retries: 0,
+      settings: { rateLimit: { perId: { perSecond: 0.001, burst: 3 } } },
+    },
+  );
+}, 180_000);
+
+afterAll(async () => {
+  reportFigures(
+    'security-headers',
+    'Security headers on every kind of edge answer',
+    ['answer', 'status', 'headers checked', 'result'],
+    rows,
+    { findings },
+  );
+  await edge?.stop();
+  await service?.close();
+  await engine?.close();
+});
+
+type Expected = Record<string, string>;
+
+async function check(
+  name: string,
+  request: Parameters<typeof rawRequest>[1],
+  status: number,
+  expected: Expected = API,
+): Promise<Awaited<ReturnType<typeof rawRequest>>> {
+  const answer = await rawRequest(edge.url, request);
+  const missing = Object.entries(expected)
+    .filter(([header, value]) => answer.headers[header] !== value)
+    .map(([header]) => header);
+  const leaks = ['x-powered-by', 'server'].filter((h) => answer.headers[h] !== undefined);
+  const plain404 = EDGE_PLAIN_404.matches(request, answer);
+  const preflight = EDGE_PREFLIGHT_WITHOUT_SECURITY_HEADERS.matches(
+    request.method,
+    answer.status,
+    missing,
+  );
+  const known = plain404 || preflight;
+  if (plain404) findings.push(`${name}: ${EDGE_PLAIN_404.name}`);
+  if (preflight) findings.push(`${name}: ${EDGE_PREFLIGHT_WITHOUT_SECURITY_HEADERS.name}`);
+  rows.push([
+    name,
+    answer.status,
+    Object.keys(expected).length,
+    plain404
+      ? 'KNOWN FINDING: plain-text 404, no headers'
+      : preflight
+        ? `KNOWN FINDING: missing ${missing.join(', ')}`
+        : missing.length
+          ? `missing ${missing.join(', ')}`
+          : 'all present',
+  ]);
+  expect(answer.status, name).toBe(status);
+  expect(leaks, `${name}: version-revealing headers`).toEqual([]);
+  if (!known) expect(missing, `${name}: missing headers`).toEqual([]);
+  if (answer.status >= 400 && !known) {
+    expect(answer.headers['content-type'], name).toMatch(/^application\/json/);
+    expect(Object.keys(JSON.parse(answer.text)).sort(), name).toEqual(['code', 'error']);
+  }
+  return answer;
+}
+
+const get = (path: string, headers: Record<string, string> = {}) => ({
+  method: 'GET',
+  path,
+  headers: Object.entries(headers) as Array<[string, string]>,
+});
+const post = (path: string, body: string, headers: Record<string, string> = {}) => ({
+  method: 'POST',
+  path,
+  headers: Object.entries({ 'Content-Type': 'application/json', ...headers }) as Array<
+    [string, string]
+  >,
+  body,
+});
+
+describe('every answer of the edge', () => {
+  test('data route: 200, 304 and every refusal', async () => {
+    // A fresh id per request: the per-id bucket of this edge holds 3 (for the 429 below).
+    const fresh = () => ({
+      Authorization: `Bearer ${publicId(secrets.key, 'public-count', { tenant: 'acme' })}`,
+    });
+    const auth = fresh();
+    const ok = await check('GET /api/data 200', get('/api/data', auth), 200);
+    await check(
+      'GET /api/data 304 (If-None-Match)',
+      get('/api/data', { ...auth, 'If-None-Match': ok.headers.etag ?? '' }),
+      304,
+    );
+    await check(
+      'GET /api/data 200 from an allowed origin',
+      get('/api/data', { ...fresh(), Origin: APP }),
+      200,
+      {
+        ...API,
+        'access-control-allow-origin': APP,
+        'access-control-allow-credentials': 'true',
+      },
+    );
+    await check(
+      'GET /api/data 200 from any origin (public id, *)',
+      get('/api/data', {
+        Authorization: `Bearer ${publicId(secrets.key, 'public-count', { tenant: 'globex' })}`,
+        Origin: 'https://cms.example.org',
+      }),
+      200,
+      {
+        ...API,
+        'access-control-allow-origin': '*',
+      },
+    );
+    await check('GET /api/data 401 no id', get('/api/data'), 401);
+    await check(
+      'GET /api/data 401 forged id',
+      get('/api/data', {
+        Authorization: `Bearer ${forgeJwt({ alg: 'none', kid: 'k1' }, { q: 'public-count' }, null)}`,
+      }),
+      401,
+    );
+    await check(
+      'GET /api/data 401 expired',
+      get('/api/data', {
+        Authorization: `Bearer ${publicId(secrets.key, 'public-count', { tenant: 'acme' }, { iat: 1, exp: 2 })}`,
+      }),
+      401,
+    );
+    await check('GET /api/data 400 unknown viewer option', get('/api/data?x=1', fresh()), 400);
+    await check(
+      'GET /api/data 403 other session',
+      get('/api/data', {
+        Authorization: `Bearer ${sessionId(secrets.key, 'daily', 'alice', { tenant: 'acme' })}`,
+        Cookie: sessionCookie(secrets.sessionSecret, 'bob', 'globex'),
+      }),
+      403,
+    );
+    await check(
+      'GET /api/data 404 query gone from the registry',
+      get('/api/data', {
+        Authorization: `Bearer ${publicId(secrets.key, 'no-such-query', { tenant: 'acme' })}`,
+      }),
+      404,
+    );
+    const limited = {
+      Authorization: `Bearer ${publicId(secrets.key, 'public-count', { tenant: 'initech' })}`,
+    };
+    for (let i = 0; i < 3; i++) await rawRequest(edge.url, get('/api/data', limited));
+    const tooMany = await check('GET /api/data 429 rate limited', get('/api/data', limited), 429);
+    expect(Number(tooMany.headers['retry-after'])).toBeGreaterThan(0);
+    service.set({ kind: 'status', status: 500, body: { error: 'down' } });
+    await check(
+      'GET /api/data 502 backend failed',
+      get('/api/data', {
+        Authorization: `Bearer ${publicId(secrets.key, 'public-count', { tenant: 'fail-502' })}`,
+      }),
+      502,
+    );
+    service.set({ kind: 'hang' });
+    await check(
+      'GET /api/data 504 backend timed out',
+      get('/api/data', {
+        Authorization: `Bearer ${publicId(secrets.key, 'public-count', { tenant: 'fail-504' })}`,
+      }),
+      504,
+    );
+    service.set({ kind: 'ok' });
+  });
+
+  test('sign and renew', async () => {
+    const cookie = sessionCookie(secrets.sessionSecret, 'alice', 'acme');
+    const signed = await check(
+      'POST /api/sign 200',
+      post('/api/sign', '{"query":"daily"}', { Cookie: cookie }),
+      200,
+    );
+    await check('POST /api/sign 401 no session', post('/api/sign', '{"query":"daily"}'), 401);
+    await check(
+      'POST /api/sign 415 not JSON',
+      post('/api/sign', 'query=daily', { Cookie: cookie, 'Content-Type': 'text/plain' }),
+      415,
+    );
+    await check(
+      'POST /api/sign 413 too large',
+      post('/api/sign', JSON.stringify({ query: 'x'.repeat(20_000) }), { Cookie: cookie }),
+      413,
+    );
+    await check(
+      'POST /api/sign 400 bad body',
+      post('/api/sign', '{"query":1}', { Cookie: cookie }),
+      400,
+    );
+    await check(
+      'POST /api/sign 200 from an allowed origin',
+      post('/api/sign', '{"query":"daily"}', { Cookie: cookie, Origin: APP }),
+      200,
+      {
+        ...API,
+        'access-control-allow-origin': APP,
+        'access-control-allow-credentials': 'true',
+      },
+    );
+    await check(
+      'POST /api/renew 200',
+      post('/api/renew', JSON.stringify({ id: JSON.parse(signed.text).id }), { Cookie: cookie }),
+      200,
+    );
+    await check(
+      'POST /api/renew 403 other user',
+      post('/api/renew', JSON.stringify({ id: JSON.parse(signed.text).id }), {
+        Cookie: sessionCookie(secrets.sessionSecret, 'bob', 'acme'),
+      }),
+      403,
+    );
+    await check(
+      'POST /api/renew 401 invalid id',
+      post('/api/renew', '{"id":"a.b.c"}', { Cookie: cookie }),
+      401,
+    );
+  });
+
+  test('bundle, health, unknown routes', async () => {
+    const bundle = await check(
+      'GET /analytics-chart.js 200',
+      get('/analytics-chart.js'),
+      200,
+      BUNDLE,
+    );
+    expect(bundle.headers['content-type']).toMatch(/^text\/javascript/);
+    await check(
+      'GET /analytics-chart.js 304',
+      get('/analytics-chart.js', { 'If-None-Match': bundle.headers.etag ?? '' }),
+      304,
+      BUNDLE,
+    );
+    // The content-hashed name (16 hex digits of the bundle's SHA-256), immutable; another is 404.
+    const hash = createHash('sha256')
+      .update(readFileSync(ELEMENT_BUNDLE))
+      .digest('hex')
+      .slice(0, 16);
+    const hashed = await check(
+      `GET /analytics-chart.<hash>.js 200`,
+      get(`/analytics-chart.${hash}.js`),
+      200,
+      BUNDLE,
+    );
+    expect(hashed.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    await check(
+      'GET /analytics-chart.<other hash>.js 404',
+      get(
+        `/analytics-chart.${hash === 'ffffffffffffffff' ? '0000000000000000' : 'ffffffffffffffff'}.js`,
+      ),
+      404,
+    );
+    await check('GET /health 200', get('/health'), 200);
+    await check('GET /nope 404', get('/nope'), 404);
+    await check('PUT /api/data 404', { method: 'PUT', path: '/api/data' }, 404);
+  });
+
+  test('CORS preflights', async () => {
+    const preflight = (path: string, origin: string) => ({
+      method: 'OPTIONS',
+      path,
+      headers: [
+        ['Origin', origin],
+        ['Access-Control-Request-Method', path === '/api/data' ? 'GET' : 'POST'],
+        ['Access-Control-Request-Headers', 'authorization, content-type'],
+      ] as Array<[string, string]>,
+    });
+    for (const path of ['/api/data', '/api/sign', '/api/renew']) {
+      const allowed = await check(`OPTIONS ${path} from ${APP}`, preflight(path, APP), 204);
+      expect(allowed.headers['access-control-allow-origin']).toBe(APP);
+      const other = await check(
+        `OPTIONS ${path} from an unlisted origin`,
+        preflight(path, 'https://evil.example'),
+        204,
+      );
+      // A browser sends a credentialed request only when the origin is echoed (or '*' without
+      // credentials, which then carries no cookie): an unlisted origin gets neither with cookies.
+      const acao = other.headers['access-control-allow-origin'];
+      expect(acao).not.toBe('https://evil.example');
+      if (acao === '*') expect(other.headers['access-control-allow-credentials']).toBeUndefined();
+      if (path !== '/api/data') expect(acao).toBeUndefined();
+    }
+  });
+});
+
+describe('the element bundle is CSP-friendly', () => {
+  test('no eval or code from strings, no inline styles or handlers; styles are constructable', () => {
+    const code = readFileSync(ELEMENT_BUNDLE, 'utf8');
+    const count = (pattern: RegExp) => code.match(pattern)?.length ?? 0;
+    const scan: Array<[string, number, number]> = [
+      // [what, found, allowed]
+      ['eval(…)', count(/(^|[^.\w$])eval\s*\(/g), 0],
+      ['new Function / Function(…)', count(/(^|[^.\w$])(new\s+)?Function\s*\(/g), 0],
+      ['setTimeout/setInterval with a string', count(/set(Timeout|Interval)\(\s*["'`]/g), 0],
+      ['inline style="…" in markup', count(/<[a-z][^<>]*\sstyle\s*=/gi), 0],
+      ['setAttribute("style", …)', count(/setAttribute\(\s*["'`]style["'`]/g), 0],
+      ['inline on…= handlers in markup', count(/<[a-z][^<>]*\son[a-z]+\s*=/gi), 0],
+      ['javascript: URLs', count(/["'`]javascript:/gi), 0],
+      // Lit adopts constructable stylesheets; its <style> fallback (with the page's nonce) is
+      // only for browsers without them.
+      [
+        'createElement("style") (Lit fallback only)',
+        count(/createElement\(\s*["'`]style["'`]\s*\)/g),
+        1,
+      ],
+    ];
+    for (const [what, found, allowed] of scan)
+      rows.push([
+        `bundle: ${what}`,
+        '',
+        allowed,
+        found <= allowed ? `${found} (ok)` : `${found} FOUND`,
+      ]);
+    rows.push([
+      'bundle: adoptedStyleSheets + CSSStyleSheet.replaceSync',
+      '',
+      '',
+      code.includes('adoptedStyleSheets') && code.includes('replaceSync') ? 'used' : 'MISSING',
+    ]);
+    for (const [what, found, allowed] of scan) expect(found, what).toBeLessThanOrEqual(allowed);
+    expect(code).toContain('adoptedStyleSheets');
+    expect(code).toContain('replaceSync');
+  });
+});
