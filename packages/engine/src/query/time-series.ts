@@ -319,6 +319,22 @@ async function splitLines(ctx: QueryContext, granularity: ResolvedGranularity): 
   return envelope;
 }
 
+/** More (split value, bucket) groups than this are ranked by DuckDB instead of here. */
+const MAX_SPLIT_CELLS = 10_000;
+
+/** One split value in one bucket. */
+interface Cell {
+  value: number | null;
+  count: number;
+}
+
+/** What a split window's statement yields: cells, per-value totals to rank, the total. */
+interface SplitAggregates {
+  cells: Map<string, Map<number, Cell>>;
+  ranked: Array<{ name: string; value: number | null }>;
+  combined: number | null;
+}
+
 async function splitWindow(
   ctx: QueryContext,
   window: TimeWindow,
@@ -331,42 +347,126 @@ async function splitWindow(
   if (!plan || plan.buckets.length === 0) {
     return { rows: [], combined: empty, series: fixedSeries ?? [] };
   }
+  const base = (params: SqlParams) => {
+    const split = fields(ctx, params)(query.split ?? '').string ?? 'NULL::VARCHAR';
+    const k = plan.keySql('"timestamp"', params);
+    const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
+    return `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
+      WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
+  };
+  const aggregates =
+    (query.aggregation === 'Count' || query.aggregation === 'Sum' || query.aggregation === 'Avg'
+      ? await splitCells(ctx, base)
+      : null) ?? (await rankedSplit(ctx, base, fixedSeries));
+  const series = fixedSeries ?? rank(aggregates.ranked).slice(0, LIMITS.series);
+  const { cells } = aggregates;
+  const counts = plan.buckets.map((bucket) =>
+    series.reduce((sum, name) => sum + (cells.get(name)?.get(bucket.key)?.count ?? 0), 0),
+  );
+  const rows = rowsOf(ctx, plan.buckets, counts, (i) => {
+    const bucket = plan.buckets[i] as Bucket;
+    const row: Row = {};
+    for (const name of series) row[name] = cells.get(name)?.get(bucket.key)?.value ?? empty;
+    return row;
+  });
+  return { rows, combined: aggregates.combined, series };
+}
+
+/** Largest value first (nulls last), ties by name. */
+function rank(values: Array<{ name: string; value: number | null }>): string[] {
+  return values
+    .sort((a, b) => {
+      if (a.value === b.value) return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+      if (a.value === null) return 1;
+      if (b.value === null) return -1;
+      return b.value - a.value;
+    })
+    .map((r) => r.name);
+}
+
+/**
+ * Count, Sum and Avg: one GROUP BY (split value, bucket) as cheap as a hand-written one, with
+ * sums and counts from which each value's total and the window's total follow exactly. Null
+ * when there are too many groups to rank here.
+ */
+async function splitCells(
+  ctx: QueryContext,
+  base: (params: SqlParams) => string,
+): Promise<SplitAggregates | null> {
   const params = new SqlParams();
-  const split = fields(ctx, params)(query.split ?? '').string ?? 'NULL::VARCHAR';
-  const k = plan.keySql('"timestamp"', params);
-  const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
-  const agg = aggregateSql(query.aggregation, 'm');
-  const base = `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
-    WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
-  const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
+  const rows = await queryRows(
+    ctx,
+    `SELECT sp, k, count(*), sum(m), count(m) FROM (${base(params)}) WHERE sp IS NOT NULL
+     GROUP BY sp, k LIMIT ${params.integer(MAX_SPLIT_CELLS + 1)}`,
+    params,
+  );
+  if (rows.length > MAX_SPLIT_CELLS) return null;
+  const { aggregation } = ctx.query;
+  const valueOf = (count: number, sum: number, numeric: number) =>
+    aggregation === 'Count' ? count : aggregation === 'Sum' ? sum : numeric ? sum / numeric : null;
+  const cells = new Map<string, Map<number, Cell>>();
+  const totals = new Map<string, { count: number; sum: number; numeric: number }>();
+  const all = { count: 0, sum: 0, numeric: 0 };
+  for (const [sp, k, c, s, n] of rows) {
+    const name = String(sp);
+    const count = toNumber(c ?? null) ?? 0;
+    const sum = toNumber(s ?? null) ?? 0;
+    const numeric = toNumber(n ?? null) ?? 0;
+    let byKey = cells.get(name);
+    let total = totals.get(name);
+    if (!byKey || !total) {
+      byKey = new Map();
+      cells.set(name, byKey);
+      total = { count: 0, sum: 0, numeric: 0 };
+      totals.set(name, total);
+    }
+    byKey.set(toNumber(k ?? null) ?? 0, { value: valueOf(count, sum, numeric), count });
+    for (const t of [total, all]) {
+      t.count += count;
+      t.sum += sum;
+      t.numeric += numeric;
+    }
+  }
+  return {
+    cells,
+    ranked: [...totals].map(([name, t]) => ({ name, value: valueOf(t.count, t.sum, t.numeric) })),
+    combined: valueOf(all.count, all.sum, all.numeric),
+  };
+}
+
+/**
+ * Percentiles, or too many groups: DuckDB ranks the split values by their whole-window value and
+ * aggregates only the top 10 per bucket, with the window's total, in one statement.
+ */
+async function rankedSplit(
+  ctx: QueryContext,
+  base: (params: SqlParams) => string,
+  fixedSeries: string[] | null,
+): Promise<SplitAggregates> {
+  const params = new SqlParams();
+  const agg = aggregateSql(ctx.query.aggregation, 'm');
+  const from = base(params);
   const chosen = fixedSeries ? `list_contains(${params.texts(fixedSeries)}, sp)` : 'TRUE';
-  // Count and Sum: one scan groups by (split, bucket); the ranking and the totals are sums over
-  // those groups. Avg and percentiles rank on their own whole-window values, a second pass.
-  const sql = additive
-    ? `WITH g AS (SELECT sp, k, ${agg} AS v, count(*) AS c FROM (${base}) WHERE sp IS NOT NULL GROUP BY sp, k),
-            top AS (SELECT sp, sum(v) AS v FROM g WHERE ${chosen} GROUP BY sp
-                    ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series})
-       SELECT 0 AS part, sp, k, v, c FROM g WHERE sp IN (SELECT sp FROM top)
-       UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
-       UNION ALL SELECT 2, NULL, NULL, sum(v), sum(c) FROM g`
-    : `WITH base AS (SELECT * FROM (${base}) WHERE sp IS NOT NULL),
-            top AS (SELECT sp, ${agg} AS v FROM base WHERE ${chosen} GROUP BY sp
-                    ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series})
-       SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
-       UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
-       UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`;
-  const rows = await queryRows(ctx, sql, params);
-  const ranked: Array<{ name: string; value: number | null }> = [];
-  const cells = new Map<string, Map<number, { value: number | null; count: number }>>();
-  let combined: number | null = empty;
+  const rows = await queryRows(
+    ctx,
+    `WITH base AS (SELECT * FROM (${from}) WHERE sp IS NOT NULL),
+          top AS (SELECT sp, ${agg} AS v FROM base WHERE ${chosen} GROUP BY sp
+                  ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series})
+     SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
+     UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
+     UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
+    params,
+  );
+  const result: SplitAggregates = { cells: new Map(), ranked: [], combined: null };
+  result.combined = emptyValue(ctx.query.aggregation);
   for (const [part, sp, k, v, c] of rows) {
-    if (part === 1) ranked.push({ name: String(sp), value: toNumber(v ?? null) });
-    else if (part === 2) combined = normalize(ctx, toNumber(v ?? null));
+    if (part === 1) result.ranked.push({ name: String(sp), value: toNumber(v ?? null) });
+    else if (part === 2) result.combined = normalize(ctx, toNumber(v ?? null));
     else {
-      let byKey = cells.get(String(sp));
+      let byKey = result.cells.get(String(sp));
       if (!byKey) {
         byKey = new Map();
-        cells.set(String(sp), byKey);
+        result.cells.set(String(sp), byKey);
       }
       byKey.set(toNumber(k ?? null) ?? 0, {
         value: normalize(ctx, toNumber(v ?? null)),
@@ -374,25 +474,5 @@ async function splitWindow(
       });
     }
   }
-  // The statement's UNION does not keep the ranking order; restore it here.
-  const series =
-    fixedSeries ??
-    ranked
-      .sort((a, b) => {
-        if (a.value === b.value) return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-        if (a.value === null) return 1;
-        if (b.value === null) return -1;
-        return b.value - a.value;
-      })
-      .map((r) => r.name);
-  const counts = plan.buckets.map((bucket) =>
-    series.reduce((sum, name) => sum + (cells.get(name)?.get(bucket.key)?.count ?? 0), 0),
-  );
-  const rowsOut = rowsOf(ctx, plan.buckets, counts, (i) => {
-    const bucket = plan.buckets[i] as Bucket;
-    const row: Row = {};
-    for (const name of series) row[name] = cells.get(name)?.get(bucket.key)?.value ?? empty;
-    return row;
-  });
-  return { rows: rowsOut, combined, series };
+  return result;
 }

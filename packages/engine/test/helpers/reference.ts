@@ -197,11 +197,15 @@ function empty(aggregation: Aggregation): number | null {
   return aggregation === 'Count' || aggregation === 'Sum' ? 0 : null;
 }
 
-/** Parses a request body like the engine (api_key aside) and answers it from `events`. */
+/**
+ * Parses a request body like the engine (api_key aside) and answers it from `events`, the
+ * events of collection `collection`.
+ */
 export function referenceAnswer(
   events: FixtureEvent[],
   body: Record<string, unknown>,
   now: number,
+  collection = 'all_events',
 ): Envelope {
   const { api_key: _key, ...rest } = body;
   const parsed = parseQueryRequest(rest);
@@ -210,8 +214,8 @@ export function referenceAnswer(
   const q = parsed.value;
   const windows = resolveWindows(q, now);
   if (!windows.ok) throw new Error(windows.error);
-  // The fixture lives in the default collection; any other collection has no events.
-  const all = q.collection === 'all_events' ? events : [];
+  // Any other collection has no events.
+  const all = q.collection === collection ? events : [];
   const pick = (w: TimeWindow, groups: FilterGroups) =>
     inWindow(all, w).filter((e) => matches(e, groups));
   const key = valueKey(q.aggregation, q.metric);
@@ -325,16 +329,11 @@ function timeSeries(
     const nameOf = (e: FixtureEvent) => stringForm(valueAt(e.json, q.split ?? '')) as string;
     let series = fixedSeries;
     if (!series) {
-      const names = [...new Set(withSplit(events).map(nameOf))];
-      series = names
-        .map((name) => ({
-          name,
-          value: aggregate(
-            withSplit(events).filter((e) => nameOf(e) === name),
-            q.aggregation,
-            q.metric,
-          ),
-        }))
+      const byName = new Map<string, FixtureEvent[]>();
+      for (const e of withSplit(events))
+        byName.set(nameOf(e), [...(byName.get(nameOf(e)) ?? []), e]);
+      series = [...byName]
+        .map(([name, list]) => ({ name, value: aggregate(list, q.aggregation, q.metric) }))
         .sort(byValueThenName)
         .slice(0, LIMITS.series)
         .map((r) => r.name);
