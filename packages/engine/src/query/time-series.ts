@@ -402,7 +402,7 @@ async function splitCells(
   );
   if (rows.length > MAX_SPLIT_CELLS) return null;
   const { aggregation } = ctx.query;
-  const valueOf = (count: number, sum: number, numeric: number) =>
+  const valueFrom = (count: number, sum: number, numeric: number) =>
     aggregation === 'Count' ? count : aggregation === 'Sum' ? sum : numeric ? sum / numeric : null;
   const cells = new Map<string, Map<number, Cell>>();
   const totals = new Map<string, { count: number; sum: number; numeric: number }>();
@@ -420,7 +420,7 @@ async function splitCells(
       total = { count: 0, sum: 0, numeric: 0 };
       totals.set(name, total);
     }
-    byKey.set(toNumber(k ?? null) ?? 0, { value: valueOf(count, sum, numeric), count });
+    byKey.set(toNumber(k ?? null) ?? 0, { value: valueFrom(count, sum, numeric), count });
     for (const t of [total, all]) {
       t.count += count;
       t.sum += sum;
@@ -429,8 +429,8 @@ async function splitCells(
   }
   return {
     cells,
-    ranked: [...totals].map(([name, t]) => ({ name, value: valueOf(t.count, t.sum, t.numeric) })),
-    combined: valueOf(all.count, all.sum, all.numeric),
+    ranked: [...totals].map(([name, t]) => ({ name, value: valueFrom(t.count, t.sum, t.numeric) })),
+    combined: valueFrom(all.count, all.sum, all.numeric),
   };
 }
 
