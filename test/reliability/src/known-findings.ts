@@ -25,28 +25,52 @@ export const ENGINE_DEEP_PAYLOAD_500: KnownFinding = {
 };
 
 /**
- * Engine: the SQL gate's syntax-error sentence is not length-capped; `clipQuoted` shortens a
- * quoted token only when it holds no `"`, so a token of many double quotes comes back whole
- * (1,000 × `"` → a 1,044-character error). The user's own text, but not "one sentence".
+ * Engine and protocol: a refusal sentence that echoes a long piece of the request unclipped.
+ * The engine's SQL gate clips a quoted token only when it holds no `"` (`clipQuoted`), so
+ * `sql_query` = 1,000 × `"` comes back as a 1,044-character error; the protocol's
+ * `describeZodError` (used by the edge's sign and renew routes) quotes unknown keys and key
+ * paths whole, so a 1,000-character key comes back whole (up to the 16 KB body limit). The
+ * caller's own text, so nothing leaks, but not "one clear sentence".
  */
-export const ENGINE_LONG_SQL_SYNTAX_ERROR: KnownFinding = {
-  name: 'engine: SQL syntax errors near a run of double quotes are not clipped',
+export const UNCLIPPED_ECHO: KnownFinding = {
+  name: 'engine SQL gate and protocol describeZodError: refusals echo long input unclipped',
   matches(request, answer) {
-    if (request.path !== '/api/visualize/data' || answer.status !== 400) return false;
+    if (answer.status !== 400) return false;
     let error: unknown;
     try {
       error = (JSON.parse(answer.text) as { error?: unknown }).error;
     } catch {
       return false;
     }
-    return (
-      typeof error === 'string' &&
-      error.length > MAX_ERROR_LENGTH &&
-      /^SQL (syntax error|syntax error: unterminated)/.test(error) &&
-      error.includes('""""')
+    if (typeof error !== 'string' || error.length <= MAX_ERROR_LENGTH) return false;
+    // Most of the sentence must be a piece of what was sent (JSON-escaped or not).
+    const sent = Buffer.from(request.body ?? '').toString('utf8');
+    const unescaped = readBody(Buffer.from(request.body ?? ''));
+    const haystack = `${sent}\n${unescaped.ok ? JSON.stringify(unescaped.value) : ''}\n${collectStrings(unescaped.ok ? unescaped.value : undefined)}`;
+    const middle = error.slice(
+      Math.floor(error.length / 2) - 100,
+      Math.floor(error.length / 2) + 100,
     );
+    return haystack.includes(middle);
   },
 };
+
+/** Every string and key in a value, joined (iteratively: the value may be deep). */
+function collectStrings(value: unknown): string {
+  const out: string[] = [];
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') out.push(v);
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, item] of Object.entries(v)) {
+        out.push(k);
+        stack.push(item);
+      }
+    }
+  }
+  return out.join('\n');
+}
 
 /**
  * Edge: served with its own `serveEdge` (Node), a path or method no edge route has (`GET

@@ -22,7 +22,7 @@ import {
   mutatedBody,
   toJsonText,
 } from '../src/hostile-values.ts';
-import { EDGE_PLAIN_404 } from '../src/known-findings.ts';
+import { EDGE_PLAIN_404, UNCLIPPED_ECHO } from '../src/known-findings.ts';
 import { budget } from '../src/profile.ts';
 import { type RawRequest, type RawResponse, rawRequest } from '../src/raw-http.ts';
 import {
@@ -54,7 +54,7 @@ const secretList: string[] = [];
 const ledger = new FuzzLedger(
   () => edge.url,
   { withCode: true, secrets: secretList, headers: API_HEADERS },
-  [EDGE_PLAIN_404],
+  [EDGE_PLAIN_404, UNCLIPPED_ECHO],
 );
 
 /** Valid ids and cookies, made once the secrets exist. */
@@ -568,6 +568,8 @@ describe('fixed hostile cases', () => {
       '{"query":"daily","ttl":"NaN"}',
       '{"query":"daily","ttl":-1}',
       '{"query":"daily","ttl":"99999d"}',
+      `{"query":"daily","${'k'.repeat(1000)}":1}`,
+      `{"query":"public-count","params":{"${'k'.repeat(1000)}":"acme"}}`,
     ];
     for (const text of polluting) {
       const body = Buffer.from(text);

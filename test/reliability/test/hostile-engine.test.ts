@@ -19,7 +19,7 @@ import {
   mutatedBody,
   toJsonText,
 } from '../src/hostile-values.ts';
-import { ENGINE_DEEP_PAYLOAD_500, ENGINE_LONG_SQL_SYNTAX_ERROR } from '../src/known-findings.ts';
+import { ENGINE_DEEP_PAYLOAD_500, UNCLIPPED_ECHO } from '../src/known-findings.ts';
 import { budget } from '../src/profile.ts';
 import type { RawRequest, RawResponse } from '../src/raw-http.ts';
 import { rawRequest } from '../src/raw-http.ts';
@@ -32,7 +32,7 @@ let key = '';
 const secrets: string[] = [];
 const ledger = new FuzzLedger(() => engine.url, { withCode: false, secrets }, [
   ENGINE_DEEP_PAYLOAD_500,
-  ENGINE_LONG_SQL_SYNTAX_ERROR,
+  UNCLIPPED_ECHO,
 ]);
 
 beforeAll(async () => {
