@@ -54,6 +54,12 @@ export interface ChartPayload {
   compareCombined?: number | null;
   /** The resolved window in Unix seconds, for summaries such as the accessible label. */
   range?: { start: number; end: number };
+  /**
+   * Time series only: which end buckets cover only part of their period because the window
+   * starts or ends inside them (today so far). A widget draws them apart so that a partial day
+   * does not read as a drop.
+   */
+  incomplete?: { first: boolean; last: boolean };
   /** True when rows were cut at a cap. */
   truncated?: boolean;
   /** ISO instants: when the data was computed, and until when a cached copy is fresh. */

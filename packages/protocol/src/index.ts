@@ -1,3 +1,4 @@
+export * from './bucket-start.ts';
 export * from './chart-payload.ts';
 export * from './describe-error.ts';
 export * from './envelope.ts';
