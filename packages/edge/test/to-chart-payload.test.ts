@@ -550,9 +550,13 @@ describe('toChartPayload', () => {
     const parsed = q(query);
     const payload = toChartPayload(envelope, parsed, definition ?? {}, context);
     const sql = 'sql_query' in query;
+    // The fixture window runs from 2024-02-27 03:13:20 to 2024-03-05 01:53:20 Berlin time (CET):
+    // it starts and ends inside a day, so every time series flags both end buckets.
+    const incomplete = 'granularity' in expected ? { incomplete: { first: true, last: true } } : {};
     expect(payload).toEqual({
       ...common,
       ...(sql ? { range: context.window } : {}),
+      ...incomplete,
       ...expected,
     });
     const text = JSON.stringify(payload);
@@ -600,6 +604,27 @@ describe('toChartPayload', () => {
         'Table',
       ].sort(),
     );
+  });
+
+  it('flags only the end buckets the window cuts', () => {
+    const line = (window: { start: number; end: number }, granularity = 'Day') =>
+      toChartPayload(
+        { result: [{ timestamp: 'a', Count: 1 }], metadata: { granularity } },
+        q({ graph_type: 'Single Line' }),
+        {},
+        { ...context, window },
+      ).incomplete;
+    // Berlin midnights (CET, UTC+1): 2024-03-01 00:00 = 2024-02-29T23:00Z, 03-05 = 03-04T23:00Z.
+    const march1 = Date.UTC(2024, 1, 29, 23) / 1000;
+    const march5 = Date.UTC(2024, 2, 4, 23) / 1000;
+    expect(line({ start: march1, end: march5 })).toBeUndefined();
+    expect(line({ start: march1, end: march5 + 3600 * 13.5 })).toEqual({
+      first: false,
+      last: true,
+    });
+    expect(line({ start: march1 + 60, end: march5 })).toEqual({ first: true, last: false });
+    // Whole hours are whole Hour buckets, though they cut days.
+    expect(line({ start: march1 + 3600, end: march5 + 7200 }, 'Hour')).toBeUndefined();
   });
 
   it('leaves range out when the window is unknown', () => {

@@ -2,8 +2,11 @@ import {
   type ChartPayload,
   type ChartSeries,
   type Envelope,
+  GRANULARITIES,
+  incompleteBuckets,
   isSqlQuery,
   type QueryRequest,
+  type ResolvedGranularity,
   valueKey,
 } from '@analytics-chart/protocol';
 import type { QueryDefinition } from '../registry/query-definition.ts';
@@ -32,6 +35,10 @@ function numberOf(value: unknown): number | null {
   if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
     return Number(value);
   return null;
+}
+
+function resolvedGranularity(value: string): ResolvedGranularity | undefined {
+  return GRANULARITIES.find((g): g is ResolvedGranularity => g !== 'Auto' && g === value);
 }
 
 function labelOf(value: unknown): string {
@@ -285,6 +292,11 @@ export function toChartPayload(
 
   if (graph.endsWith('Line') && typeof meta.granularity === 'string') {
     payload.granularity = meta.granularity;
+    const granularity = resolvedGranularity(meta.granularity);
+    if (granularity && context.window && payload.labels.length > 0) {
+      const incomplete = incompleteBuckets(context.window, granularity, payload.timeZone);
+      if (incomplete.first || incomplete.last) payload.incomplete = incomplete;
+    }
   }
   const combined = optionalNumber(meta.combined);
   if (combined !== undefined) payload.combined = combined;
