@@ -1,5 +1,10 @@
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
-import type { ChartConfiguration, ChartDataset, FontSpec } from 'chart.js';
+import type {
+  ChartConfiguration,
+  ChartDataset,
+  FontSpec,
+  ScriptableLineSegmentContext,
+} from 'chart.js';
 import type { ChartFormatters } from './chart-formatters.ts';
 import { compareSeriesName } from './compare-series-name.ts';
 import { funnelSteps } from './funnel-steps.ts';
@@ -33,6 +38,26 @@ export const POINT_MARKER_LIMIT = 200;
 
 /** The dash of comparison lines (previous period, or Compare Line's second population). */
 export const COMPARE_DASH = [6, 4];
+
+/** The dash of a segment leading into or out of a bucket the window only partly covers. */
+export const INCOMPLETE_DASH = [2, 3];
+
+/**
+ * Chart.js segment styling that dashes the first and last segments when the payload marks those
+ * buckets incomplete, so "today so far" does not read as a drop. It reads bucket positions from
+ * the points' x values, which survive decimation.
+ */
+function incompleteSegments(payload: ChartPayload) {
+  const { incomplete, labels } = payload;
+  if (!incomplete || labels.length < 2) return undefined;
+  const last = labels.length - 1;
+  return {
+    borderDash: (ctx: ScriptableLineSegmentContext) =>
+      (incomplete.first && ctx.p0.parsed.x === 0) || (incomplete.last && ctx.p1.parsed.x === last)
+        ? INCOMPLETE_DASH
+        : undefined,
+  };
+}
 
 /**
  * Translates a chart payload into a Chart.js configuration. Pure: same payload, theme and locale give
@@ -94,6 +119,7 @@ function lineConfig(
     return points;
   };
 
+  const segment = incompleteSegments(payload);
   const datasets: ChartDataset<'line', LinePoint[]>[] = series.map((s, i) => ({
     label: s.name,
     data: toPoints(s.values),
@@ -102,6 +128,7 @@ function lineConfig(
     borderWidth: 2,
     pointRadius: markers ? 2.5 : 0,
     pointHoverRadius: 4,
+    ...(segment ? { segment } : {}),
   }));
   // Comparison lines sit on the same x positions by index: bucket i of the previous window is
   // drawn over bucket i of the current one.

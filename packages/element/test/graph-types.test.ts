@@ -148,6 +148,19 @@ describe('graph types', () => {
     expect(dashedInk, 'dashed line coverage').to.be.within(0.3, 0.8);
   });
 
+  it('an incomplete last bucket (today so far) is joined by a dashed segment; the rest stay solid', async () => {
+    const el = await load('today-so-far', {}, { width: 500 });
+    await frames(3);
+    // A flat line at 20: measure the ink along it, segment by segment.
+    const points = el.chart?.getDatasetMeta(0).data ?? [];
+    const y = Math.round(points[0]?.y ?? 0);
+    const between = (a: number, b: number) =>
+      inkAlong(el, y, (points[a]?.x ?? 0) + 6, (points[b]?.x ?? 0) - 6);
+    expect(between(0, 1), 'first segment').to.be.greaterThan(0.9);
+    expect(between(2, 3), 'a middle segment').to.be.greaterThan(0.9);
+    expect(between(3, 4), 'the segment into the partial bucket').to.be.within(0.2, 0.75);
+  });
+
   it('Bar Chart: one bar per label', async () => {
     const payload = await fixture('bar');
     const el = await load('bar');
