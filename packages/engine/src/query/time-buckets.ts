@@ -127,11 +127,15 @@ export function planBuckets(
       const start = key * width - mod(offsetAt(segments, key * width), width);
       return minuteLabel(local(start));
     });
+    // Whole-hour offsets (nearly every zone) need no shift at all.
+    const aligned = segments.every((segment) => r(segment) === 0);
     return {
       granularity,
       buckets,
       keySql: (ts, params) =>
-        `((${ts} + ${piecewiseSql(ts, segments, r, params)}) // ${params.integer(width)})`,
+        aligned
+          ? `(${ts} // ${params.integer(width)})`
+          : `((${ts} + ${piecewiseSql(ts, segments, r, params)}) // ${params.integer(width)})`,
     };
   }
 

@@ -396,7 +396,8 @@ async function splitCells(
   const params = new SqlParams();
   const rows = await queryRows(
     ctx,
-    `SELECT sp, k, count(*), sum(m), count(m) FROM (${base(params)}) WHERE sp IS NOT NULL
+    `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : ', sum(m), count(m)'}
+     FROM (${base(params)}) WHERE sp IS NOT NULL
      GROUP BY sp, k LIMIT ${params.integer(MAX_SPLIT_CELLS + 1)}`,
     params,
   );
