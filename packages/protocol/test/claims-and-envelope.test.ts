@@ -114,3 +114,25 @@ describe('andFilters', () => {
     expect(andFilters(a, [])).toBe(a);
   });
 });
+
+describe('describeZodError never echoes kilobytes', () => {
+  it('clips long keys and messages of strict objects', async () => {
+    const { z } = await import('zod');
+    const long = 'k'.repeat(1000);
+    const strict = z.strictObject({ query: z.string() });
+    const unknownKey = strict.safeParse({ query: 'x', [long]: 1 });
+    const nested = z
+      .object({ [long]: z.object({ inner: z.number() }) })
+      .safeParse({ [long]: { inner: 'x' } });
+    expect(unknownKey.success || nested.success).toBe(false);
+    if (!unknownKey.success) {
+      const sentence = describeZodError(unknownKey.error);
+      expect(sentence.length).toBeLessThanOrEqual(240);
+      expect(sentence).toMatch(/^request body: Unrecognized key: "k+\.\.\.$/);
+    }
+    if (!nested.success) {
+      const sentence = describeZodError(nested.error);
+      expect(sentence).toBe(`${'k'.repeat(37)}....inner: expected number, received string`);
+    }
+  });
+});
