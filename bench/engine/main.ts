@@ -391,11 +391,11 @@ export async function run(args: string[]): Promise<void> {
   const num = (s: string, n: number) => s.padStart(n);
   log('');
   log(
-    `${pad('query', 42)}${num('engine ms', 11)}${num('floor ms', 10)}${num('× floor', 9)}${num('JS loop ms', 12)}${num('× JS', 8)}`,
+    `${pad('query', 42)}${num('engine ms', 11)}${num('floor ms', 10)}${num('× floor', 9)}${num('JS loop ms', 12)}${num('× JS', 10)}`,
   );
   for (const r of rows) {
     log(
-      `${pad(r.name, 42)}${num(fmt(r.engine), 11)}${num(fmt(r.floor), 10)}${num(fmt(r.engine / r.floor, 2), 9)}${num(fmt(r.js), 12)}${num(fmt(r.engine / r.js, 2), 8)}`,
+      `${pad(r.name, 42)}${num(fmt(r.engine), 11)}${num(fmt(r.floor), 10)}${num(fmt(r.engine / r.floor, 2), 9)}${num(fmt(r.js), 12)}${num(fmt(r.engine / r.js, 2), 10)}`,
     );
   }
   log(
