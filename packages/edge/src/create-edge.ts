@@ -6,8 +6,14 @@ import type { EdgeConfig } from './config/edge-config.ts';
 import { resolveSettings } from './config/edge-config.ts';
 import type { EdgeRuntime } from './edge-runtime.ts';
 import { EdgeError } from './http/edge-error.ts';
-import { defaultClientIp, errorResponse, etagMatches, jsonResponse } from './http/respond.ts';
-import { BUNDLE_SECURITY_HEADERS } from './http/security-headers.ts';
+import {
+  defaultClientIp,
+  errorResponse,
+  etagMatches,
+  jsonResponse,
+  notFoundResponse,
+} from './http/respond.ts';
+import { BUNDLE_SECURITY_HEADERS, withApiSecurityHeaders } from './http/security-headers.ts';
 import { createLogger } from './log/logger.ts';
 import { dataCors } from './protection/data-cors.ts';
 import { memoryRateLimitStore } from './protection/rate-limit.ts';
@@ -148,7 +154,7 @@ export function createEdge(config: EdgeConfig): Edge {
     };
 
   const app = new Hono();
-  app.notFound(() => errorResponse(new EdgeError('not_found', 'There is nothing here.')));
+  app.notFound(notFoundResponse);
 
   const limitBody = bodyLimit({
     maxSize: settings.maxBodyBytes,
@@ -173,8 +179,8 @@ export function createEdge(config: EdgeConfig): Edge {
 
   if (config.allowedOrigins?.length) app.use('/api/data', dataCors(config.allowedOrigins));
   app.get('/api/data', safe(data.handle));
-  app.use('/api/sign', signCors);
-  app.use('/api/renew', signCors);
+  app.use('/api/sign', withApiSecurityHeaders, signCors);
+  app.use('/api/renew', withApiSecurityHeaders, signCors);
   app.post('/api/sign', limitBody, safe(sign));
   app.post('/api/renew', limitBody, safe(renew));
   app.get('/health', () => jsonResponse({ ok: true }));

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { EdgeError } from './edge-error.ts';
+import { EdgeError } from './edge-error.ts';
 import { API_SECURITY_HEADERS } from './security-headers.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -26,6 +26,11 @@ export function errorResponse(error: EdgeError): Response {
   const headers: Record<string, string> = {};
   if (error.retryAfter !== undefined) headers['Retry-After'] = String(error.retryAfter);
   return jsonResponse({ error: error.message, code: error.code }, error.status, headers);
+}
+
+/** The answer to any path or method the edge does not serve. */
+export function notFoundResponse(): Response {
+  return errorResponse(new EdgeError('not_found', 'There is nothing here.'));
 }
 
 /** Whether an `If-None-Match` header matches an entity tag (weak comparison, as for GET). */

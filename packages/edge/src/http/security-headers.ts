@@ -1,3 +1,5 @@
+import type { MiddlewareHandler } from 'hono';
+
 /**
  * Headers every edge response carries. JSON answers are never sniffed into script or leaked
  * through a referrer; the bundle is a script that other origins load, so it is the one response
@@ -22,4 +24,15 @@ export const BUNDLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
   'Cross-Origin-Resource-Policy': 'cross-origin',
   'Access-Control-Allow-Origin': '*',
+};
+
+/**
+ * Adds the API headers to answers that other middleware builds (CORS preflights of sign and
+ * renew), leaving any header the answer already set.
+ */
+export const withApiSecurityHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) {
+    if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+  }
 };

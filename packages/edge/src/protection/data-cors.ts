@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { API_SECURITY_HEADERS } from '../http/security-headers.ts';
 
 /**
  * CORS for the data route. Written here rather than with `hono/cors` because the answer depends
@@ -26,7 +27,11 @@ export function dataCors(allowedOrigins: readonly string[]): MiddlewareHandler {
     const origin = c.req.header('origin');
     const granted = grant(origin);
     if (c.req.method === 'OPTIONS') {
-      const headers: Record<string, string> = { Vary: 'Origin', ...(granted ?? {}) };
+      const headers: Record<string, string> = {
+        ...API_SECURITY_HEADERS,
+        Vary: 'Origin',
+        ...(granted ?? {}),
+      };
       if (granted) {
         headers['Access-Control-Allow-Methods'] = 'GET';
         headers['Access-Control-Allow-Headers'] = 'Authorization, If-None-Match';

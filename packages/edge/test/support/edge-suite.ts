@@ -613,6 +613,34 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       expect(statuses.indexOf(429)).toBeGreaterThan(0);
     });
 
+    it('answers unknown paths and methods with the JSON 404, and every preflight with the security headers', async () => {
+      for (const [path, method] of [
+        ['/nope', 'GET'],
+        ['/api/sign', 'GET'],
+        ['/api/data', 'PUT'],
+      ] as const) {
+        const res = await call(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(res.headers.get('content-type')).toContain('application/json');
+        expect(await res.json()).toEqual({ error: 'There is nothing here.', code: 'not_found' });
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      }
+      for (const [path, method] of [
+        ['/api/data', 'GET'],
+        ['/api/sign', 'POST'],
+        ['/api/renew', 'POST'],
+      ] as const) {
+        const res = await call(path, {
+          method: 'OPTIONS',
+          headers: { origin: APP_ORIGIN, 'access-control-request-method': method },
+        });
+        expect(res.status, `OPTIONS ${path}`).toBe(204);
+        expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+        expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+        expect(res.headers.get('cross-origin-resource-policy'), path).toBe('same-origin');
+      }
+    });
+
     it('answers CORS for allowed origins only', async () => {
       const preflight = (path: string, origin: string, method: string) =>
         call(path, {

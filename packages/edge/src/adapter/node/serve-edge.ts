@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Edge } from '../../create-edge.ts';
+import { notFoundResponse } from '../../http/respond.ts';
 
 /** Options of {@link serveEdge}. */
 export interface ServeEdgeOptions {
@@ -30,6 +31,8 @@ export async function serveEdge(
   options: ServeEdgeOptions = {},
 ): Promise<ServedEdge> {
   const app = new Hono();
+  // Hono answers unmatched paths with the outermost app's handler, so this one must be the edge's.
+  app.notFound(notFoundResponse);
   app.route(options.basePath ?? '', edge instanceof Hono ? edge : edge.app);
   const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
