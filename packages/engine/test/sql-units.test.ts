@@ -138,6 +138,23 @@ describe('inspectSqlAst on malformed serializer output', () => {
   });
 });
 
+describe('refusals never echo the SQL at length', () => {
+  test('a parser error over a thousand quotes is cut to 300 characters', () => {
+    const verdict = inspectSqlAst(
+      JSON.stringify({
+        error: true,
+        error_type: 'parser',
+        error_message: `syntax error at or near "${'"'.repeat(1000)}"`,
+      }),
+    );
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) {
+      expect(verdict.message.length).toBeLessThanOrEqual(300 + 'SQL syntax error: '.length);
+      expect(verdict.message).toMatch(/^SQL syntax error: syntax error at or near "+\.\.\.$/);
+    }
+  });
+});
+
 describe('collectionViewStatements', () => {
   const collections = [
     { name: 'all_events', relation: '"store"."c0"' },

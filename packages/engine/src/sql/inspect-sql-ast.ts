@@ -213,9 +213,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Shortens long quoted fragments of a DuckDB message so no large piece of SQL is echoed. */
+/**
+ * Shortens long quoted fragments of a DuckDB message, then the whole message, so no large piece
+ * of SQL is echoed (quotes inside the SQL can leave fragments the first pass does not see).
+ */
 export function clipQuoted(message: string): string {
-  return message
+  const clipped = message
     .replace(/"([^"]{41,})"/g, (_, inner: string) => `"${inner.slice(0, 37)}..."`)
     .replace(/'([^']{41,})'/g, (_, inner: string) => `'${inner.slice(0, 37)}...'`);
+  return clipped.length > 300 ? `${clipped.slice(0, 297)}...` : clipped;
 }
