@@ -22,7 +22,6 @@ import {
   mutatedBody,
   toJsonText,
 } from '../src/hostile-values.ts';
-import { EDGE_PLAIN_404, UNCLIPPED_ECHO } from '../src/known-findings.ts';
 import { budget } from '../src/profile.ts';
 import { type RawRequest, type RawResponse, rawRequest } from '../src/raw-http.ts';
 import {
@@ -54,7 +53,7 @@ const secretList: string[] = [];
 const ledger = new FuzzLedger(
   () => edge.url,
   { withCode: true, secrets: secretList, headers: API_HEADERS },
-  [EDGE_PLAIN_404, UNCLIPPED_ECHO],
+  [],
 );
 
 /** Valid ids and cookies, made once the secrets exist. */

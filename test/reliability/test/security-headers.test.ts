@@ -13,7 +13,6 @@ import type { ServerProcess } from '../src/child-process.ts';
 import { type FaultService, startFaultService } from '../src/fault-service.ts';
 import { type Cell, reportFigures } from '../src/figures.ts';
 import { forgeJwt, publicId, sessionCookie, sessionId } from '../src/forge-jwt.ts';
-import { EDGE_PLAIN_404, EDGE_PREFLIGHT_WITHOUT_SECURITY_HEADERS } from '../src/known-findings.ts';
 import { rawRequest } from '../src/raw-http.ts';
 import { ELEMENT_BUNDLE, REPO_ROOT } from '../src/repo-paths.ts';
 import {
@@ -44,7 +43,6 @@ let service: FaultService;
 let edge: ServerProcess;
 const secrets = newEdgeSecrets();
 const rows: Cell[][] = [];
-const findings: string[] = [];
 
 beforeAll(async () => {
   if (!existsSync(ELEMENT_BUNDLE)) {
@@ -73,7 +71,6 @@ afterAll(async () => {
     'Security headers on every kind of edge answer',
     ['answer', 'status', 'headers checked', 'result'],
     rows,
-    { findings },
   );
   await edge?.stop();
   await service?.close();
@@ -93,31 +90,16 @@ async function check(
     .filter(([header, value]) => answer.headers[header] !== value)
     .map(([header]) => header);
   const leaks = ['x-powered-by', 'server'].filter((h) => answer.headers[h] !== undefined);
-  const plain404 = EDGE_PLAIN_404.matches(request, answer);
-  const preflight = EDGE_PREFLIGHT_WITHOUT_SECURITY_HEADERS.matches(
-    request.method,
-    answer.status,
-    missing,
-  );
-  const known = plain404 || preflight;
-  if (plain404) findings.push(`${name}: ${EDGE_PLAIN_404.name}`);
-  if (preflight) findings.push(`${name}: ${EDGE_PREFLIGHT_WITHOUT_SECURITY_HEADERS.name}`);
   rows.push([
     name,
     answer.status,
     Object.keys(expected).length,
-    plain404
-      ? 'KNOWN FINDING: plain-text 404, no headers'
-      : preflight
-        ? `KNOWN FINDING: missing ${missing.join(', ')}`
-        : missing.length
-          ? `missing ${missing.join(', ')}`
-          : 'all present',
+    missing.length ? `missing ${missing.join(', ')}` : 'all present',
   ]);
   expect(answer.status, name).toBe(status);
   expect(leaks, `${name}: version-revealing headers`).toEqual([]);
-  if (!known) expect(missing, `${name}: missing headers`).toEqual([]);
-  if (answer.status >= 400 && !known) {
+  expect(missing, `${name}: missing headers`).toEqual([]);
+  if (answer.status >= 400) {
     expect(answer.headers['content-type'], name).toMatch(/^application\/json/);
     expect(Object.keys(JSON.parse(answer.text)).sort(), name).toEqual(['code', 'error']);
   }
