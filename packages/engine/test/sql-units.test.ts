@@ -2,7 +2,7 @@ import { READ_ONLY_SQL } from '@analytics-chart/protocol';
 import { describe, expect, test } from 'vitest';
 import { EngineError } from '../src/engine-error.ts';
 import { macroStatementsFor } from '../src/sql/clickhouse-macros.ts';
-import { collectionViewStatements, quoteIdentifier } from '../src/sql/collection-views.ts';
+import { collectionViewStatements } from '../src/sql/collection-views.ts';
 import { describeDuckDBError } from '../src/sql/describe-duckdb-error.ts';
 import { FILE_ACCESS_REFUSED, inspectSqlAst } from '../src/sql/inspect-sql-ast.ts';
 import { funnelConversion } from '../src/sql/shape-sql-result.ts';
@@ -13,6 +13,7 @@ import {
   type TimePoint,
   type WallClock,
 } from '../src/sql/time-labels.ts';
+import { quoteIdentifier } from '../src/storage/quote-identifier.ts';
 
 /** The pure parts of SQL mode, by table. */
 

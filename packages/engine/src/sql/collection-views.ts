@@ -1,5 +1,6 @@
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
 import { EngineError } from '../engine-error.ts';
+import { quoteIdentifier } from '../storage/quote-identifier.ts';
 import { FILE_ACCESS_REFUSED, looksLikeFile } from './inspect-sql-ast.ts';
 import type { SqlWorkspace } from './sql-workspace.ts';
 
@@ -7,11 +8,6 @@ import type { SqlWorkspace } from './sql-workspace.ts';
 export const BASE_TABLE = 'base';
 
 type Collection = Awaited<ReturnType<SqlWorkspace['collections']>>[number];
-
-/** Quotes an identifier for DuckDB: the only way a name ever enters SQL text. */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
 
 const EMPTY_RELATION =
   'SELECT CAST(NULL AS BIGINT) AS "timestamp", CAST(NULL AS VARCHAR) AS "json" WHERE false';

@@ -1,4 +1,4 @@
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { SqlWorkspace } from '../sql/sql-workspace.ts';
 import {
   CATALOG_DDL,
@@ -8,7 +8,7 @@ import {
   draftOf,
   ENGINE_SCHEMA,
 } from './catalog.ts';
-import { workspaceDbConfig } from './db-config.ts';
+import { openWorkspaceInstance } from './db-config.ts';
 
 /** How a workspace database is opened. */
 export interface WorkspaceDbOptions {
@@ -63,10 +63,10 @@ export class WorkspaceDb implements SqlWorkspace {
 
   /** Opens (creating when missing) the database file and loads its catalog. */
   static async open(file: string, options: WorkspaceDbOptions = {}): Promise<WorkspaceDb> {
-    const instance = await DuckDBInstance.create(
-      file,
-      workspaceDbConfig({ ...options, checkpointThreshold: options.checkpointThreshold ?? '1GB' }),
-    );
+    const instance = await openWorkspaceInstance(file, {
+      ...options,
+      checkpointThreshold: options.checkpointThreshold ?? '1GB',
+    });
     try {
       const writer = await instance.connect();
       for (const statement of CATALOG_DDL) await writer.run(statement);

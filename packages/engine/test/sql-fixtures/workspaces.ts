@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseQueryRequest, type SqlQuery } from '@analytics-chart/protocol';
-import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBInstance } from '@duckdb/node-api';
 import type { SqlWorkspace } from '../../src/sql/index.ts';
-import { workspaceDbConfig } from '../../src/storage/db-config.ts';
+import { openWorkspaceInstance } from '../../src/storage/db-config.ts';
 
 /**
  * Real DuckDB workspaces for SQL-mode tests: each is a database file in a temporary directory,
@@ -100,7 +100,7 @@ export interface SqlTestBed {
 }
 
 async function openWorkspace(path: string, events: FixtureEvent[], internal?: string) {
-  const instance = await DuckDBInstance.create(path, workspaceDbConfig({ memoryLimit: '512MB' }));
+  const instance = await openWorkspaceInstance(path, { memoryLimit: '512MB' });
   const setup = await instance.connect();
   await setup.run(`CREATE SCHEMA store;
     CREATE TABLE store.events (collection VARCHAR, "timestamp" BIGINT, "json" VARCHAR)`);
