@@ -12,7 +12,7 @@ import { EngineError } from './engine-error.ts';
 import { type IngestBatch, parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
 import { WriteQueue } from './ingest/write-queue.ts';
 import { runCollectionQuery } from './query/run-collection-query.ts';
-import { runSqlQuery } from './sql/index.ts';
+import { QUERY_TIMED_OUT, runSqlQuery } from './sql/index.ts';
 import { WorkspaceDb } from './storage/workspace-db.ts';
 
 /** How an engine is set up. */
@@ -216,7 +216,7 @@ class DuckDbEngine implements Engine {
     if (error instanceof EngineError)
       return { status: error.status, body: { error: error.message } };
     if (error instanceof Error && /INTERRUPT/i.test(error.message)) {
-      return { status: 504, body: { error: 'the query took too long and was stopped' } };
+      return { status: 504, body: { error: QUERY_TIMED_OUT } };
     }
     if (error instanceof Error && /Out of Memory/i.test(error.message)) {
       return what === 'query'

@@ -249,7 +249,7 @@ describe('time limit', () => {
           end: 'now',
         });
         expect(answer.status).toBe(504);
-        expect(answer.body).toEqual({ error: 'the query took too long and was stopped' });
+        expect(answer.body).toEqual({ error: 'Query timed out' });
       } finally {
         await slow.close();
       }
