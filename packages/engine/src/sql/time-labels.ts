@@ -1,3 +1,5 @@
+import type { WallTime } from '@analytics-chart/protocol';
+
 /**
  * Time values of SQL results as labels in the request's zone, in the formats of collection mode
  * (DESIGN.md): Month `2024-03`, Week and Day `2024-03-05`, Hour `2024-03-05 14:00`, Minute
@@ -5,16 +7,8 @@
  * query states no granularity, so each column's is read from its values (see {@link labelFormat}).
  */
 
-/** A reading of a wall clock. */
-export interface WallClock {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  millisecond: number;
-}
+/** A reading of a wall clock (the protocol's own type). */
+export type WallClock = WallTime;
 
 /** A time value ready to label: its wall clock and a key that orders values in time. */
 export interface TimePoint {
