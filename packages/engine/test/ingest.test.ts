@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MAX_NESTING } from '../src/ingest/payload-checks.ts';
 import { API_KEY, startServer, type TestServer } from './helpers/engine-server.ts';
 
 /** The ingest endpoints in the hosted service's shapes, and what a 2xx promises. */
@@ -125,6 +126,54 @@ describe('/api/log', () => {
       expect(answer.body).toEqual({ error });
     });
   }
+  test('400, not a crash, for payloads nested too deep, sent as objects or as text', async () => {
+    const objectText = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const error = `json: nested deeper than ${MAX_NESTING} levels`;
+    // The reliability tests' repro: 20,000 levels as an object inside the body.
+    for (const depth of [MAX_NESTING + 1, 20_000]) {
+      const asObject = await server.post(
+        '/api/log',
+        `{"api_key":"${API_KEY}","collection":"rejects","json":${objectText(depth)}}`,
+      );
+      expect(asObject.status).toBe(400);
+      expect(asObject.body).toEqual({ error });
+      const asText = await server.post('/api/log', {
+        api_key: API_KEY,
+        collection: 'rejects',
+        json: `{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+      });
+      expect(asText.status).toBe(400);
+      expect(asText.body).toEqual({ error });
+    }
+    const bulk = await server.post(
+      '/api/bulk-log',
+      `{"api_key":"${API_KEY}","collection":"rejects","jsons":["{}",${objectText(20_000)}]}`,
+    );
+    expect(bulk.status).toBe(400);
+    expect(bulk.body).toEqual({ error: `jsons[1]: nested deeper than ${MAX_NESTING} levels` });
+    // Brackets inside strings are not nesting.
+    const brackets = await server.post('/api/log', {
+      api_key: API_KEY,
+      collection: 'deep_ok',
+      json: { text: '{['.repeat(MAX_NESTING * 2) },
+      timestamp: 1,
+    });
+    expect(brackets.status).toBe(200);
+  });
+
+  test(`${MAX_NESTING} levels are fine, and kept byte for byte`, async () => {
+    const text = `${'{"a":'.repeat(MAX_NESTING)}1${'}'.repeat(MAX_NESTING)}`;
+    const answer = await server.post('/api/log', {
+      api_key: API_KEY,
+      collection: 'deep_ok',
+      json: text,
+      timestamp: 2,
+    });
+    expect(answer.status).toBe(200);
+    const { text: body } = await samples('deep_ok');
+    expect(body).toContain(`{"timestamp":2,"json":${text}}`);
+  });
+
   test('nothing was written by the rejected requests', async () => {
     const { body } = await samples('rejects');
     expect(body.result).toEqual([]);

@@ -1,81 +1,263 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createEngine } from '../src/index.ts';
 import type { BadLine } from '../src/ingest/append-events.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
+import { MAX_NESTING } from '../src/ingest/payload-checks.ts';
+import { keyColumn } from '../src/storage/catalog.ts';
 import { WorkspaceDb } from '../src/storage/workspace-db.ts';
 
-/** The loader across chunk boundaries: line numbers stay right and nothing is lost or doubled. */
+/**
+ * The loader: chunks parsed by worker threads and staged for DuckDB's CSV reader, several chunks
+ * to a transaction. Line numbers stay right, nothing is lost, doubled or reordered, and a line
+ * is stored exactly as `/api/log` would store the same event.
+ */
 
 let dir: string;
+let staging: string;
 let db: WorkspaceDb;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'engine-load-'));
-  db = await WorkspaceDb.open(join(dir, 'w.duckdb'));
+  staging = join(dir, 'staging');
+  mkdirSync(staging);
+  db = await WorkspaceDb.open(join(dir, 'w.duckdb'), { stagingDir: staging });
 });
 afterAll(async () => {
   await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function stored(collection: string): Promise<number[]> {
-  const entry = db.catalog.get(collection);
+async function stored(collection: string, target = db): Promise<number[]> {
+  const entry = target.catalog.get(collection);
   if (!entry) return [];
-  return db.read(async (conn) => {
+  return target.read(async (conn) => {
     const reader = await conn.runAndReadAll(`SELECT json FROM ${entry.table} ORDER BY rowid`);
     return reader.getRows().map(([json]) => (JSON.parse(String(json)) as { i: number }).i);
   });
 }
 
-test('tiny chunks: every good line once, bad lines with their own numbers', async () => {
-  const lines: string[] = [];
-  const expectedBad: BadLine[] = [];
-  const good: number[] = [];
-  for (let i = 0; i < 500; i++) {
-    if (i % 37 === 5) {
-      lines.push(`{"timestamp": 1, "json": {"i": ${i}`); // cut short
-      expectedBad.push({ line: i + 1, reason: 'is not valid JSON' });
-    } else if (i % 53 === 7) {
-      lines.push('   ');
-    } else {
-      lines.push(
-        JSON.stringify({ timestamp: 1_700_000_000 + i, json: { i, pad: 'x'.repeat(i % 90) } }),
-      );
-      good.push(i);
+function write(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('chunks, workers and transactions', () => {
+  test('tiny chunks over two workers: every good line once, in order, bad lines numbered', async () => {
+    const lines: string[] = [];
+    const expectedBad: BadLine[] = [];
+    const good: number[] = [];
+    for (let i = 0; i < 500; i++) {
+      if (i % 37 === 5) {
+        lines.push(`{"timestamp": 1, "json": {"i": ${i}`); // cut short
+        expectedBad.push({ line: i + 1, reason: 'is not valid JSON' });
+      } else if (i % 53 === 7) {
+        lines.push('   ');
+      } else {
+        // Every event in one second: their order is the file's order.
+        lines.push(
+          JSON.stringify({ timestamp: 1_700_000_000, json: { i, pad: 'x'.repeat(i % 90) } }),
+        );
+        good.push(i);
+      }
     }
-  }
-  const file = join(dir, 'chunks.ndjson');
-  writeFileSync(file, `\ufeff${lines.join('\r\n')}`);
-  const bad: BadLine[] = [];
-  const progress: number[] = [];
-  const result = await loadNdjson(db, 'chunks', file, {
-    chunkBytes: 700,
-    onBadLine: (b) => bad.push(b),
-    onProgress: (p) => progress.push(p.events),
+    const file = write('chunks.ndjson', `\ufeff${lines.join('\r\n')}`);
+    const bad: BadLine[] = [];
+    const progress: number[] = [];
+    const result = await loadNdjson(db, 'chunks', file, {
+      chunkBytes: 700,
+      workers: 2,
+      commitEvents: 40,
+      onBadLine: (b) => bad.push(b),
+      onProgress: (p) => progress.push(p.events),
+    });
+    expect(bad).toEqual(expectedBad);
+    expect(result).toEqual({ events: good.length, badLines: expectedBad.length });
+    expect(await stored('chunks')).toEqual(good);
+    expect(progress.length).toBeGreaterThan(10);
+    expect(progress[progress.length - 1]).toBe(good.length);
+    // Staged files are removed as soon as DuckDB has read them.
+    expect(readdirSync(staging)).toEqual([]);
   });
-  expect(bad).toEqual(expectedBad);
-  expect(result).toEqual({ events: good.length, badLines: expectedBad.length });
-  expect(await stored('chunks')).toEqual(good);
-  expect(progress.length).toBeGreaterThan(10);
-  expect(progress[progress.length - 1]).toBe(good.length);
+
+  test('a line longer than a chunk is read whole', async () => {
+    const long = JSON.stringify({ timestamp: 5, json: { i: 1, text: 'y'.repeat(5000) } });
+    const file = write(
+      'long.ndjson',
+      `${JSON.stringify({ timestamp: 4, json: { i: 0 } })}\n${long}\n${JSON.stringify({ timestamp: 6, json: { i: 2 } })}`,
+    );
+    const result = await loadNdjson(db, 'long', file, { chunkBytes: 1024, workers: 1 });
+    expect(result).toEqual({ events: 3, badLines: 0 });
+    expect(await stored('long')).toEqual([0, 1, 2]);
+  });
+
+  test('a payload longer than the CSV reader’s default line limit', async () => {
+    const text = 'z'.repeat(3_000_000);
+    const file = write(
+      'huge.ndjson',
+      `${JSON.stringify({ timestamp: 1, json: { i: 0, text } })}\n${JSON.stringify({ timestamp: 2, json: { i: 1 } })}\n`,
+    );
+    const result = await loadNdjson(db, 'huge', file, { workers: 0 });
+    expect(result).toEqual({ events: 2, badLines: 0 });
+    const lengths = await db.read(async (conn) => {
+      const entry = db.catalog.get('huge');
+      const reader = await conn.runAndReadAll(
+        `SELECT length(json) FROM ${entry?.table} ORDER BY rowid`,
+      );
+      return reader.getRows().map(([n]) => Number(n));
+    });
+    expect(lengths).toEqual([
+      JSON.stringify({ i: 0, text }).length,
+      JSON.stringify({ i: 1 }).length,
+    ]);
+  });
+
+  test('an empty file loads nothing and creates no collection', async () => {
+    const file = write('empty.ndjson', '');
+    expect(await loadNdjson(db, 'empty', file)).toEqual({ events: 0, badLines: 0 });
+    expect(db.catalog.get('empty')).toBeUndefined();
+  });
+
+  test('a file of bad lines only creates no collection', async () => {
+    const file = write('allbad.ndjson', 'nope\n{"json": {}}\n');
+    const bad: BadLine[] = [];
+    const result = await loadNdjson(db, 'allbad', file, { onBadLine: (b) => bad.push(b) });
+    expect(result).toEqual({ events: 0, badLines: 2 });
+    expect(bad.map((b) => b.line)).toEqual([1, 2]);
+    expect(db.catalog.get('allbad')).toBeUndefined();
+  });
+
+  test('needs a database that may read its staged files', async () => {
+    const plain = await WorkspaceDb.open(join(dir, 'plain.duckdb'));
+    try {
+      await expect(loadNdjson(plain, 'x', write('one.ndjson', '{}\n'))).rejects.toThrow(
+        /stagingDir/,
+      );
+    } finally {
+      await plain.close();
+    }
+  });
 });
 
-test('a line longer than a chunk is read whole', async () => {
-  const long = JSON.stringify({ timestamp: 5, json: { i: 1, text: 'y'.repeat(5000) } });
-  const file = join(dir, 'long.ndjson');
-  writeFileSync(
-    file,
-    `${JSON.stringify({ timestamp: 4, json: { i: 0 } })}\n${long}\n${JSON.stringify({ timestamp: 6, json: { i: 2 } })}`,
+/**
+ * Lines exercising every rule: timestamps as numbers, fractions and digit strings, payloads as
+ * objects and as text (white space, new lines, escapes, big and decimal numbers kept as sent),
+ * arrays, nested objects, booleans, nulls, keys whose kind changes, and the refusals.
+ */
+const EQUIVALENCE_LINES = [
+  '{"timestamp": 1700000000, "json": {"event": "a", "n": 1, "price": 19.99, "ok": true}}',
+  '{"timestamp": 1700000000.9, "json": {"event": "b", "n": "2", "tags": ["x", 3, null, [1]]}}',
+  '{"timestamp": "1700000001", "json": "{\\"event\\": \\"c\\",\\n \\"n\\": 1.50, \\"big\\": 12345678901234567890}"}',
+  '{"timestamp": " 1700000002 ", "json": {"device": {"os": "ios", "v": {"major": 17}}, "n": " 7.5 "}}',
+  '{"timestamp": 1700000003, "json": "{\\"e\\": 1E3, \\"s\\": \\"\\\\u00e9\\\\/\\\\n\\", \\"n\\": null}"}',
+  '{"timestamp": 1700000004, "json": {"n": [1, 2], "device": "flat", "a.b": 1, "a": {"b": 2}}}',
+  '{"timestamp": 1700000005, "json": {"n": {"deep": true}, "ok": false, "price": -0.5, "e": 1e21}}',
+  '{"timestamp": 1700000006, "json": {"emoji": "🦆", "quote": "say \\"hi\\"", "tab": "a\\tb", "n": 1e-7}}',
+  '{"timestamp": 1700000007, "json": {"l1": {"l2": {"l3": {"l4": {"l5": {"l6": {"l7": 1}}}}}}}}',
+  '{"timestamp": 1700000008, "json": "{\\"dup\\": 1, \\"dup\\": \\"two\\"}"}',
+  '{"timestamp": 1700000009, "json": {"n": "inf", "m": "0x10", "k": "1_000", "j": ".5"}}',
+  '{"timestamp": 1700000010, "json": "  {\\"padded\\": [ 1 , 2 ]}  "}',
+  '{"timestamp": 1700000011, "json": {}}',
+  // Refused, by both ways in.
+  '{"timestamp": 1700000012, "json": "[1, 2]"}',
+  '{"timestamp": 1700000013, "json": "{\\"a\\": \\"\\\\ud800\\"}"}',
+  '{"timestamp": -1, "json": {"a": 1}}',
+  '{"timestamp": 1700000014, "json": 5}',
+  `{"timestamp": 1700000015, "json": ${'{"a":'.repeat(MAX_NESTING + 1)}1${'}'.repeat(MAX_NESTING + 1)}}`,
+  `{"timestamp": 1700000016, "json": ${JSON.stringify(`${'['.repeat(MAX_NESTING)}${']'.repeat(MAX_NESTING)}`.replace(/^\[/, '{"x":['))}}`,
+  `{"timestamp": 1700000017, "json": ${'{"a":'.repeat(MAX_NESTING)}1${'}'.repeat(MAX_NESTING)}}`,
+];
+
+describe('the loader stores what /api/log stores', () => {
+  test('the same rows, the same typed columns, the same refusals', async () => {
+    const file = write('equivalence.ndjson', `${EQUIVALENCE_LINES.join('\n')}\n`);
+    const bad: BadLine[] = [];
+    const loaded = await loadNdjson(db, 'equivalence', file, {
+      workers: 1,
+      onBadLine: (b) => bad.push(b),
+    });
+
+    // The reference: each line's event sent to /api/log, one request at a time, twice: typed
+    // columns are added when a key first shows a kind of value, so rows written before that
+    // lack it; in the second round every column exists, as it does for a loaded chunk.
+    const logDir = join(dir, 'log');
+    const engine = await createEngine({ dataDir: logDir, workspaces: { default: 'k' } });
+    const refusals: BadLine[] = [];
+    for (const round of [1, 2]) {
+      for (const [i, line] of EQUIVALENCE_LINES.entries()) {
+        const { timestamp, json } = JSON.parse(line);
+        const answer = await engine.log({
+          api_key: 'k',
+          collection: 'equivalence',
+          timestamp,
+          json,
+        });
+        if (round === 1 && answer.status !== 200) {
+          expect(answer.status).toBe(400);
+          refusals.push({ line: i + 1, reason: (answer.body as { error: string }).error });
+        }
+      }
+    }
+    await engine.close();
+    expect(bad).toEqual(refusals);
+    expect(refusals.map((r) => r.line)).toEqual([14, 15, 16, 17, 18, 19]);
+    const accepted = EQUIVALENCE_LINES.length - refusals.length;
+    expect(loaded).toEqual({ events: accepted, badLines: refusals.length });
+
+    const viaLog = await WorkspaceDb.open(join(logDir, 'default.duckdb'));
+    try {
+      const rows = await columnsByField(db);
+      const reference = (await columnsByField(viaLog)).slice(accepted);
+      expect(rows.length).toBe(accepted);
+      expect(rows).toEqual(reference);
+    } finally {
+      await viaLog.close();
+    }
+  });
+
+  test('the reasons are the endpoint’s words', async () => {
+    const lines = [
+      `{"timestamp": 1, "json": ${'{"a":'.repeat(MAX_NESTING + 1)}1${'}'.repeat(MAX_NESTING + 1)}}`,
+      `{"timestamp": 1, "json": ${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`,
+      `{"timestamp": 1, "json": ${JSON.stringify(`{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`)}}`,
+    ];
+    const bad: BadLine[] = [];
+    await loadNdjson(db, 'deep', write('deep.ndjson', lines.join('\n')), {
+      workers: 0,
+      onBadLine: (b) => bad.push(b),
+    });
+    const reason = `json: nested deeper than ${MAX_NESTING} levels`;
+    expect(bad).toEqual([
+      { line: 1, reason },
+      { line: 2, reason },
+      { line: 3, reason },
+    ]);
+  });
+});
+
+/** Every row of a collection as `{timestamp, json, <field>/<kind>: value}`, in ingest order. */
+async function columnsByField(target: WorkspaceDb): Promise<Array<Record<string, unknown>>> {
+  const entry = target.catalog.get('equivalence');
+  if (!entry) return [];
+  const columns = entry.keys.flatMap((key) =>
+    (['s', 'n', 'a'] as const)
+      .filter((kind) =>
+        kind === 's' ? key.hasString : kind === 'n' ? key.hasNumber : key.hasArray,
+      )
+      .map((kind) => ({ name: `${key.path.join('\u0000')}/${kind}`, sql: keyColumn(key, kind) })),
   );
-  const result = await loadNdjson(db, 'long', file, { chunkBytes: 1024 });
-  expect(result).toEqual({ events: 3, badLines: 0 });
-  expect(await stored('long')).toEqual([0, 1, 2]);
-});
-
-test('an empty file loads nothing', async () => {
-  const file = join(dir, 'empty.ndjson');
-  writeFileSync(file, '');
-  expect(await loadNdjson(db, 'empty', file)).toEqual({ events: 0, badLines: 0 });
-});
+  return target.read(async (conn) => {
+    const select = ['timestamp', 'json', ...columns.map((c) => c.sql)].join(', ');
+    const reader = await conn.runAndReadAll(`SELECT ${select} FROM ${entry.table} ORDER BY rowid`);
+    return reader.getRows().map((row) => {
+      const out: Record<string, unknown> = { timestamp: row[0], json: row[1] };
+      columns.forEach((c, i) => {
+        out[c.name] = String(row[i + 2]);
+      });
+      return out;
+    });
+  });
+}

@@ -1,7 +1,10 @@
-import { stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
 import { loadNdjson } from '../ingest/load-ndjson.ts';
+import { defaultParseWorkers, NdjsonParsers } from '../ingest/ndjson-parsers.ts';
+import type { WorkspaceDb } from '../storage/workspace-db.ts';
 import { openWorkspaceFile } from './open-workspace-file.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { resolveUserPath } from './resolve-path.ts';
@@ -30,12 +33,24 @@ export async function loadCommand(
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspace = stringOption(options.workspace, 'default');
   const collection = stringOption(options.collection, DEFAULT_COLLECTION);
-  const db = await openWorkspaceFile(dataDir, workspace);
+  // The loader stages checked events in a directory of its own that only it may read from SQL.
+  const stagingDir = await mkdtemp(join(tmpdir(), 'analytics-engine-load-'));
+  // Started first: the workers' start-up overlaps opening the database.
+  const parsers = new NdjsonParsers(defaultParseWorkers());
+  let db: WorkspaceDb;
+  try {
+    db = await openWorkspaceFile(dataDir, workspace, { stagingDir });
+  } catch (error) {
+    await parsers.close();
+    await rm(stagingDir, { recursive: true, force: true });
+    throw error;
+  }
   const bar = new ProgressBar();
   const started = performance.now();
   let shown = 0;
   try {
     const result = await loadNdjson(db, collection, file, {
+      parsers,
       onBadLine: ({ line, reason }) => {
         if (shown++ >= SHOWN_BAD_LINES) return;
         bar.clear();
@@ -63,6 +78,8 @@ export async function loadCommand(
     return result.badLines > 0 ? 1 : 0;
   } finally {
     bar.clear();
+    await parsers.close();
     await db.close();
+    await rm(stagingDir, { recursive: true, force: true });
   }
 }

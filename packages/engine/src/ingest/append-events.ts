@@ -3,11 +3,7 @@ import type { CollectionEntry } from '../storage/catalog.ts';
 import { type EventRecord, recordsRelation } from './event-records.ts';
 import { addKeyColumns, discoverObjectKeys, insertEvents, type SeenKey } from './type-keys.ts';
 
-/** A line that could not be loaded, with its 1-based number and the reason. */
-export interface BadLine {
-  line: number;
-  reason: string;
-}
+export type { BadLine } from './parse-ndjson.ts';
 
 /**
  * Appends validated events to a collection draft inside the caller's transaction. `keys` is

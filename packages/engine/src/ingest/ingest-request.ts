@@ -6,7 +6,8 @@ import {
 } from '@analytics-chart/protocol';
 import { z } from 'zod';
 import { EngineError } from '../engine-error.ts';
-import { type EventRecord, MAX_TIMESTAMP } from './event-records.ts';
+import type { EventRecord } from './event-records.ts';
+import { BAD_TIMESTAMP, type Payload, toPayload, toTimestamp } from './payload-checks.ts';
 
 /**
  * The ingest bodies as the hosted service's clients send them (api_key aside, unknown keys
@@ -30,21 +31,6 @@ const collectionSchema = z
   })
   .nullish();
 
-/** Why a timestamp is refused. */
-export const BAD_TIMESTAMP = `expected Unix seconds (a number from 0 to ${MAX_TIMESTAMP})`;
-
-/** Whole Unix seconds from a number or a digit string (fractions dropped), or null. */
-export function toTimestamp(value: unknown): number | null {
-  if (typeof value === 'number' && value >= 0 && value <= MAX_TIMESTAMP) return Math.floor(value);
-  const seconds =
-    typeof value === 'number' || (typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value))
-      ? Number(value)
-      : Number.NaN;
-  return Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_TIMESTAMP
-    ? Math.floor(seconds)
-    : null;
-}
-
 const timestampSchema = z
   .union([z.number(), z.string()], { error: 'expected Unix seconds' })
   .transform((v, ctx) => {
@@ -54,55 +40,6 @@ const timestampSchema = z
     return z.NEVER;
   })
   .nullish();
-
-/** A validated payload: its text as it will be stored, and the object it holds. */
-export interface Payload {
-  payload: string;
-  json: Record<string, unknown>;
-}
-
-const NOT_AN_OBJECT = 'expected a JSON object, or a string holding one';
-
-/**
- * Checks one payload: an object (stored in compact form) or a string holding a JSON object
- * (stored exactly as sent). A plain function rather than a zod schema: bulk requests run it
- * thousands of times per request.
- */
-export function toPayload(value: unknown): Payload | string {
-  let payload: Payload;
-  if (typeof value === 'string') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      return 'is not valid JSON';
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      return NOT_AN_OBJECT;
-    }
-    payload = { payload: value, json: parsed as Record<string, unknown> };
-  } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    payload = { payload: JSON.stringify(value), json: value as Record<string, unknown> };
-  } else return NOT_AN_OBJECT;
-  // JavaScript accepts half a surrogate pair ("\ud800"); it is not Unicode, and DuckDB refuses it.
-  if (SURROGATE.test(payload.payload) && hasLoneSurrogate(payload.json)) {
-    return 'contains half a UTF-16 surrogate pair, which is not valid Unicode';
-  }
-  return payload;
-}
-
-const SURROGATE = /\\u[dD][89a-fA-F]|[\uD800-\uDFFF]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function hasLoneSurrogate(value: unknown): boolean {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value);
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
-  for (const [key, item] of Object.entries(value)) {
-    if (LONE_SURROGATE.test(key) || hasLoneSurrogate(item)) return true;
-  }
-  return false;
-}
 
 const payloadSchema = z.unknown().transform((value, ctx): Payload => {
   if (value === undefined) {

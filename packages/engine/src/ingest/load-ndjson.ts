@@ -1,8 +1,11 @@
-import { open } from 'node:fs/promises';
+import { type FileHandle, open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { WorkspaceDb } from '../storage/workspace-db.ts';
-import { appendRecords, type BadLine } from './append-events.ts';
-import { parseNdjsonLines } from './parse-ndjson.ts';
-import { discoverObjectKeys } from './type-keys.ts';
+import { stagedRelation } from './event-records.ts';
+import type { ParsedChunk } from './ndjson-chunk.ts';
+import { defaultParseWorkers, NdjsonParsers } from './ndjson-parsers.ts';
+import type { BadLine } from './parse-ndjson.ts';
+import { addKeyColumns, insertEvents } from './type-keys.ts';
 
 /** Progress of a load, reported after every chunk. */
 export interface LoadProgress {
@@ -17,8 +20,17 @@ export interface LoadOptions {
   /** Called with each bad line, in file order. */
   onBadLine?: (bad: BadLine) => void;
   onProgress?: (progress: LoadProgress) => void;
-  /** Bytes handed to DuckDB at a time (default 32 MiB); each chunk is one transaction. */
+  /** Bytes read and parsed at a time (default 16 MiB). */
   chunkBytes?: number;
+  /** Events per transaction, at least (default four DuckDB row groups, 491,520). */
+  commitEvents?: number;
+  /** Parse worker threads (default one per core, at most four; 0 parses on this thread). */
+  workers?: number;
+  /**
+   * Parse workers started by the caller (who closes them), so that their start-up overlaps
+   * opening the database; `workers` is then ignored.
+   */
+  parsers?: NdjsonParsers;
 }
 
 /** What a load did. */
@@ -27,14 +39,20 @@ export interface LoadResult {
   badLines: number;
 }
 
+/** DuckDB's row group: whole row groups of a large transaction are written compressed. */
+const ROW_GROUP = 122_880;
 const NEWLINE = 0x0a;
 
 /**
- * Loads an NDJSON file (`{"timestamp": <unix s>, "json": {…}}` a line) into a collection. The
- * file is read in large chunks cut at line ends; each chunk's lines are checked and parsed here
- * (bad lines come back with their numbers and reasons) and its good events are typed and
- * appended by DuckDB in one transaction, so they are durable chunk by chunk. Parsing the next
- * chunk overlaps DuckDB's work on the current one.
+ * Loads an NDJSON file (`{"timestamp": <unix s>, "json": {…}}` a line) into a collection of a
+ * database opened with a `stagingDir`. The file is read in chunks cut at line ends. Parse
+ * workers check each chunk's lines with the HTTP endpoints' rules (bad lines come back with
+ * their numbers and reasons), discover its keys and stage its good events in a file; DuckDB
+ * reads that file with its parallel CSV reader and types and appends the events on all its
+ * threads, while the workers parse the next chunks. A transaction spans at least
+ * `commitEvents` events: DuckDB writes whole row groups of a large transaction straight to the
+ * database file, compressed, while small ones go through the WAL and are compressed again at
+ * the next checkpoint, about three times the work.
  */
 export async function loadNdjson(
   db: WorkspaceDb,
@@ -42,71 +60,106 @@ export async function loadNdjson(
   file: string,
   options: LoadOptions = {},
 ): Promise<LoadResult> {
+  const stagingDir = db.stagingDir;
+  if (!stagingDir) throw new Error('loadNdjson needs a database opened with a stagingDir');
   const handle = await open(file, 'r');
+  const totalBytes = (await handle.stat()).size;
+  const parsers = options.parsers ?? new NdjsonParsers(options.workers ?? defaultParseWorkers());
+  const commitEvents = options.commitEvents ?? 4 * ROW_GROUP;
+  const staged: string[] = [];
+  const result: LoadResult = { events: 0, badLines: 0 };
   try {
-    const totalBytes = (await handle.stat()).size;
-    const chunkBytes = options.chunkBytes ?? 32 * 1024 * 1024;
-    let position = 0;
-    let carry = Buffer.alloc(0);
-    let line = 1;
-    const result: LoadResult = { events: 0, badLines: 0 };
-
-    const readChunk = async (): Promise<{ text: string; lines: number } | null> => {
-      const buffer = Buffer.allocUnsafe(chunkBytes);
-      const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
-      position += bytesRead;
-      let data = carry.length
-        ? Buffer.concat([carry, buffer.subarray(0, bytesRead)])
-        : buffer.subarray(0, bytesRead);
-      if (bytesRead > 0) {
-        const cut = data.lastIndexOf(NEWLINE);
-        if (cut === -1) {
-          carry = Buffer.from(data);
-          return readChunk();
+    await db.write(async (tx) => {
+      let line = 1;
+      let uncommitted = 0;
+      const take = async ({ chunk, bytesRead, file: stagedFile }: InFlight) => {
+        const parsed = await chunk;
+        for (const bad of parsed.bad) {
+          options.onBadLine?.({ line: line + bad.line - 1, reason: bad.reason });
         }
-        carry = Buffer.from(data.subarray(cut + 1));
-        data = data.subarray(0, cut + 1);
-      } else {
-        carry = Buffer.alloc(0);
-        if (data.length === 0) return null;
-      }
-      let lines = 0;
-      for (let i = data.indexOf(NEWLINE); i !== -1; i = data.indexOf(NEWLINE, i + 1)) lines++;
-      if (data[data.length - 1] !== NEWLINE) lines++;
-      let text = data.toString('utf8');
-      if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      return { text, lines };
-    };
-
-    let writing: Promise<void> = Promise.resolve();
-    for (let chunk = await readChunk(); chunk; chunk = await readChunk()) {
-      const parsed = parseNdjsonLines(chunk.text, line);
-      line += chunk.lines;
-      const keys = discoverObjectKeys(parsed.records.map((r) => r.json ?? {}));
-      const bytesRead = Math.min(position, totalBytes);
-      // The previous chunk's write has run on DuckDB's threads while this one was parsed.
-      await writing;
-      for (const b of parsed.bad) options.onBadLine?.(b);
-      result.badLines += parsed.bad.length;
-      writing = db
-        .write(async (tx) =>
-          parsed.records.length
-            ? appendRecords(tx.conn, await tx.collection(collection), parsed.records, keys)
-            : 0,
-        )
-        .then((written) => {
+        line += parsed.lines;
+        result.badLines += parsed.bad.length;
+        if (parsed.events > 0) {
+          const draft = await tx.collection(collection);
+          await addKeyColumns(tx.conn, draft, parsed.keys);
+          const written = await insertEvents(tx.conn, draft, (params) =>
+            stagedRelation(stagedFile, parsed.longest, params),
+          );
+          await rm(stagedFile, { force: true });
           result.events += written;
-          options.onProgress?.({
-            bytesRead,
-            totalBytes,
-            events: result.events,
-            badLines: result.badLines,
-          });
+          uncommitted += written;
+          if (uncommitted >= commitEvents) {
+            await tx.commit();
+            uncommitted = 0;
+          }
+        }
+        options.onProgress?.({
+          bytesRead: Math.min(bytesRead, totalBytes),
+          totalBytes,
+          events: result.events,
+          badLines: result.badLines,
         });
-    }
-    await writing;
+      };
+      // Up to one chunk per worker is parsed while DuckDB appends the oldest.
+      const inFlight: InFlight[] = [];
+      let id = 0;
+      for await (const { bytes, bytesRead } of fileChunks(handle, options.chunkBytes)) {
+        const stagedFile = join(stagingDir, `chunk-${id}.csv`);
+        staged.push(stagedFile);
+        const chunk = parsers.parse({ id: id++, bytes, file: stagedFile });
+        // Chunks abandoned after a failure must not surface as unhandled rejections.
+        chunk.catch(() => undefined);
+        inFlight.push({ chunk, bytesRead, file: stagedFile });
+        if (inFlight.length > parsers.count) await take(inFlight.shift() as InFlight);
+      }
+      for (let next = inFlight.shift(); next; next = inFlight.shift()) await take(next);
+    });
     return result;
   } finally {
+    if (!options.parsers) await parsers.close();
     await handle.close();
+    await Promise.all(staged.map((f) => rm(f, { force: true })));
+  }
+}
+
+interface InFlight {
+  chunk: Promise<ParsedChunk>;
+  bytesRead: number;
+  file: string;
+}
+
+/**
+ * The file in chunks of whole lines (a line longer than a chunk is read whole), with the byte
+ * order mark at its start dropped. The first chunks are small and grow to `chunkBytes`, so that
+ * DuckDB gets its first events soon instead of waiting for a whole chunk to be parsed.
+ */
+async function* fileChunks(
+  handle: FileHandle,
+  chunkBytes = 16 * 1024 * 1024,
+): AsyncGenerator<{ bytes: Uint8Array; bytesRead: number }> {
+  let position = 0;
+  let carry: Buffer = Buffer.alloc(0);
+  let size = Math.min(chunkBytes, 1024 * 1024);
+  for (; ; size = Math.min(chunkBytes, size * 2)) {
+    const buffer = Buffer.allocUnsafe(size);
+    const { bytesRead } = await handle.read(buffer, 0, size, position);
+    let data = carry.length
+      ? Buffer.concat([carry, buffer.subarray(0, bytesRead)])
+      : buffer.subarray(0, bytesRead);
+    if (position === 0 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
+      data = data.subarray(3);
+    }
+    position += bytesRead;
+    if (bytesRead === 0) {
+      if (data.length > 0) yield { bytes: data, bytesRead: position };
+      return;
+    }
+    const cut = data.lastIndexOf(NEWLINE);
+    if (cut === -1) {
+      carry = Buffer.from(data);
+      continue;
+    }
+    carry = Buffer.from(data.subarray(cut + 1));
+    yield { bytes: data.subarray(0, cut + 1), bytesRead: position };
   }
 }

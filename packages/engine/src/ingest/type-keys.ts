@@ -7,7 +7,11 @@ import {
   MAX_TYPED_KEYS,
 } from '../storage/catalog.ts';
 import { fieldName, jsonPointer } from '../storage/key-path.ts';
+import { runPrepared } from '../storage/prepared-statements.ts';
 import { SqlParams } from '../storage/sql-params.ts';
+import { MAX_DEPTH, type SeenKey } from './discover-keys.ts';
+
+export { discoverObjectKeys, MAX_DEPTH, type SeenKey } from './discover-keys.ts';
 
 /**
  * Typed columns for the keys a collection actually holds. Discovery walks every payload object
@@ -15,67 +19,6 @@ import { SqlParams } from '../storage/sql-params.ts';
  * transaction, and the typed insert fills them from the payload text with DuckDB's own JSON
  * functions, the same ones SQL-mode users see.
  */
-
-/** Objects nested deeper than this are kept whole, as a JSON string, at the last level. */
-export const MAX_DEPTH = 6;
-
-/** The kinds of JSON value that decide a key's columns (`null` counts as missing). */
-type ValueKind = 'string' | 'numeric string' | 'number' | 'boolean' | 'array' | 'object';
-
-/** A key path found in a batch and the kinds of value it held there. */
-export interface SeenKey {
-  path: string[];
-  kinds: Set<ValueKind>;
-  children?: Map<string, SeenKey>;
-}
-
-/** Strings that may read as a number start with a digit, sign, dot or white space. */
-const MAYBE_NUMERIC = /^[\s\d+\-.]/;
-
-function kindOf(value: unknown): ValueKind | undefined {
-  switch (typeof value) {
-    case 'string':
-      return MAYBE_NUMERIC.test(value) ? 'numeric string' : 'string';
-    case 'number':
-      return 'number';
-    case 'boolean':
-      return 'boolean';
-    case 'object':
-      if (value === null) return undefined;
-      return Array.isArray(value) ? 'array' : 'object';
-    default:
-      return undefined;
-  }
-}
-
-/**
- * Finds every key path in the payload objects and the kinds of value each one holds. It reads
- * every event, not a sample, so a key without a column is a key no event has.
- */
-export function discoverObjectKeys(objects: Iterable<Record<string, unknown>>): SeenKey[] {
-  const top = new Map<string, SeenKey>();
-  const all: SeenKey[] = [];
-  const walk = (object: Record<string, unknown>, level: Map<string, SeenKey>, parent: string[]) => {
-    for (const key in object) {
-      const value = object[key];
-      let node = level.get(key);
-      if (!node) {
-        node = { path: [...parent, key], kinds: new Set() };
-        level.set(key, node);
-        all.push(node);
-      }
-      const kind = kindOf(value);
-      if (kind === undefined) continue;
-      node.kinds.add(kind);
-      if (kind === 'object' && node.path.length < MAX_DEPTH) {
-        node.children ??= new Map();
-        walk(value as Record<string, unknown>, node.children, node.path);
-      }
-    }
-  };
-  for (const object of objects) walk(object, top, []);
-  return all;
-}
 
 /** The columns a key's kinds ask for. Objects are walked into, except at the last level. */
 function columnsFor(seen: SeenKey) {
@@ -199,13 +142,13 @@ export async function insertEvents(
   const j = arrayKeys.length
     ? `json_extract(payload, ${params.texts(arrayKeys.map((k) => jsonPointer(k.path)))})`
     : 'NULL';
-  const result = await conn.run(
+  const result = await runPrepared(
+    conn,
     `INSERT INTO ${entry.table} (${columns.join(', ')})
      SELECT ${values.join(', ')} FROM (
        SELECT ts, payload, ${e} AS e, ${j} AS j FROM ${from}
      )`,
-    params.values,
-    params.types,
+    params,
   );
   return Number(result.rowsChanged);
 }

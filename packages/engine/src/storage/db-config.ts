@@ -1,3 +1,4 @@
+import { sep } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 
 /** Settings that size a workspace database. */
@@ -53,4 +54,46 @@ export async function openWorkspaceInstance(
     instance.closeSync();
     throw error;
   }
+}
+
+/**
+ * Opens a workspace database for `engine load`: the same lock-down as
+ * {@link openWorkspaceInstance}, except that SQL may read the files in `readableDir`, where the
+ * loader stages the events it has checked for DuckDB's CSV reader. Only the CLI opens a
+ * database this way, while no engine serves it (the file lock sees to that); the directory is
+ * allowed before file access is switched off, and the configuration is locked before any
+ * connection of ours exists.
+ */
+export async function openLoaderInstance(
+  path: string,
+  readableDir: string,
+  options: WorkspaceDbOptions = {},
+): Promise<DuckDBInstance> {
+  const instance = await DuckDBInstance.create(path, {
+    ...workspaceDbConfig(options),
+    // allowed_directories can only be set while file access is on; it is switched off below.
+    enable_external_access: 'true',
+  });
+  try {
+    const setup = await instance.connect();
+    try {
+      const dir = readableDir.endsWith(sep) ? readableDir : `${readableDir}${sep}`;
+      await setup.run(`SET GLOBAL allowed_directories = [${quoteLiteral(dir)}]`);
+      await setup.run('SET GLOBAL enable_external_access = false');
+      await setup.run("SET GLOBAL TimeZone = 'UTC'");
+      await setup.run('SET GLOBAL lock_configuration = true');
+    } finally {
+      setup.closeSync();
+    }
+    return instance;
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
+}
+
+/** A SQL string literal (SET takes no bound parameters); the loader's own temporary path. */
+function quoteLiteral(text: string): string {
+  if (text.includes('\u0000')) throw new RangeError('a path must be free of NUL characters');
+  return `'${text.replaceAll("'", "''")}'`;
 }

@@ -8,7 +8,7 @@ import {
   draftOf,
   ENGINE_SCHEMA,
 } from './catalog.ts';
-import { openWorkspaceInstance } from './db-config.ts';
+import { openLoaderInstance, openWorkspaceInstance } from './db-config.ts';
 
 /** How a workspace database is opened. */
 export interface WorkspaceDbOptions {
@@ -24,6 +24,11 @@ export interface WorkspaceDbOptions {
    * replay time after a crash.
    */
   checkpointThreshold?: string;
+  /**
+   * A directory whose files SQL may read (for `engine load`'s staged events); the database is
+   * then opened with {@link openLoaderInstance}. Without it, no file is readable.
+   */
+  stagingDir?: string;
 }
 
 /** The writer's view of one transaction: collections it touches come back as drafts. */
@@ -32,6 +37,11 @@ export interface WriteTransaction {
   conn: DuckDBConnection;
   /** A draft of the named collection, created (table, view, catalog row) when missing. */
   collection(name: string): Promise<CollectionEntry>;
+  /**
+   * Commits what was written so far (publishing the collections it touched) and goes on in a
+   * new transaction, for writes too large to hold in one.
+   */
+  commit(): Promise<void>;
 }
 
 /**
@@ -55,6 +65,8 @@ export class WorkspaceDb implements SqlWorkspace {
     writer: DuckDBConnection,
     readonly catalog: Catalog,
     maxReaders: number,
+    /** The directory SQL may read files from, when opened with one (see the options). */
+    readonly stagingDir?: string,
   ) {
     this.#instance = instance;
     this.#writer = writer;
@@ -63,15 +75,22 @@ export class WorkspaceDb implements SqlWorkspace {
 
   /** Opens (creating when missing) the database file and loads its catalog. */
   static async open(file: string, options: WorkspaceDbOptions = {}): Promise<WorkspaceDb> {
-    const instance = await openWorkspaceInstance(file, {
-      ...options,
-      checkpointThreshold: options.checkpointThreshold ?? '1GB',
-    });
+    const settings = { ...options, checkpointThreshold: options.checkpointThreshold ?? '1GB' };
+    const instance = options.stagingDir
+      ? await openLoaderInstance(file, options.stagingDir, settings)
+      : await openWorkspaceInstance(file, settings);
     try {
       const writer = await instance.connect();
       for (const statement of CATALOG_DDL) await writer.run(statement);
       const catalog = await Catalog.load(writer);
-      return new WorkspaceDb(file, instance, writer, catalog, options.readers ?? 4);
+      return new WorkspaceDb(
+        file,
+        instance,
+        writer,
+        catalog,
+        options.readers ?? 4,
+        options.stagingDir,
+      );
     } catch (error) {
       instance.closeSync();
       throw error;
@@ -142,6 +161,15 @@ export class WorkspaceDb implements SqlWorkspace {
         drafts.set(name, draft);
         return draft;
       },
+      commit: async () => {
+        await conn.run('COMMIT');
+        publish();
+        await conn.run('BEGIN TRANSACTION');
+      },
+    };
+    const publish = () => {
+      for (const draft of drafts.values()) this.catalog.publish(draft);
+      drafts.clear();
     };
     await conn.run('BEGIN TRANSACTION');
     let result: T;
@@ -152,7 +180,7 @@ export class WorkspaceDb implements SqlWorkspace {
       await conn.run('ROLLBACK').catch(() => undefined);
       throw error;
     }
-    for (const draft of drafts.values()) this.catalog.publish(draft);
+    publish();
     return result;
   }
 

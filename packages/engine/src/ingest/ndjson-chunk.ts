@@ -1,0 +1,48 @@
+import { writeFileSync } from 'node:fs';
+import { KeyDiscovery, type SeenKey } from './discover-keys.ts';
+import { stagingText } from './event-records.ts';
+import { type BadLine, parseNdjsonLines } from './parse-ndjson.ts';
+
+/**
+ * One chunk of an NDJSON file on its way into DuckDB: its lines checked and parsed, its keys
+ * discovered, its good events staged in a file for DuckDB's CSV reader. Runs in the loader's
+ * parse workers (see `ndjson-worker.ts`), so it imports neither DuckDB nor zod.
+ */
+
+/** A chunk to parse: whole lines of the file, and where to stage its good events. */
+export interface ChunkJob {
+  id: number;
+  bytes: Uint8Array;
+  file: string;
+}
+
+/** What parsing a chunk found. Line numbers count from 1 at the chunk's first line. */
+export interface ParsedChunk {
+  id: number;
+  /** Lines in the chunk, blank ones included. */
+  lines: number;
+  /** Good events, staged in the job's file (written only when there are any). */
+  events: number;
+  /** The longest staged payload, in UTF-16 units. */
+  longest: number;
+  bad: BadLine[];
+  keys: SeenKey[];
+}
+
+const NEWLINE = 0x0a;
+
+/** Parses a chunk and stages its good events. */
+export function parseChunk(job: ChunkJob): ParsedChunk {
+  const { bytes } = job;
+  let lines = 0;
+  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, i + 1)) lines++;
+  if (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE) lines++;
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const discovery = new KeyDiscovery();
+  const parsed = parseNdjsonLines(text, 1, discovery);
+  const keys = discovery.keys;
+  let longest = 0;
+  for (const r of parsed.records) if (r.payload.length > longest) longest = r.payload.length;
+  if (parsed.records.length > 0) writeFileSync(job.file, stagingText(parsed.records));
+  return { id: job.id, lines, events: parsed.records.length, longest, bad: parsed.bad, keys };
+}

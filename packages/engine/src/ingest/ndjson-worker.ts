@@ -1,0 +1,19 @@
+import { parentPort } from 'node:worker_threads';
+import { type ChunkJob, type ParsedChunk, parseChunk } from './ndjson-chunk.ts';
+
+/** What a parse worker answers: the parsed chunk, or why it could not be parsed. */
+export type ChunkReply = ParsedChunk | { id: number; error: string };
+
+// The body of a loader parse worker (started through `ndjson-worker.mjs`): one chunk per message.
+const port = parentPort;
+if (port) {
+  port.on('message', (job: ChunkJob) => {
+    let reply: ChunkReply;
+    try {
+      reply = parseChunk(job);
+    } catch (error) {
+      reply = { id: job.id, error: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(reply);
+  });
+}

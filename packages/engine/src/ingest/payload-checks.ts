@@ -1,0 +1,118 @@
+import { MAX_TIMESTAMP } from './event-records.ts';
+
+/**
+ * The checks every ingested event passes, shared by the HTTP endpoints and the NDJSON loader
+ * (whose parse workers import this module, so it stays free of zod and DuckDB).
+ */
+
+/** Why a timestamp is refused. */
+export const BAD_TIMESTAMP = `expected Unix seconds (a number from 0 to ${MAX_TIMESTAMP})`;
+
+/**
+ * How deeply a payload may nest objects and arrays (the payload itself is level 1). Deeper
+ * payloads are refused, whether sent as an object or as text, so that nothing downstream (the
+ * compact form, the surrogate check, DuckDB's JSON functions) ever recurses without bound and
+ * storage holds one kind of payload whatever way it arrived.
+ */
+export const MAX_NESTING = 256;
+
+/** Whole Unix seconds from a number or a digit string (fractions dropped), or null. */
+export function toTimestamp(value: unknown): number | null {
+  if (typeof value === 'number' && value >= 0 && value <= MAX_TIMESTAMP) return Math.floor(value);
+  const seconds =
+    typeof value === 'number' || (typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value))
+      ? Number(value)
+      : Number.NaN;
+  return Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_TIMESTAMP
+    ? Math.floor(seconds)
+    : null;
+}
+
+/** A validated payload: its text as it will be stored, and the object it holds. */
+export interface Payload {
+  payload: string;
+  json: Record<string, unknown>;
+}
+
+const NOT_AN_OBJECT = 'expected a JSON object, or a string holding one';
+const TOO_DEEP = `nested deeper than ${MAX_NESTING} levels`;
+
+/**
+ * Checks one payload: an object (stored in compact form) or a string holding a JSON object
+ * (stored exactly as sent). Returns the payload, or why it is refused. A plain function rather
+ * than a zod schema: bulk requests and the loader run it for every event.
+ */
+export function toPayload(value: unknown): Payload | string {
+  let payload: Payload;
+  if (typeof value === 'string') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return 'is not valid JSON';
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      return NOT_AN_OBJECT;
+    }
+    payload = { payload: value, json: parsed as Record<string, unknown> };
+  } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    let text: string;
+    try {
+      text = JSON.stringify(value);
+    } catch (error) {
+      // JSON.stringify recurses: an object nested thousands deep overflows the stack.
+      if (error instanceof RangeError) return TOO_DEEP;
+      throw error;
+    }
+    payload = { payload: text, json: value as Record<string, unknown> };
+  } else return NOT_AN_OBJECT;
+  if (nestedDeeperThan(payload.payload, MAX_NESTING)) return TOO_DEEP;
+  // JavaScript accepts half a surrogate pair ("\ud800"); it is not Unicode, and DuckDB refuses it.
+  if (SURROGATE.test(payload.payload) && hasLoneSurrogate(payload.json)) {
+    return 'contains half a UTF-16 surrogate pair, which is not valid Unicode';
+  }
+  return payload;
+}
+
+/**
+ * Whether JSON text nests objects and arrays more than `limit` levels deep. Counting brackets
+ * (fast, native `indexOf`) settles almost every payload; only text with more brackets than the
+ * limit is scanned, skipping brackets inside strings.
+ */
+export function nestedDeeperThan(text: string, limit: number): boolean {
+  let brackets = 0;
+  for (let i = text.indexOf('{'); i !== -1 && brackets <= limit; i = text.indexOf('{', i + 1)) {
+    brackets++;
+  }
+  for (let i = text.indexOf('['); i !== -1 && brackets <= limit; i = text.indexOf('[', i + 1)) {
+    brackets++;
+  }
+  if (brackets <= limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+const SURROGATE = /\\u[dD][89a-fA-F]|[\uD800-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Recursive, which is safe: payloads reach it only after the nesting check. */
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  for (const [key, item] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(key) || hasLoneSurrogate(item)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,58 @@
+import type {
+  DuckDBConnection,
+  DuckDBMaterializedResult,
+  DuckDBPreparedStatement,
+} from '@duckdb/node-api';
+import type { SqlParams } from './sql-params.ts';
+
+/**
+ * Prepared statements kept per connection, keyed by their SQL text. Ingest runs the same wide
+ * INSERT (one expression per typed column) for every batch; planning it anew costs a few
+ * milliseconds each time, which for a request of 1,000 events is as much as inserting them.
+ * The text holds only generated identifiers and `$n` placeholders, so equal texts are equal
+ * statements; values are bound on each run. When the catalog changes, DuckDB rebinds a
+ * prepared statement by itself; a column list change gives a new text, hence a new statement.
+ */
+
+/** Statements kept per connection; the least recently used one goes first. */
+const KEPT = 16;
+
+const caches = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedStatement>>>();
+
+/**
+ * Runs `sql` with `params` on `conn` through a cached prepared statement. A statement that
+ * fails is dropped from the cache, so an error never sticks to later runs.
+ */
+export async function runPrepared(
+  conn: DuckDBConnection,
+  sql: string,
+  params: SqlParams,
+): Promise<DuckDBMaterializedResult> {
+  let cache = caches.get(conn);
+  if (!cache) {
+    cache = new Map();
+    caches.set(conn, cache);
+  }
+  let statement = cache.get(sql);
+  if (statement) cache.delete(sql);
+  else statement = conn.prepare(sql);
+  // Re-inserted last: Map order is the eviction order.
+  cache.set(sql, statement);
+  while (cache.size > KEPT) {
+    const [oldest, evicted] = cache.entries().next().value as [
+      string,
+      Promise<DuckDBPreparedStatement>,
+    ];
+    cache.delete(oldest);
+    evicted.then((s) => s.destroySync()).catch(() => undefined);
+  }
+  try {
+    const prepared = await statement;
+    prepared.bind(params.values, params.types);
+    return await prepared.run();
+  } catch (error) {
+    if (cache.get(sql) === statement) cache.delete(sql);
+    statement.then((s) => s.destroySync()).catch(() => undefined);
+    throw error;
+  }
+}
