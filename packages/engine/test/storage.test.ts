@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { createEngine, WorkspaceDb } from '../src/index.ts';
 import { MAX_TYPED_KEYS } from '../src/storage/catalog.ts';
+import { openLoaderInstance } from '../src/storage/db-config.ts';
 import { jsonPointer } from '../src/storage/key-path.ts';
 import { quoteIdentifier } from '../src/storage/quote-identifier.ts';
 
@@ -144,4 +145,44 @@ describe('workspace database', () => {
     expect(count.body).toEqual({ result: [{ Count: 2 }], metadata: {} });
     await engine.close();
   }, 60_000);
+});
+
+describe('openLoaderInstance', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'engine-loader-config-'));
+  const staging = join(dir, "it's staging");
+  mkdirSync(staging);
+  writeFileSync(join(staging, 'ok.csv'), 'a\n1\n');
+  writeFileSync(join(dir, 'outside.csv'), 'a\n1\n');
+  const instance = await openLoaderInstance(join(dir, 'w.duckdb'), staging);
+  const conn = await instance.connect();
+  afterAll(() => {
+    conn.closeSync();
+    instance.closeSync();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('reads files in the staging directory only', async () => {
+    const rows = (await conn.runAndReadAll('SELECT a FROM read_csv($1)', [join(staging, 'ok.csv')]))
+      .getRows()
+      .map(([a]) => Number(a));
+    expect(rows).toEqual([1]);
+    for (const file of [join(dir, 'outside.csv'), '/etc/passwd', `${staging}/../outside.csv`]) {
+      await expect(conn.run('SELECT * FROM read_csv($1)', [file]), file).rejects.toThrow(
+        /disabled by configuration|Permission/,
+      );
+    }
+  });
+
+  test('is locked like a workspace database', async () => {
+    for (const sql of [
+      'SET enable_external_access = true',
+      "SET allowed_directories = ['/']",
+      "SET TimeZone = 'America/New_York'",
+      'SET GLOBAL lock_configuration = false',
+    ]) {
+      await expect(conn.run(sql), sql).rejects.toThrow(/configuration has been locked/);
+    }
+    const zone = (await conn.runAndReadAll("SELECT current_setting('TimeZone')")).getRows();
+    expect(zone).toEqual([['UTC']]);
+  });
 });
