@@ -288,6 +288,70 @@ describe('typed columns follow the data', () => {
   });
 });
 
+describe('group commit', () => {
+  test('requests sharing a transaction bring their own keys and kinds', async () => {
+    const c = 'group_keys';
+    // Sent at once, in-process: all but the first queue behind it and share one transaction.
+    const answers = await Promise.all([
+      server.engine.bulkLog({ api_key: API_KEY, collection: c, timestamp: 10, jsons: [{ a: 1 }] }),
+      server.engine.bulkLog({
+        api_key: API_KEY,
+        collection: c,
+        timestamp: 11,
+        jsons: ['{"a":"x","b":[1,"y"]}'],
+      }),
+      server.engine.log({
+        api_key: API_KEY,
+        collection: c,
+        timestamp: 12,
+        json: { a: 2.5, d: { e: true } },
+      }),
+      server.engine.bulkLog({
+        api_key: API_KEY,
+        collection: c,
+        timestamp: 13,
+        jsons: [{ b: 'z' }, { a: '4' }],
+      }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const table = async (split: string) =>
+      (
+        await server.post('/api/visualize/data', {
+          api_key: API_KEY,
+          collection: c,
+          graph_type: 'Table',
+          split,
+          start: 0,
+          end: 'now',
+        })
+      ).body.result;
+    expect(await table('a')).toEqual([
+      { a: '1', Count: 1 },
+      { a: '2.5', Count: 1 },
+      { a: '4', Count: 1 },
+      { a: 'x', Count: 1 },
+    ]);
+    expect(await table('b')).toEqual([
+      { b: '[1,"y"]', Count: 1 },
+      { b: 'z', Count: 1 },
+    ]);
+    expect(await table('d.e')).toEqual([{ 'd.e': 'true', Count: 1 }]);
+    const count = async (filters: unknown[]) =>
+      (
+        await server.post('/api/visualize/data', {
+          api_key: API_KEY,
+          collection: c,
+          graph_type: 'Single Value',
+          start: 0,
+          end: 'now',
+          filters,
+        })
+      ).body.result[0].Count;
+    expect(await count([['a', '>', 2]])).toBe(2);
+    expect(await count([['b', 'includes', 'y']])).toBe(1);
+  });
+});
+
 describe('a request that cannot be written', () => {
   test('fails alone: the others that shared its transaction are written', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'engine-oom-'));

@@ -76,3 +76,20 @@ export function discoverObjectKeys(objects: Iterable<Record<string, unknown>>): 
   for (const object of objects) discovery.add(object);
   return discovery.keys;
 }
+
+/**
+ * Several discoveries as one: each path once, with every kind any of them saw (parents still
+ * before their children).
+ */
+export function mergeKeys(lists: Iterable<readonly SeenKey[]>): SeenKey[] {
+  const byPath = new Map<string, SeenKey>();
+  for (const list of lists) {
+    for (const key of list) {
+      const id = key.path.join('\u0000');
+      const known = byPath.get(id);
+      if (!known) byPath.set(id, { path: key.path, kinds: new Set(key.kinds) });
+      else for (const kind of key.kinds) known.kinds.add(kind);
+    }
+  }
+  return [...byPath.values()];
+}

@@ -1,5 +1,7 @@
 import type { WorkspaceDb } from '../storage/workspace-db.ts';
 import { appendRecords } from './append-events.ts';
+import { mergeKeys, type SeenKey } from './discover-keys.ts';
+import type { EventRecord } from './event-records.ts';
 import type { IngestBatch } from './ingest-request.ts';
 
 interface Job extends IngestBatch {
@@ -42,19 +44,28 @@ export class WriteQueue {
 
   /** Writes the jobs' events in one transaction, collection by collection. */
   async #commit(jobs: Job[]): Promise<void> {
-    const byCollection = new Map<string, IngestBatch['records']>();
+    const byCollection = new Map<string, { records: EventRecord[]; keys: SeenKey[][] }>();
     for (const job of jobs) {
-      let list = byCollection.get(job.collection);
-      if (!list) {
-        list = [];
-        byCollection.set(job.collection, list);
+      let group = byCollection.get(job.collection);
+      if (!group) {
+        group = { records: [], keys: [] };
+        byCollection.set(job.collection, group);
       }
-      for (const record of job.records) list.push(record);
+      for (const record of job.records) group.records.push(record);
+      group.keys.push(job.keys);
     }
     await this.#db.write(async (tx) => {
-      for (const [name, records] of byCollection) {
+      for (const [name, { records, keys }] of byCollection) {
         // A collection comes into being with its first event, not with an empty request.
-        if (records.length > 0) await appendRecords(tx.conn, await tx.collection(name), records);
+        if (records.length > 0) {
+          const draft = await tx.collection(name);
+          await appendRecords(
+            tx.conn,
+            draft,
+            records,
+            keys.length === 1 ? keys[0] : mergeKeys(keys),
+          );
+        }
       }
     });
   }
