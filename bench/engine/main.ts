@@ -6,7 +6,7 @@
  * typed columns (the floor: a table DuckDB's own `read_ndjson` built from the same file) and a
  * plain JavaScript loop over the events in memory (typed arrays). Then load throughput of
  * `engine load` (the CLI, against `read_ndjson` on the same file) and of `/api/bulk-log` in
- * batches of 1,000, and the serving process's memory.
+ * batches of 1,000 over eight connections, and the serving process's memory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -18,6 +18,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { demoEventObjects, demoEvents } from '@analytics-chart/engine';
@@ -106,6 +107,40 @@ function runChild(args: string[], env: Record<string, string> = {}): ChildProces
   return spawn(process.execPath, [ENGINE_BIN, ...args], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+/** Connections posting to /api/bulk-log at once (issue 3 allows 4 to 8). */
+const BULK_CONNECTIONS = 8;
+
+/** POSTs a serialised body over a keep-alive agent; anything but a 200 is an error. */
+function postRaw(agent: Agent, url: string, body: string): Promise<void> {
+  const { hostname, port, pathname } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: hostname,
+        port,
+        path: pathname,
+        method: 'POST',
+        agent,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve()
+            : reject(new Error(`${pathname}: ${res.statusCode} ${text}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
@@ -350,30 +385,30 @@ export async function run(args: string[]): Promise<void> {
   }
   const roundTrip = median(roundTrips);
 
-  // /api/bulk-log in batches of 1,000, four requests in flight.
+  // /api/bulk-log in batches of 1,000 over BULK_CONNECTIONS keep-alive connections. The bodies
+  // are serialised before the clock starts and sent with node:http, so that the client, which
+  // shares the machine's two cores with the server, spends as little of them as it can.
   const bulkEvents = Math.min(200_000, Math.max(20_000, Math.floor(options.events / 5)));
-  const batches: string[][] = [];
+  const bodies: string[] = [];
   let batch: string[] = [];
+  const flush = () => {
+    bodies.push(
+      JSON.stringify({ api_key: KEY, collection: 'bulk_bench', timestamp: now, jsons: batch }),
+    );
+    batch = [];
+  };
   for (const record of demoEvents(bulkEvents, 7, now)) {
     batch.push(record.payload);
-    if (batch.length === 1000) {
-      batches.push(batch);
-      batch = [];
-    }
+    if (batch.length === 1000) flush();
   }
-  if (batch.length) batches.push(batch);
+  if (batch.length) flush();
+  const agent = new Agent({ keepAlive: true, maxSockets: BULK_CONNECTIONS });
   t = performance.now();
   let next = 0;
   await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (next < batches.length) {
-        const jsons = batches[next++] as string[];
-        await post('/api/bulk-log', {
-          api_key: KEY,
-          collection: 'bulk_bench',
-          timestamp: now,
-          jsons,
-        });
+    Array.from({ length: BULK_CONNECTIONS }, async () => {
+      while (next < bodies.length) {
+        await postRaw(agent, `${url}/api/bulk-log`, bodies[next++] as string);
         peakRss = Math.max(peakRss, memoryOf(server.pid as number).rss);
       }
     }),
@@ -407,10 +442,10 @@ export async function run(args: string[]): Promise<void> {
     `${pad('engine load (CLI, typed columns)', 42)}${num(rate(options.events, loadMs).toLocaleString('en-US'), 11)}${num(fmt(loadMs / 1000), 10)}`,
   );
   log(
-    `${pad('DuckDB read_ndjson into a file (baseline)', 42)}${num(rate(options.events, readNdjsonMs).toLocaleString('en-US'), 11)}${num(fmt(readNdjsonMs / 1000), 10)}   engine load = ${fmt((readNdjsonMs / loadMs) * 100, 0)}% of it`,
+    `${pad('DuckDB read_ndjson into a file (baseline)', 42)}${num(rate(options.events, readNdjsonMs).toLocaleString('en-US'), 11)}${num(fmt(readNdjsonMs / 1000), 10)}   engine load = ${fmt((readNdjsonMs / loadMs) * 100, 0)}% of it (target 40%)`,
   );
   log(
-    `${pad('/api/bulk-log, batches of 1,000, 4 in flight', 42)}${num(rate(bulkEvents, bulkMs).toLocaleString('en-US'), 11)}${num(fmt(bulkMs / 1000), 10)}   (${bulkEvents.toLocaleString('en-US')} events)`,
+    `${pad(`/api/bulk-log, batches of 1,000, ${BULK_CONNECTIONS} in flight`, 42)}${num(rate(bulkEvents, bulkMs).toLocaleString('en-US'), 11)}${num(fmt(bulkMs / 1000), 10)}   (${bulkEvents.toLocaleString('en-US')} events; target 100,000/s)`,
   );
   log('');
   log(

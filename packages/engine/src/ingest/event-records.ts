@@ -40,10 +40,8 @@ export function recordsRelation(records: EventRecord[], params: SqlParams): stri
  * payload is quoted with RS, so the new lines that JSON allows as white space in a payload sent
  * as text stay inside it, and RS never needs escaping.
  */
-export function stagingText(records: readonly EventRecord[]): string {
-  let text = '';
-  for (const r of records) text += `${r.timestamp}${US}${RS}${r.payload}${RS}\n`;
-  return text;
+export function stagedRecord(timestamp: number, payload: string): string {
+  return `${timestamp}${US}${RS}${payload}${RS}\n`;
 }
 
 /** The CSV reader's default longest line, in bytes; longer staged records raise it. */

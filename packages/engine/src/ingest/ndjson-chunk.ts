@@ -1,6 +1,6 @@
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { KeyDiscovery, type SeenKey } from './discover-keys.ts';
-import { stagingText } from './event-records.ts';
+import { stagedRecord } from './event-records.ts';
 import { type BadLine, parseNdjsonLines } from './parse-ndjson.ts';
 
 /**
@@ -31,6 +31,9 @@ export interface ParsedChunk {
 
 const NEWLINE = 0x0a;
 
+/** Staged records are written out this many at a time, so their text dies young. */
+const WRITE_EVERY = 2048;
+
 /** Parses a chunk and stages its good events. */
 export function parseChunk(job: ChunkJob): ParsedChunk {
   const { bytes } = job;
@@ -39,10 +42,33 @@ export function parseChunk(job: ChunkJob): ParsedChunk {
   if (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE) lines++;
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   const discovery = new KeyDiscovery();
-  const parsed = parseNdjsonLines(text, 1, discovery);
-  const keys = discovery.keys;
+  let events = 0;
   let longest = 0;
-  for (const r of parsed.records) if (r.payload.length > longest) longest = r.payload.length;
-  if (parsed.records.length > 0) writeFileSync(job.file, stagingText(parsed.records));
-  return { id: job.id, lines, events: parsed.records.length, longest, bad: parsed.bad, keys };
+  let staged = '';
+  let fd: number | undefined;
+  try {
+    const bad = parseNdjsonLines(text, 1, (timestamp, payload, json) => {
+      discovery.add(json);
+      if (payload.length > longest) longest = payload.length;
+      staged += stagedRecord(timestamp, payload);
+      if (++events % WRITE_EVERY === 0) {
+        fd ??= openSync(job.file, 'w');
+        writeAll(fd, staged);
+        staged = '';
+      }
+    });
+    if (staged) {
+      fd ??= openSync(job.file, 'w');
+      writeAll(fd, staged);
+    }
+    return { id: job.id, lines, events, longest, bad, keys: discovery.keys };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Writes all of `text` (a single write may take only part of it). */
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
 }

@@ -1,5 +1,3 @@
-import type { KeyDiscovery } from './discover-keys.ts';
-import type { EventRecord } from './event-records.ts';
 import { BAD_TIMESTAMP, toPayload, toTimestamp } from './payload-checks.ts';
 
 /** A line that could not be loaded, with its 1-based number and the reason. */
@@ -8,25 +6,17 @@ export interface BadLine {
   reason: string;
 }
 
-/** The good events of a chunk of NDJSON and its bad lines. */
-interface ParsedLines {
-  records: EventRecord[];
-  bad: BadLine[];
-}
+/** Receives a good line's event: whole Unix seconds, the payload text, the object it holds. */
+export type OnEvent = (timestamp: number, payload: string, json: Record<string, unknown>) => void;
 
 /**
  * Parses NDJSON lines `{"timestamp": <unix s>, "json": {…} | "<json text>"}`, numbered from
- * `firstLine`, with the same checks and words as `/api/log` (the timestamp is required here).
- * Blank lines are skipped; `\r\n` line ends are fine. With a `discovery`, each payload object
- * is handed to it at once and not kept in the records (it dies young, which the garbage
- * collector handles far more cheaply than a chunk's worth of objects kept to the end).
+ * `firstLine`, with the same checks and words as `/api/log` (the timestamp is required here),
+ * and returns the bad lines. Each good event goes to `onEvent` at once, so a caller can pass it
+ * on and drop it: objects that die young cost the garbage collector far less than a chunk's
+ * worth of them kept to the end. Blank lines are skipped; `\r\n` line ends are fine.
  */
-export function parseNdjsonLines(
-  text: string,
-  firstLine: number,
-  discovery?: KeyDiscovery,
-): ParsedLines {
-  const records: EventRecord[] = [];
+export function parseNdjsonLines(text: string, firstLine: number, onEvent: OnEvent): BadLine[] {
   const bad: BadLine[] = [];
   let line = firstLine;
   let start = 0;
@@ -35,23 +25,19 @@ export function parseNdjsonLines(
     if (end === -1) end = text.length;
     if (end > start) {
       const raw = text.slice(start, end);
-      const reason = parseLine(raw, records, discovery);
+      const reason = parseLine(raw, onEvent);
       // A line of only spaces is blank, not bad (checked only when parsing failed: it is rare).
       if (reason && !BLANK.test(raw)) bad.push({ line, reason });
     }
     line++;
     start = end + 1;
   }
-  return { records, bad };
+  return bad;
 }
 
 const BLANK = /^\s*$/;
 
-function parseLine(
-  raw: string,
-  records: EventRecord[],
-  discovery: KeyDiscovery | undefined,
-): string | undefined {
+function parseLine(raw: string, onEvent: OnEvent): string | undefined {
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -68,9 +54,6 @@ function parseLine(
   if (json === undefined || json === null) return 'json is required';
   const payload = toPayload(json);
   if (typeof payload === 'string') return `json: ${payload}`;
-  if (discovery) {
-    discovery.add(payload.json);
-    records.push({ timestamp: seconds, payload: payload.payload });
-  } else records.push({ timestamp: seconds, payload: payload.payload, json: payload.json });
+  onEvent(seconds, payload.payload, payload.json);
   return undefined;
 }

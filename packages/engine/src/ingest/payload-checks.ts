@@ -75,11 +75,13 @@ export function toPayload(value: unknown): Payload | string {
 }
 
 /**
- * Whether JSON text nests objects and arrays more than `limit` levels deep. Counting brackets
- * (fast, native `indexOf`) settles almost every payload; only text with more brackets than the
- * limit is scanned, skipping brackets inside strings.
+ * Whether JSON text nests objects and arrays more than `limit` levels deep. Its length or a
+ * count of its brackets (fast, native `indexOf`) settles almost every payload; only text with
+ * more brackets than the limit is scanned, skipping brackets inside strings.
  */
 export function nestedDeeperThan(text: string, limit: number): boolean {
+  // Each level takes an opening and a closing bracket.
+  if (text.length < 2 * (limit + 1)) return false;
   let brackets = 0;
   for (let i = text.indexOf('{'); i !== -1 && brackets <= limit; i = text.indexOf('{', i + 1)) {
     brackets++;
