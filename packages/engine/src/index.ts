@@ -29,4 +29,5 @@ export {
   type LoadResult,
   loadNdjson,
 } from './ingest/load-ndjson.ts';
+export { defaultParseWorkers, NdjsonParsers } from './ingest/ndjson-parsers.ts';
 export { WorkspaceDb } from './storage/workspace-db.ts';

@@ -39,7 +39,9 @@ export async function loadCommand(
   const parsers = new NdjsonParsers(defaultParseWorkers());
   let db: WorkspaceDb;
   try {
-    db = await openWorkspaceFile(dataDir, workspace, { stagingDir });
+    // One DuckDB thread: the typed insert reads its staged file on one thread anyway (see
+    // loadNdjson), and an idle second one only competes with the parse workers for the cores.
+    db = await openWorkspaceFile(dataDir, workspace, { stagingDir, threads: 1 });
   } catch (error) {
     await parsers.close();
     await rm(stagingDir, { recursive: true, force: true });
