@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,14 @@ export async function loadCommand(
   const collection = stringOption(options.collection, DEFAULT_COLLECTION);
   // The loader stages checked events in a directory of its own that only it may read from SQL.
   const stagingDir = await mkdtemp(join(tmpdir(), 'analytics-engine-load-'));
+  // Stopped by a signal, the load still removes its staged files, then dies of the signal as
+  // before (committed events stay).
+  const onSignal = (signal: NodeJS.Signals) => {
+    rmSync(stagingDir, { recursive: true, force: true });
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   // Started first: the workers' start-up overlaps opening the database.
   const parsers = new NdjsonParsers(defaultParseWorkers());
   let db: WorkspaceDb;
@@ -45,6 +54,8 @@ export async function loadCommand(
   } catch (error) {
     await parsers.close();
     await rm(stagingDir, { recursive: true, force: true });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     throw error;
   }
   const bar = new ProgressBar();
@@ -83,5 +94,7 @@ export async function loadCommand(
     await parsers.close();
     await db.close();
     await rm(stagingDir, { recursive: true, force: true });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
