@@ -48,8 +48,8 @@ const NEWLINE = 0x0a;
  * database opened with a `stagingDir`. The file is read in chunks cut at line ends. Parse
  * workers check each chunk's lines with the HTTP endpoints' rules (bad lines come back with
  * their numbers and reasons), discover its keys and stage its good events in a file; DuckDB
- * reads that file with its parallel CSV reader and types and appends the events on all its
- * threads, while the workers parse the next chunks. A transaction spans at least
+ * reads that file with its CSV reader and types and appends the events (see
+ * {@link stagedRelation}) while the workers parse the next chunks. A transaction spans at least
  * `commitEvents` events: DuckDB writes whole row groups of a large transaction straight to the
  * database file, compressed, while small ones go through the WAL and are compressed again at
  * the next checkpoint, about three times the work.
