@@ -3,12 +3,16 @@
  * README "Storage" and "Semantics", DESIGN "Ingest") and not from the engine's code: the fuzzer
  * compares every answer with it.
  */
+import { nestingDepth } from './fuzz-ledger.ts';
 
 /** The last Unix second the engine stores (9999-12-31T23:59:59Z). */
 export const MAX_TIMESTAMP = 253_402_300_799;
 
 /** At most this many events in one bulk-log request. */
 export const MAX_BULK_EVENTS = 10_000;
+
+/** How deeply a payload may nest objects and arrays, the payload itself being level 1. */
+export const MAX_PAYLOAD_NESTING = 256;
 
 /** The body as the server reads it: UTF-8 with replacement characters, then JSON. */
 export function readBody(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
@@ -48,7 +52,8 @@ function hasLoneSurrogate(value: unknown): boolean {
 
 /**
  * A payload: an object, or a string holding a JSON object; either way without half surrogate
- * pairs, which are not Unicode (the engine refuses them since its storage needs UTF-8).
+ * pairs, which are not Unicode (the engine refuses them since its storage needs UTF-8), and
+ * nested at most MAX_PAYLOAD_NESTING levels deep.
  */
 function validPayload(value: unknown): boolean {
   let object: unknown = value;
@@ -59,7 +64,9 @@ function validPayload(value: unknown): boolean {
       return false;
     }
   }
-  return isObject(object) && !hasLoneSurrogate(object);
+  return (
+    isObject(object) && !hasLoneSurrogate(object) && nestingDepth(object) <= MAX_PAYLOAD_NESTING
+  );
 }
 
 /** Absent or null, a number in 0 … MAX, or a digit string (fraction allowed) in that range. */

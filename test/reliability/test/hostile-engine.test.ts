@@ -19,7 +19,7 @@ import {
   mutatedBody,
   toJsonText,
 } from '../src/hostile-values.ts';
-import { ENGINE_DEEP_PAYLOAD_500 } from '../src/known-findings.ts';
+import { ENGINE_KNOWN_FINDINGS } from '../src/known-findings.ts';
 import { budget } from '../src/profile.ts';
 import type { RawRequest, RawResponse } from '../src/raw-http.ts';
 import { rawRequest } from '../src/raw-http.ts';
@@ -30,9 +30,11 @@ let key = '';
 
 /** Filled with the key once the engine runs: every answer is searched for it. */
 const secrets: string[] = [];
-const ledger = new FuzzLedger(() => engine.url, { withCode: false, secrets }, [
-  ENGINE_DEEP_PAYLOAD_500,
-]);
+const ledger = new FuzzLedger(
+  () => engine.url,
+  { withCode: false, secrets },
+  ENGINE_KNOWN_FINDINGS,
+);
 
 beforeAll(async () => {
   engine = await startSeededEngine(300);
