@@ -36,24 +36,11 @@ function workspaceDbConfig(options: WorkspaceDbOptions): Record<string, string> 
  * because ICU settings cannot travel in the create-time config. The configuration is locked
  * last, before any connection of ours exists, so no statement can loosen it afterwards.
  */
-export async function openWorkspaceInstance(
+export function openWorkspaceInstance(
   path: string,
   options: WorkspaceDbOptions = {},
 ): Promise<DuckDBInstance> {
-  const instance = await DuckDBInstance.create(path, workspaceDbConfig(options));
-  try {
-    const setup = await instance.connect();
-    try {
-      await setup.run("SET GLOBAL TimeZone = 'UTC'");
-      await setup.run('SET GLOBAL lock_configuration = true');
-    } finally {
-      setup.closeSync();
-    }
-    return instance;
-  } catch (error) {
-    instance.closeSync();
-    throw error;
-  }
+  return openLocked(path, workspaceDbConfig(options), []);
 }
 
 /**
@@ -64,26 +51,45 @@ export async function openWorkspaceInstance(
  * allowed before file access is switched off, and the configuration is locked before any
  * connection of ours exists.
  */
-export async function openLoaderInstance(
+export function openLoaderInstance(
   path: string,
   readableDir: string,
   options: WorkspaceDbOptions = {},
 ): Promise<DuckDBInstance> {
-  const instance = await DuckDBInstance.create(path, {
-    ...workspaceDbConfig(options),
+  const dir = readableDir.endsWith(sep) ? readableDir : `${readableDir}${sep}`;
+  return openLocked(
+    path,
     // allowed_directories can only be set while file access is on; it is switched off below.
-    enable_external_access: 'true',
-  });
+    { ...workspaceDbConfig(options), enable_external_access: 'true' },
+    [
+      `SET GLOBAL allowed_directories = [${quoteLiteral(dir)}]`,
+      'SET GLOBAL enable_external_access = false',
+    ],
+  );
+}
+
+/**
+ * Creates the instance, runs `setup` and then the settings every workspace shares (UTC, then the
+ * lock) on a connection that is closed before the instance is handed out.
+ */
+async function openLocked(
+  path: string,
+  config: Record<string, string>,
+  setup: readonly string[],
+): Promise<DuckDBInstance> {
+  const instance = await DuckDBInstance.create(path, config);
   try {
-    const setup = await instance.connect();
+    const conn = await instance.connect();
     try {
-      const dir = readableDir.endsWith(sep) ? readableDir : `${readableDir}${sep}`;
-      await setup.run(`SET GLOBAL allowed_directories = [${quoteLiteral(dir)}]`);
-      await setup.run('SET GLOBAL enable_external_access = false');
-      await setup.run("SET GLOBAL TimeZone = 'UTC'");
-      await setup.run('SET GLOBAL lock_configuration = true');
+      for (const statement of [
+        ...setup,
+        "SET GLOBAL TimeZone = 'UTC'",
+        'SET GLOBAL lock_configuration = true',
+      ]) {
+        await conn.run(statement);
+      }
     } finally {
-      setup.closeSync();
+      conn.closeSync();
     }
     return instance;
   } catch (error) {
