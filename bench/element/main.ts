@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { CHROME_PATH, CHROMIUM_ARGS, UNTHROTTLED_ARGS } from '../../scripts/chromium.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const elementDir = join(here, '../../packages/element');
@@ -30,17 +31,6 @@ const chartUmdPath = join(dirname(requireFromElement.resolve('chart.js')), 'char
 
 const TARGET_GZIP = 70 * 1024;
 const STRETCH_GZIP = 65 * 1024;
-const CHROME_ARGS = [
-  '--no-sandbox',
-  '--headless=new',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-background-timer-throttling',
-  '--disable-renderer-backgrounding',
-];
 
 // --- sizes -------------------------------------------------------------------------------------
 
@@ -271,8 +261,8 @@ export async function run(args: string[]): Promise<void> {
 
   const server = await startServer();
   const browser = await puppeteer.launch({
-    executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
-    args: CHROME_ARGS,
+    executablePath: CHROME_PATH,
+    args: [...CHROMIUM_ARGS, ...UNTHROTTLED_ARGS],
     protocolTimeout: 120_000,
   });
   try {

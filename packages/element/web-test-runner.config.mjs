@@ -8,6 +8,7 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { build } from 'vite';
+import { CHROME_PATH, CHROMIUM_ARGS, UNTHROTTLED_ARGS } from '../../scripts/chromium.mjs';
 import { fixtureEdge } from './test/server/fixture-edge.mjs';
 import { realEdgePlugin } from './test/server/real-edge-plugin.mjs';
 import { serveBundle } from './test/server/serve-bundle.mjs';
@@ -39,21 +40,9 @@ export default {
   browsers: [
     chromeLauncher({
       launchOptions: {
-        executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
-        args: [
-          '--no-sandbox',
-          '--headless=new',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-          '--js-flags=--expose-gc',
-          // Timers and rendering of background test pages must not be throttled.
-          '--disable-background-timer-throttling',
-          '--disable-renderer-backgrounding',
-          '--disable-backgrounding-occluded-windows',
-        ],
+        executablePath: CHROME_PATH,
+        // --expose-gc: the memory tests collect garbage before they measure.
+        args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc', ...UNTHROTTLED_ARGS],
       },
     }),
   ],

@@ -170,6 +170,30 @@ describe('lifecycle', () => {
     await until(async () => (await requests(key)).length > hiddenAt, 'the overdue refresh', 1500);
   });
 
+  it('refresh pauses while the tab is hidden, and catches up when it is shown', async () => {
+    const key = uniqueKey();
+    const el = await load(`bar;log=${key}`, { refresh: '1' });
+    await until(async () => (await requests(key)).length >= 2, 'a refresh', 3000);
+    // A background tab, as the browser reports it: the page's own visibilityState shadows the
+    // prototype's getter, and the event tells listeners.
+    const setVisibility = (state: DocumentVisibilityState) => {
+      Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    };
+    try {
+      setVisibility('hidden');
+      await sleep(300);
+      const hiddenAt = (await requests(key)).length;
+      await sleep(2300);
+      expect((await requests(key)).length, 'no refresh while hidden').to.equal(hiddenAt);
+      expect(el.isConnected).to.equal(true);
+      setVisibility('visible');
+      await until(async () => (await requests(key)).length > hiddenAt, 'the overdue refresh', 1500);
+    } finally {
+      delete (document as { visibilityState?: unknown }).visibilityState;
+    }
+  });
+
   it('follows the width of its container', async () => {
     const el = await load('bar');
     const chart = el.chart;
