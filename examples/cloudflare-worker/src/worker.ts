@@ -2,7 +2,8 @@
  * The edge on Cloudflare Workers: the same query registry as the Node host app, the element
  * bundle baked into the Worker, the HTTP backend to the analytics service (built by the adapter
  * from `ANALYTICS_BASE_URL` and the `ANALYTICS_API_KEY` secret), and the host's session cookie
- * as the session check. Mounted at `/analytics`, like the host app mounts it on Node.
+ * as the session check, and rate limits shared by all of the Worker's isolates (a Durable Object).
+ * Mounted at `/analytics`, like the host app mounts it on Node.
  */
 import { createWorker, jwtSession } from '@analytics-chart/edge/workers';
 import bundle from '@analytics-chart/element/analytics-chart.js';
@@ -16,3 +17,7 @@ export default createWorker(
   }),
   { basePath: '/analytics' },
 );
+
+// The rate limiter every isolate of the Worker shares (bound as EDGE_RATE_LIMITER in
+// wrangler.toml): Durable Object classes are exported by the main module.
+export { RateLimiterObject } from '@analytics-chart/edge/workers';

@@ -23,7 +23,11 @@ import {
 } from '@analytics-chart/example-host-app';
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalWorker, runUnderWorkerd } from '../tools/run-under-workerd.ts';
+import {
+  durableObjectBindings,
+  type LocalWorker,
+  runUnderWorkerd,
+} from '../tools/run-under-workerd.ts';
 
 const API_KEY = `worker-canary-${crypto.randomUUID()}`;
 const SESSION_SECRET = `session-${crypto.randomUUID()}`;
@@ -200,6 +204,28 @@ describe('the edge as a Worker under workerd', () => {
     expect(payload.value).toBe(
       count('globex', now - 7 * DAY, now + 60, (j) => j.event === 'signup'),
     );
+  });
+
+  it('limits an id through the Durable Object wrangler.toml binds', async () => {
+    expect(durableObjectBindings()).toEqual({ EDGE_RATE_LIMITER: 'RateLimiterObject' });
+    const signer = createEdge({
+      signingKeys: KEYS,
+      backend: httpBackend({ baseUrl: served.url, apiKey: API_KEY }),
+      queries: EDGE_QUERIES,
+      log: () => {},
+    });
+    const { id } = await signer.signQueryId({
+      query: 'public-signups',
+      params: { tenant: 'acme' },
+      public: true,
+    });
+    // The default per-id bucket: a burst of 30, refilling 5 a second (so requests faster than
+    // 200 ms each meet the 429).
+    const statuses: number[] = [];
+    while (statuses.length < 200 && !statuses.includes(429)) statuses.push((await data(id)).status);
+    expect(statuses.slice(0, 30)).toEqual(Array(30).fill(200));
+    expect(statuses.at(-1)).toBe(429);
+    expect(worker.logs.filter((l) => l.includes('edge.rate_limiter'))).toEqual([]);
   });
 
   it('never shows the workspace key in an answer, a header or a log line', () => {

@@ -1,7 +1,8 @@
 /**
  * Runs the Worker of this example locally under workerd, as `wrangler dev` would: bundles
  * `wrangler.toml`'s `main` with esbuild (the element bundle as text, like wrangler's `Text`
- * rule) and serves it with miniflare on 127.0.0.1 with the given bindings.
+ * rule) and serves it with miniflare on 127.0.0.1 with the given bindings and the Durable
+ * Objects `wrangler.toml` binds.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,21 @@ export function wranglerSettings(): { main: string; compatibilityDate: string } 
     return m[1];
   };
   return { main: value('main'), compatibilityDate: value('compatibility_date') };
+}
+
+/** `[[durable_objects.bindings]]` of `wrangler.toml`: binding name to class name. */
+export function durableObjectBindings(): Record<string, string> {
+  const toml = readFileSync(new URL('wrangler.toml', HERE), 'utf8');
+  const bindings: Record<string, string> = {};
+  for (const section of toml.split(/^\[\[durable_objects\.bindings\]\]\s*$/m).slice(1)) {
+    const body = section.split(/^\[/m)[0] ?? '';
+    const name = /^name\s*=\s*"([^"]+)"/m.exec(body)?.[1];
+    const className = /^class_name\s*=\s*"([^"]+)"/m.exec(body)?.[1];
+    if (!name || !className)
+      throw new Error('wrangler.toml: a durable object binding lacks name or class_name');
+    bindings[name] = className;
+  }
+  return bindings;
 }
 
 /** Loads `analytics-chart.js` as a text module, as wrangler's `Text` rule does. */
@@ -80,6 +96,7 @@ export async function runUnderWorkerd(bindings: Record<string, string>): Promise
     script,
     compatibilityDate: wranglerSettings().compatibilityDate,
     bindings,
+    durableObjects: durableObjectBindings(),
     host: '127.0.0.1',
     port: 0,
     handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {

@@ -1,7 +1,9 @@
 /**
  * The edge as a Cloudflare Workers module worker. Secrets come from the Worker's bindings
  * (`wrangler secret put ANALYTICS_API_KEY`, `EDGE_SIGNING_KEYS`); the registry and hooks from
- * code. The edge is built on the first request and reused while the isolate lives.
+ * code. The edge is built on the first request and reused while the isolate lives. With a
+ * Durable Object binding `EDGE_RATE_LIMITER` (class {@link RateLimiterObject}, exported from the
+ * Worker's main module), rate limits hold across all of the Worker's isolates.
  *
  * @example
  * // worker.ts
@@ -18,6 +20,7 @@ import { type EdgeEnv, edgeConfigFromEnv } from '../../config/config-from-env.ts
 import type { EdgeConfig } from '../../config/edge-config.ts';
 import { createEdge, type Edge } from '../../create-edge.ts';
 import { jsonResponse } from '../../http/respond.ts';
+import { durableObjectRateLimitStore, type RateLimiterNamespace } from './durable-rate-limit.ts';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
@@ -45,10 +48,16 @@ export function createWorker(configure: WorkerConfigure, options: WorkerOptions 
     if (built?.env === env) return built;
     try {
       const overrides = configure(env);
+      const limiter = env.EDGE_RATE_LIMITER as RateLimiterNamespace | undefined;
+      const rateLimit =
+        limiter && !overrides.rateLimit?.store
+          ? { ...overrides.rateLimit, store: durableObjectRateLimitStore(limiter) }
+          : overrides.rateLimit;
       const edge = createEdge(
         edgeConfigFromEnv(env, {
           clientIp: (c) => c.req.header('cf-connecting-ip'),
           ...overrides,
+          rateLimit,
         }),
       );
       const app = new Hono();
@@ -76,3 +85,9 @@ export function createWorker(configure: WorkerConfigure, options: WorkerOptions 
 }
 
 export * from '../../index.ts';
+export {
+  type DurableRateLimitOptions,
+  durableObjectRateLimitStore,
+  type RateLimiterNamespace,
+  RateLimiterObject,
+} from './durable-rate-limit.ts';

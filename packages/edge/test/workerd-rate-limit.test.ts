@@ -1,0 +1,154 @@
+/**
+ * Rate limits across a Worker's isolates: two copies of the edge under workerd (as two isolates
+ * of one deployment would be), each on its own socket, share the Durable Object limiter bound as
+ * `EDGE_RATE_LIMITER`. Without the binding each copy keeps its own buckets (the control); with a
+ * limiter that is down, requests go through and the edge says so in its log.
+ */
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { Miniflare, type WorkerOptions } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileRegistry } from '../src/registry/compile-definition.ts';
+import { Keyring } from '../src/tokens/keyring.ts';
+import { createQuerySigner } from '../src/tokens/query-signer.ts';
+import { type AnalyticsBackend, startAnalyticsBackend } from './support/analytics-backend.ts';
+import { TEST_LIMITS, TEST_QUERIES } from './support/test-config.ts';
+
+const hex = (n: number) =>
+  Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
+
+const KEY = `canary-${hex(16)}`;
+const signing = { kid: 'current', secret: hex(24) };
+const signer = createQuerySigner(new Keyring([signing]), compileRegistry(TEST_QUERIES), {
+  sessionTtl: 600,
+  maxSessionTtl: 3600,
+  publicTtl: 86_400,
+});
+
+let backend: AnalyticsBackend;
+let script: string;
+const running: Miniflare[] = [];
+
+beforeAll(async () => {
+  backend = await startAnalyticsBackend(KEY);
+  const built = await build({
+    entryPoints: [fileURLToPath(new URL('./support/worker-entry.ts', import.meta.url))],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    mainFields: ['module', 'main'],
+    conditions: ['worker', 'browser'],
+    write: false,
+    logLevel: 'silent',
+  });
+  script = built.outputFiles[0]?.text ?? '';
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(running.map((mf) => mf.dispose()));
+  await backend?.close();
+});
+
+/**
+ * Two isolates of one Worker, `a` and `b`, each with its own socket. `limiter` is the class
+ * behind `EDGE_RATE_LIMITER` (defined by `a`, used by both), or none.
+ */
+async function twoIsolates(limiter: 'RateLimiterObject' | 'UnavailableRateLimiter' | null) {
+  const logs: string[] = [];
+  const worker = (name: string): WorkerOptions => ({
+    name,
+    modules: true,
+    script,
+    compatibilityDate: '2025-01-01',
+    bindings: {
+      ANALYTICS_API_KEY: KEY,
+      ANALYTICS_BASE_URL: backend.url,
+      ANALYTICS_RETRIES: '0',
+      EDGE_SIGNING_KEYS: `${signing.kid}:${signing.secret}`,
+      SESSION_SECRET: hex(24),
+    },
+    durableObjects: limiter
+      ? { EDGE_RATE_LIMITER: { className: limiter, scriptName: 'a' } }
+      : undefined,
+    unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+  });
+  const mf = new Miniflare({
+    workers: [worker('a'), worker('b')],
+    handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
+      for (const stream of [stdout, stderr]) {
+        stream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n')));
+      }
+    },
+  });
+  running.push(mf);
+  await mf.ready;
+  const urls = [await mf.unsafeGetDirectURL('a'), await mf.unsafeGetDirectURL('b')];
+  const ip = `10.9.0.${Math.floor(Math.random() * 250) + 1}`;
+  /** GETs the data route of isolate `i` with `id` from the test's one client address. */
+  const data = async (i: number, id: string) => {
+    const response = await fetch(new URL('analytics/api/data', urls[i]), {
+      headers: { authorization: `Bearer ${id}`, 'x-forwarded-for': ip },
+    });
+    return { status: response.status, body: await response.text() };
+  };
+  return { data, logs };
+}
+
+async function publicId(): Promise<string> {
+  const tenant = `rl-${hex(4)}`;
+  return (await signer.sign({ query: 'public-total', params: { tenant }, public: true })).id;
+}
+
+/** Alternates requests between the two isolates until `count` have been sent; returns the statuses. */
+async function alternate(
+  data: (i: number, id: string) => Promise<{ status: number }>,
+  id: string,
+  count: number,
+) {
+  const statuses: number[] = [];
+  for (let n = 0; n < count; n++) statuses.push((await data(n % 2, id)).status);
+  return statuses;
+}
+
+describe('rate limits across isolates (workerd, Durable Object)', () => {
+  const burst = TEST_LIMITS.perId.burst;
+
+  it('without a shared limiter, each isolate keeps its own bucket (the control)', async () => {
+    const { data } = await twoIsolates(null);
+    const statuses = await alternate(data, await publicId(), 2 * burst + 2);
+    // Each isolate allows a whole burst of its own: twice the limit in all.
+    expect(statuses.filter((s) => s === 200)).toHaveLength(2 * burst);
+    expect(statuses.slice(-2)).toEqual([429, 429]);
+  }, 60_000);
+
+  it('with EDGE_RATE_LIMITER, both isolates draw from one bucket', async () => {
+    const { data } = await twoIsolates('RateLimiterObject');
+    const id = await publicId();
+    const statuses = await alternate(data, id, 2 * burst);
+    expect(statuses.slice(0, burst)).toEqual(Array(burst).fill(200));
+    expect(statuses.slice(burst)).toEqual(Array(burst).fill(429));
+    const refused = await data(1, id);
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toMatchObject({ code: 'rate_limited' });
+    // Another id has a bucket of its own, on either isolate.
+    const other = await publicId();
+    expect((await data(1, other)).status).toBe(200);
+    expect((await data(0, other)).status).toBe(200);
+  }, 60_000);
+
+  it('a limiter that is down lets requests through, and the log says so without the key', async () => {
+    const { data, logs } = await twoIsolates('UnavailableRateLimiter');
+    const statuses = await alternate(data, await publicId(), burst + 4);
+    expect(statuses).toEqual(Array(burst + 4).fill(200));
+    await expect.poll(() => logs.some((l) => l.includes('edge.rate_limiter'))).toBe(true);
+    const warnings = logs.filter((l) => l.includes('edge.rate_limiter'));
+    expect(warnings[0]).toContain('503');
+    for (const line of logs) {
+      expect(line).not.toContain(KEY);
+      expect(line).not.toContain('10.9.0.');
+    }
+  }, 60_000);
+});
