@@ -106,6 +106,17 @@ async function data(id: string, session?: string, origin?: string): Promise<Resp
   return call('/api/data', { headers });
 }
 
+/** A public id, minted offline with the same keys, as `pnpm edge sign --public` does. */
+async function publicId(query: string, tenant: string): Promise<string> {
+  const signer = createEdge({
+    signingKeys: KEYS,
+    backend: httpBackend({ baseUrl: served.url, apiKey: API_KEY }),
+    queries: EDGE_QUERIES,
+    log: () => {},
+  });
+  return (await signer.signQueryId({ query, params: { tenant }, public: true })).id;
+}
+
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'worker-example-'));
   engine = await createEngine({ dataDir, workspaces: { default: API_KEY } });
@@ -185,18 +196,7 @@ describe('the edge as a Worker under workerd', () => {
   });
 
   it('serves public ids to any origin without credentials', async () => {
-    // Public ids are minted offline with the same keys, as `pnpm edge sign --public` does.
-    const signer = createEdge({
-      signingKeys: KEYS,
-      backend: httpBackend({ baseUrl: served.url, apiKey: API_KEY }),
-      queries: EDGE_QUERIES,
-      log: () => {},
-    });
-    const { id } = await signer.signQueryId({
-      query: 'public-signups',
-      params: { tenant: 'globex' },
-      public: true,
-    });
+    const id = await publicId('public-signups', 'globex');
     const response = await data(id, undefined, 'https://blog.example.org');
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
@@ -208,17 +208,7 @@ describe('the edge as a Worker under workerd', () => {
 
   it('limits an id through the Durable Object wrangler.toml binds', async () => {
     expect(durableObjectBindings()).toEqual({ EDGE_RATE_LIMITER: 'RateLimiterObject' });
-    const signer = createEdge({
-      signingKeys: KEYS,
-      backend: httpBackend({ baseUrl: served.url, apiKey: API_KEY }),
-      queries: EDGE_QUERIES,
-      log: () => {},
-    });
-    const { id } = await signer.signQueryId({
-      query: 'public-signups',
-      params: { tenant: 'acme' },
-      public: true,
-    });
+    const id = await publicId('public-signups', 'acme');
     // The default per-id bucket: a burst of 30, refilling 5 a second (so requests faster than
     // 200 ms each meet the 429).
     const statuses: number[] = [];

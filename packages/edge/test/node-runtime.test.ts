@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BUNDLE_PATH } from '../src/adapter/node/bundle-file.ts';
 import { nodeEdgeConfig } from '../src/adapter/node/node-edge-config.ts';
 import { type ServedEdge, serveEdge } from '../src/adapter/node/serve-edge.ts';
+import { kvRevocationCheck } from '../src/adapter/workers/kv-revocation.ts';
 import { httpBackend } from '../src/backend/http-backend.ts';
 import { createEdge, type Edge } from '../src/create-edge.ts';
 import { forwardSession } from '../src/session/forward-session.ts';
@@ -111,6 +112,33 @@ describe('run-time controls on remembered ids', () => {
     expect((await get()).status).toBe(200);
     revoked.add(jti);
     expect((await get()).status).toBe(401);
+  });
+
+  it('a KV revocation list that cannot be read fails the request with a 502, not open', async () => {
+    // Workers KV cannot be made to fail under workerd; this namespace fails the way a KV outage does.
+    const failing = {
+      get: () => Promise.reject(new Error('KV GET failed: 503 Service Unavailable')),
+    };
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => errors.push(line);
+    try {
+      const { edge } = makeEdge({ isRevoked: kvRevocationCheck(failing) });
+      const served = await serve(edge);
+      const { id, jti } = await edge.signQueryId({ query: 'open', public: true });
+      const response = await fetch(`${served.url}/api/data`, {
+        headers: { authorization: `Bearer ${id}` },
+      });
+      expect(response.status).toBe(502);
+      expect(await response.json()).toEqual({
+        error: 'This chart could not be checked; try again shortly.',
+        code: 'backend',
+      });
+      expect(errors.join('\n')).toContain('edge.revocations');
+      expect(errors.join('\n')).not.toContain(jti);
+    } finally {
+      console.error = original;
+    }
   });
 });
 

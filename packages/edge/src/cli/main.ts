@@ -187,7 +187,8 @@ Paste into any HTML page:
 <script type="module" src="${escapeHtml(base)}/analytics-chart.js"></script>
 <analytics-chart query-id="${escapeHtml(signed.id)}"></analytics-chart>
 
-To revoke it before it expires, add its jti (${signed.jti}) to EDGE_REVOKED_IDS.
+To revoke it before it expires, add its jti (${signed.jti}) to EDGE_REVOKED_IDS, or on Workers
+put it in the EDGE_REVOCATIONS KV namespace.
 `);
 }
 

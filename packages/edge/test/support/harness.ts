@@ -48,8 +48,8 @@ export async function startNodeEdge(
 
 const ENTRY = fileURLToPath(new URL('./worker-entry.ts', import.meta.url));
 
-/** The edge under workerd: the Workers adapter bundled as a module worker, bindings from `env`. */
-export async function startWorkerdEdge(env: Record<string, string>): Promise<EdgeUnderTest> {
+/** `worker-entry.ts` (the Workers adapter with the suite's config) bundled as one module worker. */
+export async function bundleTestWorker(): Promise<string> {
   const built = await build({
     entryPoints: [ENTRY],
     bundle: true,
@@ -61,7 +61,12 @@ export async function startWorkerdEdge(env: Record<string, string>): Promise<Edg
     write: false,
     logLevel: 'silent',
   });
-  const script = built.outputFiles[0]?.text ?? '';
+  return built.outputFiles[0]?.text ?? '';
+}
+
+/** The edge under workerd: the Workers adapter bundled as a module worker, bindings from `env`. */
+export async function startWorkerdEdge(env: Record<string, string>): Promise<EdgeUnderTest> {
+  const script = await bundleTestWorker();
   const logs: string[] = [];
   const capture = (stream: NodeJS.ReadableStream) => {
     let pending = '';

@@ -3,7 +3,8 @@
  * (`wrangler secret put ANALYTICS_API_KEY`, `EDGE_SIGNING_KEYS`); the registry and hooks from
  * code. The edge is built on the first request and reused while the isolate lives. With a
  * Durable Object binding `EDGE_RATE_LIMITER` (class {@link RateLimiterObject}, exported from the
- * Worker's main module), rate limits hold across all of the Worker's isolates.
+ * Worker's main module), rate limits hold across all of the Worker's isolates; with a KV binding
+ * `EDGE_REVOCATIONS`, ids whose `jti` is a key there are refused (see {@link kvRevocationCheck}).
  *
  * @example
  * // worker.ts
@@ -21,6 +22,7 @@ import type { EdgeConfig } from '../../config/edge-config.ts';
 import { createEdge, type Edge } from '../../create-edge.ts';
 import { jsonResponse } from '../../http/respond.ts';
 import { durableObjectRateLimitStore, type RateLimiterNamespace } from './durable-rate-limit.ts';
+import { kvRevocationCheck, type RevocationNamespace } from './kv-revocation.ts';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
@@ -48,16 +50,27 @@ export function createWorker(configure: WorkerConfigure, options: WorkerOptions 
     if (built?.env === env) return built;
     try {
       const overrides = configure(env);
-      const limiter = env.EDGE_RATE_LIMITER as RateLimiterNamespace | undefined;
+      const limiter = binding<RateLimiterNamespace>(
+        env,
+        'EDGE_RATE_LIMITER',
+        'a Durable Object namespace',
+        ['idFromName', 'get'],
+      );
       const rateLimit =
         limiter && !overrides.rateLimit?.store
           ? { ...overrides.rateLimit, store: durableObjectRateLimitStore(limiter) }
           : overrides.rateLimit;
+      const revocations = binding<RevocationNamespace>(env, 'EDGE_REVOCATIONS', 'a KV namespace', [
+        'get',
+      ]);
+      const isRevoked =
+        overrides.isRevoked ?? (revocations ? kvRevocationCheck(revocations) : undefined);
       const edge = createEdge(
         edgeConfigFromEnv(env, {
           clientIp: (c) => c.req.header('cf-connecting-ip'),
           ...overrides,
           rateLimit,
+          isRevoked,
         }),
       );
       const app = new Hono();
@@ -84,6 +97,16 @@ export function createWorker(configure: WorkerConfigure, options: WorkerOptions 
   };
 }
 
+/** An optional binding of the kind named, or a configuration error that names it. */
+function binding<T>(env: EdgeEnv, name: string, kind: string, methods: string[]): T | undefined {
+  const value = env[name] as Record<string, unknown> | undefined;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || methods.some((m) => typeof value[m] !== 'function')) {
+    throw new Error(`analytics edge: ${name} must be bound to ${kind}`);
+  }
+  return value as T;
+}
+
 export * from '../../index.ts';
 export {
   type DurableRateLimitOptions,
@@ -91,3 +114,4 @@ export {
   type RateLimiterNamespace,
   RateLimiterObject,
 } from './durable-rate-limit.ts';
+export { kvRevocationCheck, type RevocationNamespace } from './kv-revocation.ts';

@@ -1,17 +1,18 @@
 /**
- * Rate limits across a Worker's isolates: two copies of the edge under workerd (as two isolates
- * of one deployment would be), each on its own socket, share the Durable Object limiter bound as
- * `EDGE_RATE_LIMITER`. Without the binding each copy keeps its own buckets (the control); with a
- * limiter that is down, requests go through and the edge says so in its log.
+ * The Workers edge's shared state, under workerd. Rate limits across a Worker's isolates: two
+ * copies of the edge (as two isolates of one deployment would be), each on its own socket, share
+ * the Durable Object limiter bound as `EDGE_RATE_LIMITER`. Without the binding each copy keeps
+ * its own buckets (the control); with a limiter that is down, requests go through and the edge
+ * says so in its log. Revocation through the KV namespace `EDGE_REVOCATIONS`, read by both
+ * copies. A binding of the wrong kind is a configuration error that names it.
  */
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { Miniflare, type WorkerOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileRegistry } from '../src/registry/compile-definition.ts';
 import { Keyring } from '../src/tokens/keyring.ts';
 import { createQuerySigner } from '../src/tokens/query-signer.ts';
 import { type AnalyticsBackend, startAnalyticsBackend } from './support/analytics-backend.ts';
+import { bundleTestWorker } from './support/harness.ts';
 import { TEST_LIMITS, TEST_QUERIES } from './support/test-config.ts';
 
 const hex = (n: number) =>
@@ -33,18 +34,7 @@ const running: Miniflare[] = [];
 
 beforeAll(async () => {
   backend = await startAnalyticsBackend(KEY);
-  const built = await build({
-    entryPoints: [fileURLToPath(new URL('./support/worker-entry.ts', import.meta.url))],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    mainFields: ['module', 'main'],
-    conditions: ['worker', 'browser'],
-    write: false,
-    logLevel: 'silent',
-  });
-  script = built.outputFiles[0]?.text ?? '';
+  script = await bundleTestWorker();
 }, 60_000);
 
 afterAll(async () => {
@@ -52,11 +42,17 @@ afterAll(async () => {
   await backend?.close();
 });
 
-/**
- * Two isolates of one Worker, `a` and `b`, each with its own socket. `limiter` is the class
- * behind `EDGE_RATE_LIMITER` (defined by `a`, used by both), or none.
- */
-async function twoIsolates(limiter: 'RateLimiterObject' | 'UnavailableRateLimiter' | null) {
+interface IsolateOptions {
+  /** The class behind `EDGE_RATE_LIMITER` (defined by `a`, used by both), or none. */
+  limiter?: 'RateLimiterObject' | 'UnavailableRateLimiter';
+  /** Binds the KV namespace `EDGE_REVOCATIONS` (shared by both). */
+  revocations?: boolean;
+  /** Further text bindings, e.g. a binding of the wrong kind. */
+  bindings?: Record<string, string>;
+}
+
+/** Two isolates of one Worker, `a` and `b`, each with its own socket. */
+async function twoIsolates(options: IsolateOptions = {}) {
   const logs: string[] = [];
   const worker = (name: string): WorkerOptions => ({
     name,
@@ -69,10 +65,12 @@ async function twoIsolates(limiter: 'RateLimiterObject' | 'UnavailableRateLimite
       ANALYTICS_RETRIES: '0',
       EDGE_SIGNING_KEYS: `${signing.kid}:${signing.secret}`,
       SESSION_SECRET: hex(24),
+      ...options.bindings,
     },
-    durableObjects: limiter
-      ? { EDGE_RATE_LIMITER: { className: limiter, scriptName: 'a' } }
+    durableObjects: options.limiter
+      ? { EDGE_RATE_LIMITER: { className: options.limiter, scriptName: 'a' } }
       : undefined,
+    kvNamespaces: options.revocations ? { EDGE_REVOCATIONS: 'revocations' } : undefined,
     unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
   });
   const mf = new Miniflare({
@@ -94,12 +92,16 @@ async function twoIsolates(limiter: 'RateLimiterObject' | 'UnavailableRateLimite
     });
     return { status: response.status, body: await response.text() };
   };
-  return { data, logs };
+  return { mf, data, logs };
+}
+
+async function signPublic() {
+  const tenant = `t-${hex(4)}`;
+  return signer.sign({ query: 'public-total', params: { tenant }, public: true });
 }
 
 async function publicId(): Promise<string> {
-  const tenant = `rl-${hex(4)}`;
-  return (await signer.sign({ query: 'public-total', params: { tenant }, public: true })).id;
+  return (await signPublic()).id;
 }
 
 /** Alternates requests between the two isolates until `count` have been sent; returns the statuses. */
@@ -117,7 +119,7 @@ describe('rate limits across isolates (workerd, Durable Object)', () => {
   const burst = TEST_LIMITS.perId.burst;
 
   it('without a shared limiter, each isolate keeps its own bucket (the control)', async () => {
-    const { data } = await twoIsolates(null);
+    const { data } = await twoIsolates();
     const statuses = await alternate(data, await publicId(), 2 * burst + 2);
     // Each isolate allows a whole burst of its own: twice the limit in all.
     expect(statuses.filter((s) => s === 200)).toHaveLength(2 * burst);
@@ -125,7 +127,7 @@ describe('rate limits across isolates (workerd, Durable Object)', () => {
   }, 60_000);
 
   it('with EDGE_RATE_LIMITER, both isolates draw from one bucket', async () => {
-    const { data } = await twoIsolates('RateLimiterObject');
+    const { data } = await twoIsolates({ limiter: 'RateLimiterObject' });
     const id = await publicId();
     const statuses = await alternate(data, id, 2 * burst);
     expect(statuses.slice(0, burst)).toEqual(Array(burst).fill(200));
@@ -140,7 +142,7 @@ describe('rate limits across isolates (workerd, Durable Object)', () => {
   }, 60_000);
 
   it('a limiter that is down lets requests through, and the log says so without the key', async () => {
-    const { data, logs } = await twoIsolates('UnavailableRateLimiter');
+    const { data, logs } = await twoIsolates({ limiter: 'UnavailableRateLimiter' });
     const statuses = await alternate(data, await publicId(), burst + 4);
     expect(statuses).toEqual(Array(burst + 4).fill(200));
     await expect.poll(() => logs.some((l) => l.includes('edge.rate_limiter'))).toBe(true);
@@ -151,4 +153,39 @@ describe('rate limits across isolates (workerd, Durable Object)', () => {
       expect(line).not.toContain('10.9.0.');
     }
   }, 60_000);
+});
+
+describe('revocation through KV (workerd)', () => {
+  it('an id whose jti is put in EDGE_REVOCATIONS is refused by every isolate', async () => {
+    const { mf, data } = await twoIsolates({ revocations: true });
+    const revoked = await signPublic();
+    const kept = await signPublic();
+    expect((await data(0, revoked.id)).status).toBe(200);
+    expect((await data(1, revoked.id)).status).toBe(200);
+    // Miniflare types the namespace with Workers types this package does not install.
+    const kv = (await mf.getKVNamespace('EDGE_REVOCATIONS', 'a')) as unknown as {
+      put(key: string, value: string): Promise<void>;
+    };
+    await kv.put(revoked.jti, 'revoked');
+    for (const i of [0, 1]) {
+      const refused = await data(i, revoked.id);
+      expect(refused.status).toBe(401);
+      expect(JSON.parse(refused.body)).toMatchObject({ code: 'invalid' });
+      expect((await data(i, kept.id)).status).toBe(200);
+    }
+  }, 60_000);
+});
+
+describe('bindings of the wrong kind (workerd)', () => {
+  for (const name of ['EDGE_RATE_LIMITER', 'EDGE_REVOCATIONS']) {
+    it(`${name} as a text var is a configuration error that names it`, async () => {
+      const { data, logs } = await twoIsolates({ bindings: { [name]: 'oops' } });
+      const response = await data(0, await publicId());
+      expect(response.status).toBe(500);
+      expect(JSON.parse(response.body)).toEqual({
+        error: 'The analytics edge is misconfigured; see its log.',
+      });
+      await expect.poll(() => logs.some((l) => l.includes(`${name} must be bound`))).toBe(true);
+    }, 60_000);
+  }
 });
