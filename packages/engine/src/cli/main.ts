@@ -3,10 +3,21 @@
  * `pnpm engine <command>`; paths are relative to the directory the command was run from.
  */
 import { parseArgs } from 'node:util';
-import { demoDataCommand } from './demo-data-command.ts';
-import { loadCommand } from './load-command.ts';
-import { serveCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
+
+type Run = (
+  options: Record<string, string | boolean | undefined>,
+  positionals: string[],
+) => Promise<number>;
+
+// Each command's modules load only when it runs: `load` starts its parse workers sooner and
+// `--help` answers at once, without loading the HTTP server or the demo generator.
+const serveCommand: Run = async (options) =>
+  (await import('./serve-command.ts')).serveCommand(options);
+const loadCommand: Run = async (...args) =>
+  (await import('./load-command.ts')).loadCommand(...args);
+const demoDataCommand: Run = async (options) =>
+  (await import('./demo-data-command.ts')).demoDataCommand(options);
 
 const USAGE = `usage: analytics-engine <command> [options]
 
