@@ -83,7 +83,7 @@ export async function ensureDemoData(options: DemoDataOptions): Promise<DemoData
   }
   const count = options.events.toLocaleString('en-US');
   options.say(
-    `Generating the demo workspace: ${count} events over the last 90 days into ${file} (about ${Math.max(2, Math.round(options.events / 30_000))} s, once).`,
+    `Generating the demo workspace: ${count} events over the last 90 days into ${file} (about ${Math.max(2, Math.round(options.events / 60_000))} s, once).`,
   );
   const generatedAt = new Date();
   const pending: DemoDataMarker = {
