@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { CHROME_PATH, CHROMIUM_ARGS, UNTHROTTLED_ARGS } from '../../scripts/chromium.mjs';
+import { median } from '../stats.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const elementDir = join(here, '../../packages/element');
@@ -196,12 +197,6 @@ interface Timing {
   frame: number;
   /** Element attached (or fetch started, raw) → chart drawn: includes the network wait. */
   total: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 async function freshPage(browser: Browser, url: string): Promise<Page> {

@@ -23,6 +23,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { demoEventObjects, demoEvents } from '@analytics-chart/engine';
 import { offsetSegments } from '../../packages/engine/src/query/time-buckets.ts';
+import { median } from '../stats.ts';
 import { duckdb } from './duckdb.ts';
 
 const ENGINE_BIN = new URL('../../packages/engine/bin/analytics-engine.mjs', import.meta.url)
@@ -56,14 +57,6 @@ interface Columns {
   ts: Float64Array;
   event: Uint8Array;
   price: Float64Array;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 const ms = (start: number) => performance.now() - start;
