@@ -12,7 +12,7 @@ import { compileRegistry } from '../src/registry/compile-definition.ts';
 import { Keyring } from '../src/tokens/keyring.ts';
 import { createQuerySigner } from '../src/tokens/query-signer.ts';
 import { type AnalyticsBackend, startAnalyticsBackend } from './support/analytics-backend.ts';
-import { bundleTestWorker } from './support/harness.ts';
+import { bundleTestWorker, captureLines } from './support/harness.ts';
 import { TEST_LIMITS, TEST_QUERIES } from './support/test-config.ts';
 
 const hex = (n: number) =>
@@ -75,11 +75,7 @@ async function twoIsolates(options: IsolateOptions = {}) {
   });
   const mf = new Miniflare({
     workers: [worker('a'), worker('b')],
-    handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
-      for (const stream of [stdout, stderr]) {
-        stream.on('data', (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n')));
-      }
-    },
+    handleRuntimeStdio: captureLines(logs),
   });
   running.push(mf);
   await mf.ready;

@@ -64,10 +64,11 @@ export async function bundleTestWorker(): Promise<string> {
   return built.outputFiles[0]?.text ?? '';
 }
 
-/** The edge under workerd: the Workers adapter bundled as a module worker, bindings from `env`. */
-export async function startWorkerdEdge(env: Record<string, string>): Promise<EdgeUnderTest> {
-  const script = await bundleTestWorker();
-  const logs: string[] = [];
+/**
+ * A miniflare `handleRuntimeStdio` that appends workerd's output to `logs` a whole line at a time
+ * (a chunk may end mid-line), skipping blank lines.
+ */
+export function captureLines(logs: string[]) {
   const capture = (stream: NodeJS.ReadableStream) => {
     let pending = '';
     stream.on('data', (chunk: Buffer) => {
@@ -77,15 +78,22 @@ export async function startWorkerdEdge(env: Record<string, string>): Promise<Edg
       for (const line of lines) if (line.trim()) logs.push(line);
     });
   };
+  return (stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) => {
+    capture(stdout);
+    capture(stderr);
+  };
+}
+
+/** The edge under workerd: the Workers adapter bundled as a module worker, bindings from `env`. */
+export async function startWorkerdEdge(env: Record<string, string>): Promise<EdgeUnderTest> {
+  const script = await bundleTestWorker();
+  const logs: string[] = [];
   const mf = new Miniflare({
     modules: true,
     script,
     compatibilityDate: '2025-01-01',
     bindings: env,
-    handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
-      capture(stdout);
-      capture(stderr);
-    },
+    handleRuntimeStdio: captureLines(logs),
   });
   const url = await mf.ready;
   return {
