@@ -119,26 +119,24 @@ describe('run-time controls on remembered ids', () => {
     const failing = {
       get: () => Promise.reject(new Error('KV GET failed: 503 Service Unavailable')),
     };
-    const errors: string[] = [];
-    const original = console.error;
-    console.error = (line: string) => errors.push(line);
-    try {
-      const { edge } = makeEdge({ isRevoked: kvRevocationCheck(failing) });
-      const served = await serve(edge);
-      const { id, jti } = await edge.signQueryId({ query: 'open', public: true });
-      const response = await fetch(`${served.url}/api/data`, {
-        headers: { authorization: `Bearer ${id}` },
-      });
-      expect(response.status).toBe(502);
-      expect(await response.json()).toEqual({
-        error: 'This chart could not be checked; try again shortly.',
-        code: 'backend',
-      });
-      expect(errors.join('\n')).toContain('edge.revocations');
-      expect(errors.join('\n')).not.toContain(jti);
-    } finally {
-      console.error = original;
-    }
+    const logs: string[] = [];
+    const { edge } = makeEdge({
+      isRevoked: kvRevocationCheck(failing),
+      log: (entry) => logs.push(JSON.stringify(entry)),
+    });
+    const served = await serve(edge);
+    const { id, jti } = await edge.signQueryId({ query: 'open', public: true });
+    const response = await fetch(`${served.url}/api/data`, {
+      headers: { authorization: `Bearer ${id}` },
+    });
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({
+      error: 'This chart could not be checked; try again shortly.',
+      code: 'backend',
+    });
+    const failure = logs.find((l) => l.includes('revocation.check_failed'));
+    expect(failure).toContain('KV GET failed');
+    expect(logs.join('\n')).not.toContain(jti);
   });
 });
 

@@ -85,7 +85,10 @@ export interface EdgeConfig {
   rateLimit?: RateLimitSettings;
   /** Revoked ids by `jti`; `edge.revoke(jti)` adds more at run time. */
   revokedIds?: Iterable<string>;
-  /** A shared revocation check (KV, database), consulted on every data request. */
+  /**
+   * A shared revocation check (KV, database), consulted on every data request. If it throws, the
+   * request fails with a 502 and `revocation.check_failed` is logged.
+   */
   isRevoked?: (jti: string) => boolean | Promise<boolean>;
   /** The element's bundle, served at `analytics-chart.js` and a content-hashed name. */
   bundle?: BundleSource;

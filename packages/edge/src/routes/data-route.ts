@@ -384,9 +384,19 @@ export function dataRoute(runtime: EdgeRuntime) {
     entry: VerifiedEntry,
     nowMs: number,
   ): Promise<Response> {
-    if (await runtime.config.isRevoked?.(entry.claims.jti)) {
-      deny('invalid', INVALID, entry.tag, 'revoked');
+    let revoked: boolean | undefined;
+    try {
+      revoked = await runtime.config.isRevoked?.(entry.claims.jti);
+    } catch (error) {
+      // As with the session hook: a list that cannot be read fails the request, never opens it.
+      logger.log({
+        level: 'error',
+        event: 'revocation.check_failed',
+        message: `The revocation hook failed: ${(error as Error)?.message ?? String(error)}`,
+      });
+      throw new EdgeError('backend', 'This chart could not be checked; try again shortly.');
     }
+    if (revoked) deny('invalid', INVALID, entry.tag, 'revoked');
     return afterRevocation(c, entry, nowMs);
   }
 

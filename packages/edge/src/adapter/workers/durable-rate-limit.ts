@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { consoleLogSink, type LogSink } from '../../log/logger.ts';
 import {
   memoryRateLimitStore,
   type RateDecision,
@@ -30,11 +31,12 @@ export interface RateLimiterNamespace {
 /** Options of {@link durableObjectRateLimitStore}. */
 export interface DurableRateLimitOptions {
   /**
-   * Called when the object cannot answer (overloaded, being moved, a deploy): the request is
-   * then let through, since an outage of the limiter must not take every chart down. The key is
-   * not passed (it holds client addresses). @default a JSON line on the console
+   * Where the warning goes when the object cannot answer (overloaded, being moved, a deploy):
+   * the request is then let through, since an outage of the limiter must not take every chart
+   * down. The warning never holds the key (it holds client addresses). `createWorker` passes the
+   * config's `log`. @default consoleLogSink
    */
-  onError?: (error: Error) => void;
+  log?: LogSink;
 }
 
 const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
@@ -48,12 +50,7 @@ export function durableObjectRateLimitStore(
   namespace: RateLimiterNamespace,
   options: DurableRateLimitOptions = {},
 ): RateLimitStore {
-  const onError =
-    options.onError ??
-    ((error: Error) =>
-      console.error(
-        JSON.stringify({ level: 'warn', event: 'edge.rate_limiter', message: error.message }),
-      ));
+  const log = options.log ?? consoleLogSink;
   return {
     async take(key, rule, nowMs) {
       const body: TakeRequest = { key, perSecond: rule.perSecond, burst: rule.burst, nowMs };
@@ -71,7 +68,8 @@ export function durableObjectRateLimitStore(
         }
         return decision as RateDecision;
       } catch (error) {
-        onError(error instanceof Error ? error : new Error(String(error)));
+        const message = error instanceof Error ? error.message : String(error);
+        log({ level: 'warn', event: 'edge.rate_limiter', message });
         return ALLOWED;
       }
     },

@@ -58,7 +58,10 @@ export function createWorker(configure: WorkerConfigure, options: WorkerOptions 
       );
       const rateLimit =
         limiter && !overrides.rateLimit?.store
-          ? { ...overrides.rateLimit, store: durableObjectRateLimitStore(limiter) }
+          ? {
+              ...overrides.rateLimit,
+              store: durableObjectRateLimitStore(limiter, { log: overrides.log }),
+            }
           : overrides.rateLimit;
       const revocations = binding<RevocationNamespace>(env, 'EDGE_REVOCATIONS', 'a KV namespace', [
         'get',

@@ -1,5 +1,3 @@
-import { EdgeError } from '../../http/edge-error.ts';
-
 /**
  * Revocation on Workers without a redeploy: `EDGE_REVOKED_IDS` is a var, so changing it means
  * deploying again, and `edge.revoke(jti)` reaches one isolate only. A Workers KV namespace is
@@ -16,26 +14,11 @@ export interface RevocationNamespace {
  * `EDGE_REVOCATIONS` binding by itself): revoke with
  * `npx wrangler kv key put --binding EDGE_REVOCATIONS <jti> revoked`. KV is eventually
  * consistent, so a revocation takes effect everywhere within about a minute. When KV cannot be
- * read the request fails (502, which the element retries) rather than serving an id that may be
- * revoked.
+ * read, the edge fails the request (502, which the element retries) rather than serving an id
+ * that may be revoked, as it does for any `isRevoked` hook that throws.
  */
 export function kvRevocationCheck(
   namespace: RevocationNamespace,
 ): (jti: string) => Promise<boolean> {
-  return async (jti) => {
-    let value: string | null;
-    try {
-      value = await namespace.get(jti);
-    } catch (error) {
-      console.error(
-        JSON.stringify({
-          level: 'error',
-          event: 'edge.revocations',
-          message: `the revocation list could not be read: ${(error as Error)?.message ?? error}`,
-        }),
-      );
-      throw new EdgeError('backend', 'This chart could not be checked; try again shortly.');
-    }
-    return value !== null;
-  };
+  return async (jti) => (await namespace.get(jti)) !== null;
 }
