@@ -74,6 +74,29 @@ export function limitIp(
 }
 
 /**
+ * Whether an id is revoked: in the edge's own list, or by the `isRevoked` hook. Synchronous
+ * without a hook, so the data route's hot path pays no await. A hook that throws means the list
+ * could not be read: a 502 and a log line, never a silent "not revoked".
+ */
+export function isRevokedNow(runtime: EdgeRuntime, jti: string): boolean | Promise<boolean> {
+  if (runtime.revoked.has(jti)) return true;
+  const hook = runtime.config.isRevoked;
+  if (!hook) return false;
+  return (async () => {
+    try {
+      return Boolean(await hook(jti));
+    } catch (error) {
+      runtime.logger.log({
+        level: 'error',
+        event: 'revocation.check_failed',
+        message: `The revocation hook failed: ${(error as Error)?.message ?? String(error)}`,
+      });
+      throw new EdgeError('backend', 'This chart could not be checked; try again shortly.');
+    }
+  })();
+}
+
+/**
  * Runs the session hook. A hook that throws means the session could not be checked: that is a
  * 502 (and a log line), never a silent "signed out" nor a silent "signed in".
  */
@@ -99,15 +122,16 @@ export async function currentSession(runtime: EdgeRuntime, c: Context): Promise<
 /**
  * Why a session may not use an id's locked parameters, or null when it may: every parameter the
  * definition takes from the session must equal the session's value now, and a `tenant` in the
- * session must equal the id's `tenant` parameter.
+ * session must equal the id's `tenant` parameter (the only check for an inline definition, which
+ * has no registry entry).
  */
 export function sessionMismatch(
   session: Session,
   locked: Readonly<Record<string, unknown>> | undefined,
-  compiled: CompiledDefinition,
+  compiled: CompiledDefinition | undefined,
 ): string | null {
   const p = locked ?? {};
-  for (const [name, spec] of Object.entries(compiled.params)) {
+  for (const [name, spec] of Object.entries(compiled?.params ?? {})) {
     if (spec.from !== 'session') continue;
     const claim = spec.claim ?? name;
     const value = Object.hasOwn(session, claim) ? session[claim] : undefined;

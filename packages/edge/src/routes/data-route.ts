@@ -4,6 +4,7 @@ import { BackendError } from '../backend/backend.ts';
 import {
   currentSession,
   type EdgeRuntime,
+  isRevokedNow,
   limit,
   limitIp,
   sessionMismatch,
@@ -374,30 +375,13 @@ export function dataRoute(runtime: EdgeRuntime) {
     entry: VerifiedEntry,
     nowMs: number,
   ): Response | Promise<Response> {
-    if (runtime.revoked.has(entry.claims.jti)) deny('invalid', INVALID, entry.tag, 'revoked');
-    if (runtime.config.isRevoked) return checkRevokedHook(c, entry, nowMs);
-    return afterRevocation(c, entry, nowMs);
-  }
-
-  async function checkRevokedHook(
-    c: Context,
-    entry: VerifiedEntry,
-    nowMs: number,
-  ): Promise<Response> {
-    let revoked: boolean | undefined;
-    try {
-      revoked = await runtime.config.isRevoked?.(entry.claims.jti);
-    } catch (error) {
-      // As with the session hook: a list that cannot be read fails the request, never opens it.
-      logger.log({
-        level: 'error',
-        event: 'revocation.check_failed',
-        message: `The revocation hook failed: ${(error as Error)?.message ?? String(error)}`,
-      });
-      throw new EdgeError('backend', 'This chart could not be checked; try again shortly.');
-    }
-    if (revoked) deny('invalid', INVALID, entry.tag, 'revoked');
-    return afterRevocation(c, entry, nowMs);
+    const revoked = isRevokedNow(runtime, entry.claims.jti);
+    if (revoked === false) return afterRevocation(c, entry, nowMs);
+    if (revoked === true) deny('invalid', INVALID, entry.tag, 'revoked');
+    return revoked.then((yes) => {
+      if (yes) deny('invalid', INVALID, entry.tag, 'revoked');
+      return afterRevocation(c, entry, nowMs);
+    });
   }
 
   /**

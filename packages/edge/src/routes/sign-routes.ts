@@ -1,7 +1,13 @@
 import { describeZodError, type ParamValue } from '@analytics-chart/protocol';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { currentSession, type EdgeRuntime, limitIp, sessionMismatch } from '../edge-runtime.ts';
+import {
+  currentSession,
+  type EdgeRuntime,
+  isRevokedNow,
+  limitIp,
+  sessionMismatch,
+} from '../edge-runtime.ts';
 import { EdgeError } from '../http/edge-error.ts';
 import { jsonResponse } from '../http/respond.ts';
 import { fingerprint } from '../log/logger.ts';
@@ -144,10 +150,7 @@ export function signRoutes(runtime: EdgeRuntime) {
       logger.log({ level: 'warn', event: 'renew.denied', message: reason, id: claims.jti });
       throw new EdgeError('forbidden', message);
     };
-    if (
-      runtime.revoked.has(claims.jti) ||
-      (runtime.config.isRevoked && (await runtime.config.isRevoked(claims.jti)))
-    ) {
+    if (await isRevokedNow(runtime, claims.jti)) {
       logger.log({ level: 'warn', event: 'renew.denied', message: 'revoked', id: claims.jti });
       throw new EdgeError('invalid', 'The query id is not valid.');
     }
@@ -159,16 +162,8 @@ export function signRoutes(runtime: EdgeRuntime) {
     if (claims.q !== undefined && !compiled) {
       throw new EdgeError('not_found', 'The query this id names does not exist (any more).');
     }
-    if (compiled) {
-      const mismatch = sessionMismatch(session, claims.p, compiled);
-      if (mismatch) deny('This id belongs to another account.', mismatch);
-    } else if (
-      session.tenant !== undefined &&
-      claims.p?.tenant !== undefined &&
-      String(session.tenant) !== String(claims.p.tenant)
-    ) {
-      deny('This id belongs to another account.', 'tenant does not match');
-    }
+    const mismatch = sessionMismatch(session, claims.p, compiled);
+    if (mismatch) deny('This id belongs to another account.', mismatch);
     const lifetime = Math.min(Math.max(claims.exp - claims.iat, 60), settings.maxSessionTtl);
     const renewed = await signer.reissue(claims, lifetime, now);
     logger.log({
