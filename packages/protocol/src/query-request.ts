@@ -7,6 +7,7 @@ import {
   type Aggregation,
   COLLECTION_GRAPH_TYPES,
   type CollectionGraphType,
+  DEFAULT_COLLECTION,
   GRANULARITIES,
   type Granularity,
   isTimeSeries,
@@ -17,9 +18,6 @@ import {
   SQL_GRAPH_TYPES,
   type SqlGraphType,
 } from './vocabulary.ts';
-
-/** The collection queried when a request names none. */
-export const DEFAULT_COLLECTION = 'all_events';
 
 /** Longest SQL text accepted; anything larger is a mistake or an attack. */
 export const MAX_SQL_LENGTH = 100_000;

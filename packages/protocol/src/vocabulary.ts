@@ -3,6 +3,9 @@
  * filter operators and sort orders, with the value keys that name result columns.
  */
 
+/** The collection queried (and written) when a request names none. */
+export const DEFAULT_COLLECTION = 'all_events';
+
 /** Graph types answered in collection mode. */
 export const COLLECTION_GRAPH_TYPES = [
   'Samples',

@@ -2,11 +2,9 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
-import { loadNdjson } from '../ingest/load-ndjson.ts';
+import { DEFAULT_COLLECTION } from '@analytics-chart/protocol/vocabulary';
 import { defaultParseWorkers, NdjsonParsers } from '../ingest/ndjson-parsers.ts';
 import type { WorkspaceDb } from '../storage/workspace-db.ts';
-import { openWorkspaceFile } from './open-workspace-file.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { resolveUserPath } from './resolve-path.ts';
 import { stringOption, UsageError } from './usage-error.ts';
@@ -44,10 +42,18 @@ export async function loadCommand(
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  // Started first: the workers' start-up overlaps opening the database.
+  // Started first, before DuckDB and the protocol's schemas are even loaded: the workers'
+  // start-up (a few hundred milliseconds, each loads TypeScript) overlaps loading and opening
+  // the database. This module imports nothing heavy for the same reason.
   const parsers = new NdjsonParsers(defaultParseWorkers());
   let db: WorkspaceDb;
+  let loadNdjson: typeof import('../ingest/load-ndjson.ts').loadNdjson;
   try {
+    const [loader, { openWorkspaceFile }] = await Promise.all([
+      import('../ingest/load-ndjson.ts'),
+      import('./open-workspace-file.ts'),
+    ]);
+    loadNdjson = loader.loadNdjson;
     // One DuckDB thread: the typed insert reads its staged file on one thread anyway (see
     // loadNdjson), and an idle second one only competes with the parse workers for the cores.
     db = await openWorkspaceFile(dataDir, workspace, { stagingDir, threads: 1 });
