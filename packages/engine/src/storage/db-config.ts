@@ -60,7 +60,14 @@ export function openLoaderInstance(
   return openLocked(
     path,
     // allowed_directories can only be set while file access is on; it is switched off below.
-    { ...workspaceDbConfig(options), enable_external_access: 'true' },
+    {
+      ...workspaceDbConfig(options),
+      enable_external_access: 'true',
+      // A large insert writes each row group to the file as soon as it is full, instead of five
+      // at a time or at the commit: the last commit of a load then has almost nothing left to
+      // compress, and the compression of the others overlaps the parse workers.
+      write_buffer_row_group_count: '1',
+    },
     [
       `SET GLOBAL allowed_directories = [${quoteLiteral(dir)}]`,
       'SET GLOBAL enable_external_access = false',
