@@ -54,3 +54,38 @@ describe('mergeKeys', () => {
     ]);
   });
 });
+
+describe('discoverObjectKeys', () => {
+  test('every kind of value, nulls as missing, objects walked into', () => {
+    const keys = discoverObjectKeys([
+      { s: 'word', q: '12', b: true, n: 1.5, a: [1], o: { x: null, y: ' 3' }, z: null },
+      { s: 7, o: { x: 'x' } },
+    ]);
+    expect(keys.map((k) => [k.path.join('.'), [...k.kinds].sort()])).toEqual([
+      ['s', ['number', 'string']],
+      ['q', ['numeric string']],
+      ['b', ['boolean']],
+      ['n', ['number']],
+      ['a', ['array']],
+      ['o', ['object']],
+      ['o.x', ['string']],
+      ['o.y', ['numeric string']],
+      ['z', []],
+    ]);
+  });
+
+  test('a string may read as a number when it starts with a digit, sign, dot or white space', () => {
+    // The second method: the rule as a regular expression over every first character of the
+    // Basic Multilingual Plane (the discovery looks characters below 128 up in a table).
+    const rule = /^[\s\d+\-.]/;
+    const mismatches: number[] = [];
+    for (let c = 0; c < 0x10000; c++) {
+      const value = `${String.fromCharCode(c)}1`;
+      const [key] = discoverObjectKeys([{ v: value }]);
+      const expected = rule.test(value) ? 'numeric string' : 'string';
+      if (!key?.kinds.has(expected)) mismatches.push(c);
+    }
+    expect(mismatches).toEqual([]);
+    expect([...(discoverObjectKeys([{ v: '' }])[0]?.kinds ?? [])]).toEqual(['string']);
+  });
+});

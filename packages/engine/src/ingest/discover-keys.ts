@@ -13,25 +13,55 @@ export type ValueKind = 'string' | 'numeric string' | 'number' | 'boolean' | 'ar
 export interface SeenKey {
   path: string[];
   kinds: Set<ValueKind>;
-  children?: Map<string, SeenKey>;
+}
+
+// While walking, a key's kinds are bits: setting a bit costs far less than adding to a Set,
+// and discovery runs for every key of every event.
+const STRING = 1;
+const NUMERIC_STRING = 2;
+const NUMBER = 4;
+const BOOLEAN = 8;
+const ARRAY = 16;
+const OBJECT = 32;
+const KINDS: Array<[number, ValueKind]> = [
+  [STRING, 'string'],
+  [NUMERIC_STRING, 'numeric string'],
+  [NUMBER, 'number'],
+  [BOOLEAN, 'boolean'],
+  [ARRAY, 'array'],
+  [OBJECT, 'object'],
+];
+
+/** A key path while walking: its kinds as bits, and the keys found below it. */
+interface KeyNode {
+  path: string[];
+  kinds: number;
+  children?: Map<string, KeyNode>;
 }
 
 /** Strings that may read as a number start with a digit, sign, dot or white space. */
 const MAYBE_NUMERIC = /^[\s\d+\-.]/;
 
-function kindOf(value: unknown): ValueKind | undefined {
+/** `MAYBE_NUMERIC` for first characters below 128, looked up instead of matched. */
+const ASCII_MAYBE_NUMERIC: boolean[] = [];
+for (let c = 0; c < 128; c++) ASCII_MAYBE_NUMERIC[c] = MAYBE_NUMERIC.test(String.fromCharCode(c));
+
+function kindOf(value: unknown): number {
   switch (typeof value) {
-    case 'string':
-      return MAYBE_NUMERIC.test(value) ? 'numeric string' : 'string';
+    case 'string': {
+      const first = value.charCodeAt(0);
+      const numeric = first < 128 ? ASCII_MAYBE_NUMERIC[first] : MAYBE_NUMERIC.test(value);
+      return numeric ? NUMERIC_STRING : STRING;
+    }
     case 'number':
-      return 'number';
+      return NUMBER;
     case 'boolean':
-      return 'boolean';
+      return BOOLEAN;
     case 'object':
-      if (value === null) return undefined;
-      return Array.isArray(value) ? 'array' : 'object';
+      if (value === null) return 0;
+      return Array.isArray(value) ? ARRAY : OBJECT;
     default:
-      return undefined;
+      return 0;
   }
 }
 
@@ -41,28 +71,34 @@ function kindOf(value: unknown): ValueKind | undefined {
  * sample, so a key without a column is a key no event has.
  */
 export class KeyDiscovery {
-  readonly #top = new Map<string, SeenKey>();
+  readonly #top = new Map<string, KeyNode>();
+  readonly #nodes: KeyNode[] = [];
+
   /** The key paths found so far, parents before their children. */
-  readonly keys: SeenKey[] = [];
+  get keys(): SeenKey[] {
+    return this.#nodes.map(({ path, kinds }) => ({
+      path,
+      kinds: new Set(KINDS.filter(([bit]) => kinds & bit).map(([, kind]) => kind)),
+    }));
+  }
 
   /** Walks one payload object. */
   add(object: Record<string, unknown>): void {
     this.#walk(object, this.#top, []);
   }
 
-  #walk(object: Record<string, unknown>, level: Map<string, SeenKey>, parent: string[]): void {
+  #walk(object: Record<string, unknown>, level: Map<string, KeyNode>, parent: string[]): void {
     for (const key in object) {
       const value = object[key];
       let node = level.get(key);
       if (!node) {
-        node = { path: [...parent, key], kinds: new Set() };
+        node = { path: [...parent, key], kinds: 0 };
         level.set(key, node);
-        this.keys.push(node);
+        this.#nodes.push(node);
       }
       const kind = kindOf(value);
-      if (kind === undefined) continue;
-      node.kinds.add(kind);
-      if (kind === 'object' && node.path.length < MAX_DEPTH) {
+      node.kinds |= kind;
+      if (kind === OBJECT && node.path.length < MAX_DEPTH) {
         node.children ??= new Map();
         this.#walk(value as Record<string, unknown>, node.children, node.path);
       }

@@ -29,17 +29,12 @@ export interface ParsedChunk {
   keys: SeenKey[];
 }
 
-const NEWLINE = 0x0a;
-
 /** Staged records are written out this many at a time, so their text dies young. */
 const WRITE_EVERY = 2048;
 
 /** Parses a chunk and stages its good events. */
 export function parseChunk(job: ChunkJob): ParsedChunk {
   const { bytes } = job;
-  let lines = 0;
-  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, i + 1)) lines++;
-  if (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE) lines++;
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   const discovery = new KeyDiscovery();
   let events = 0;
@@ -47,7 +42,7 @@ export function parseChunk(job: ChunkJob): ParsedChunk {
   let staged = '';
   let fd: number | undefined;
   try {
-    const bad = parseNdjsonLines(text, 1, (timestamp, payload, json) => {
+    const { bad, lines } = parseNdjsonLines(text, 1, (timestamp, payload, json) => {
       discovery.add(json);
       if (payload.length > longest) longest = payload.length;
       staged += stagedRecord(timestamp, payload);

@@ -12,15 +12,20 @@ export type OnEvent = (timestamp: number, payload: string, json: Record<string, 
 /**
  * Parses NDJSON lines `{"timestamp": <unix s>, "json": {…} | "<json text>"}`, numbered from
  * `firstLine`, with the same checks and words as `/api/log` (the timestamp is required here),
- * and returns the bad lines. Each good event goes to `onEvent` at once, so a caller can pass it
- * on and drop it: objects that die young cost the garbage collector far less than a chunk's
- * worth of them kept to the end. Blank lines are skipped; `\r\n` line ends are fine.
+ * and returns the bad lines and the number of lines, blank ones included. Each good event goes
+ * to `onEvent` at once, so a caller can pass it on and drop it: objects that die young cost the
+ * garbage collector far less than a chunk's worth of them kept to the end. Blank lines are
+ * skipped; `\r\n` line ends are fine.
  */
-export function parseNdjsonLines(text: string, firstLine: number, onEvent: OnEvent): BadLine[] {
+export function parseNdjsonLines(
+  text: string,
+  firstLine: number,
+  onEvent: OnEvent,
+): { bad: BadLine[]; lines: number } {
   const bad: BadLine[] = [];
   let line = firstLine;
   let start = 0;
-  while (start <= text.length) {
+  while (start < text.length) {
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
     if (end > start) {
@@ -32,7 +37,7 @@ export function parseNdjsonLines(text: string, firstLine: number, onEvent: OnEve
     line++;
     start = end + 1;
   }
-  return bad;
+  return { bad, lines: line - firstLine };
 }
 
 const BLANK = /^\s*$/;
