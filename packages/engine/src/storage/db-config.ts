@@ -63,9 +63,9 @@ export function openLoaderInstance(
     {
       ...workspaceDbConfig(options),
       enable_external_access: 'true',
-      // A large insert writes each row group to the file as soon as it is full, instead of five
-      // at a time or at the commit: the last commit of a load then has almost nothing left to
-      // compress, and the compression of the others overlaps the parse workers.
+      // A large insert writes each row group to the file as soon as it is full, instead of
+      // buffering five or waiting for the commit: otherwise the last commit of a load
+      // compresses up to four row groups alone, with the parse workers already done.
       write_buffer_row_group_count: '1',
     },
     [
