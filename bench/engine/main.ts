@@ -1,11 +1,13 @@
 /**
- * `pnpm bench engine [--events N] [--runs R] [--keep]`: the engine on generated demo events.
+ * `pnpm bench engine [--events N] [--runs R] [--load-runs L] [--keep]`: the engine on generated
+ * demo events.
  *
  * For each query the median end-to-end time over HTTP (a `serve` child process), beside two
  * baselines measured in the same run: the same aggregation as hand-written DuckDB SQL over
  * typed columns (the floor: a table DuckDB's own `read_ndjson` built from the same file) and a
  * plain JavaScript loop over the events in memory (typed arrays). Then load throughput of
- * `engine load` (the CLI, against `read_ndjson` on the same file) and of `/api/bulk-log` in
+ * `engine load` (the CLI, against `read_ndjson` on the same file; medians of L interleaved
+ * rounds, by default 3 up to 2M events and 1 above) and of `/api/bulk-log` in
  * batches of 1,000 over eight connections, and the serving process's memory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -34,20 +36,27 @@ const EVENT_CODES = ['page_view', 'login', 'feature_used', 'signup', 'purchase',
 interface Options {
   events: number;
   runs: number;
+  /** Interleaved rounds of the two loads (default 3 up to 2M events, else 1). */
+  loadRuns: number;
   keep: boolean;
 }
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { events: 1_000_000, runs: 15, keep: false };
+  const options: Options = { events: 1_000_000, runs: 15, loadRuns: 0, keep: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--events') options.events = Number(String(args[++i]).replaceAll('_', ''));
     else if (arg === '--runs') options.runs = Number(args[++i]);
+    else if (arg === '--load-runs') options.loadRuns = Number(args[++i]);
     else if (arg === '--keep') options.keep = true;
     else throw new Error(`bench engine: unknown option ${arg}`);
   }
   if (!Number.isSafeInteger(options.events) || options.events < 1000) {
     throw new Error('bench engine: --events must be a whole number of at least 1000');
+  }
+  options.loadRuns ||= options.events <= 2_000_000 ? 3 : 1;
+  if (!Number.isSafeInteger(options.loadRuns) || options.loadRuns < 1) {
+    throw new Error('bench engine: --load-runs must be a whole number of at least 1');
   }
   return options;
 }
@@ -174,28 +183,47 @@ export async function run(args: string[]): Promise<void> {
   const columns = generate(file, options.events, now);
   log(`generated ${fmt(statSync(file).size / 1e6)} MB of NDJSON in ${fmt(ms(t) / 1000)} s`);
 
-  // DuckDB's own loader on the same file: the load baseline, and the floor's typed table.
-  const floorDb = await duckdb.DuckDBInstance.create(join(dir, 'floor.duckdb'), {
-    threads: '2',
-    memory_limit: '1GB',
-  });
-  const floor = await floorDb.connect();
-  t = performance.now();
-  await floor.run(
-    `CREATE TABLE t AS SELECT * FROM read_ndjson(${duckdb.quotedString?.(file) ?? `'${file}'`})`,
-  );
-  await floor.run('CHECKPOINT');
-  const readNdjsonMs = ms(t);
-  log(`read_ndjson into a DuckDB file: ${fmt(readNdjsonMs / 1000)} s`);
-
-  // engine load, as users run it.
+  // DuckDB's own loader on the same file (the load baseline, and the floor's typed table) and
+  // engine load as users run it, in interleaved rounds: the machine's speed drifts from minute
+  // to minute, and the medians of rounds taken side by side compare like with like. The last
+  // round's databases stay for the queries.
+  const readNdjsonTimes: number[] = [];
+  const loadTimes: number[] = [];
+  let floorDb: InstanceType<typeof duckdb.DuckDBInstance> | undefined;
+  let floor: Awaited<ReturnType<InstanceType<typeof duckdb.DuckDBInstance>['connect']>> | undefined;
   const data = join(dir, 'data');
-  t = performance.now();
-  const load = runChild(['load', '--data', data, file]);
-  load.stdout?.on('data', () => undefined);
-  if ((await finished(load)) !== 0) throw new Error('engine load failed');
-  const loadMs = ms(t);
-  log(`engine load: ${fmt(loadMs / 1000)} s`);
+  for (let round = 1; round <= options.loadRuns; round++) {
+    floor?.closeSync();
+    floorDb?.closeSync();
+    rmSync(join(dir, 'floor.duckdb'), { force: true });
+    rmSync(data, { recursive: true, force: true });
+    floorDb = await duckdb.DuckDBInstance.create(join(dir, 'floor.duckdb'), {
+      threads: '2',
+      memory_limit: '1GB',
+    });
+    floor = await floorDb.connect();
+    t = performance.now();
+    await floor.run(
+      `CREATE TABLE t AS SELECT * FROM read_ndjson(${duckdb.quotedString?.(file) ?? `'${file}'`})`,
+    );
+    await floor.run('CHECKPOINT');
+
+    const readNdjsonRound = ms(t);
+    readNdjsonTimes.push(readNdjsonRound);
+
+    t = performance.now();
+    const load = runChild(['load', '--data', data, file]);
+    load.stdout?.on('data', () => undefined);
+    if ((await finished(load)) !== 0) throw new Error('engine load failed');
+    const loadRound = ms(t);
+    loadTimes.push(loadRound);
+    log(
+      `load round ${round}/${options.loadRuns}: read_ndjson into a DuckDB file ${fmt(readNdjsonRound / 1000)} s, engine load ${fmt(loadRound / 1000)} s`,
+    );
+  }
+  if (!floor) throw new Error('bench engine: no load round ran');
+  const readNdjsonMs = median(readNdjsonTimes);
+  const loadMs = median(loadTimes);
 
   const server = runChild(['serve', '--port', '0', '--data', data], { ANALYTICS_API_KEY: KEY });
   const url = await new Promise<string>((resolve, reject) => {
@@ -413,7 +441,7 @@ export async function run(args: string[]): Promise<void> {
   server.kill('SIGTERM');
   await finished(server);
   floor.closeSync();
-  floorDb.closeSync();
+  floorDb?.closeSync();
 
   const pad = (s: string, n: number) => s.padEnd(n);
   const num = (s: string, n: number) => s.padStart(n);
@@ -430,12 +458,14 @@ export async function run(args: string[]): Promise<void> {
     `(an HTTP round trip that does no query work, POST /api/collections: ${fmt(roundTrip)} ms median; the floor and the JS loop run in the benchmark process, without HTTP)`,
   );
   log('');
-  log(`${pad('load', 42)}${num('events/s', 11)}${num('seconds', 10)}`);
+  const rounds = options.loadRuns > 1 ? `, medians of ${options.loadRuns} interleaved rounds` : '';
+  const perRound = loadTimes.map((l, i) => `${fmt(((readNdjsonTimes[i] ?? 0) / l) * 100, 0)}%`);
+  log(`${pad(`load${rounds}`, 42)}${num('events/s', 11)}${num('seconds', 10)}`);
   log(
     `${pad('engine load (CLI, typed columns)', 42)}${num(rate(options.events, loadMs).toLocaleString('en-US'), 11)}${num(fmt(loadMs / 1000), 10)}`,
   );
   log(
-    `${pad('DuckDB read_ndjson into a file (baseline)', 42)}${num(rate(options.events, readNdjsonMs).toLocaleString('en-US'), 11)}${num(fmt(readNdjsonMs / 1000), 10)}   engine load = ${fmt((readNdjsonMs / loadMs) * 100, 0)}% of it (target 40%)`,
+    `${pad('DuckDB read_ndjson into a file (baseline)', 42)}${num(rate(options.events, readNdjsonMs).toLocaleString('en-US'), 11)}${num(fmt(readNdjsonMs / 1000), 10)}   engine load = ${fmt((readNdjsonMs / loadMs) * 100, 0)}% of it (target 40%)${options.loadRuns > 1 ? `; by round ${perRound.join(', ')}` : ''}`,
   );
   log(
     `${pad(`/api/bulk-log, batches of 1,000, ${BULK_CONNECTIONS} in flight`, 42)}${num(rate(bulkEvents, bulkMs).toLocaleString('en-US'), 11)}${num(fmt(bulkMs / 1000), 10)}   (${bulkEvents.toLocaleString('en-US')} events; target 100,000/s)`,
