@@ -35,6 +35,20 @@ async function samples(collection: string, extra: Record<string, unknown> = {}) 
   return answer;
 }
 
+/** The Single Value count of a collection's events that pass `filters`. */
+async function countWhere(collection: string, filters: unknown[]): Promise<number> {
+  const answer = await server.post('/api/visualize/data', {
+    api_key: API_KEY,
+    collection,
+    graph_type: 'Single Value',
+    start: 0,
+    end: 'now',
+    filters,
+  });
+  expect(answer.status).toBe(200);
+  return answer.body.result[0].Count;
+}
+
 describe('/api/log', () => {
   test('json as an object or as a string, with or without a timestamp', async () => {
     const c = 'log_shapes';
@@ -268,17 +282,7 @@ describe('typed columns follow the data', () => {
       'abc',
       'true',
     ]);
-    const count = async (filters: unknown[]) => {
-      const a = await server.post('/api/visualize/data', {
-        api_key: API_KEY,
-        collection: c,
-        graph_type: 'Single Value',
-        start: 0,
-        end: 'now',
-        filters,
-      });
-      return a.body.result[0].Count;
-    };
+    const count = (filters: unknown[]) => countWhere(c, filters);
     expect(await count([['v', '=', 3]])).toBe(1);
     expect(await count([['v', '>', 1.5]])).toBe(2);
     expect(await count([['v', 'includes', 'x']])).toBe(1);
@@ -336,17 +340,7 @@ describe('group commit', () => {
       { b: 'z', Count: 1 },
     ]);
     expect(await table('d.e')).toEqual([{ 'd.e': 'true', Count: 1 }]);
-    const count = async (filters: unknown[]) =>
-      (
-        await server.post('/api/visualize/data', {
-          api_key: API_KEY,
-          collection: c,
-          graph_type: 'Single Value',
-          start: 0,
-          end: 'now',
-          filters,
-        })
-      ).body.result[0].Count;
+    const count = (filters: unknown[]) => countWhere(c, filters);
     expect(await count([['a', '>', 2]])).toBe(2);
     expect(await count([['b', 'includes', 'y']])).toBe(1);
   });
