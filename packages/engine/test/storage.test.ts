@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, listValue } from '@duckdb/node-api';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { createEngine, WorkspaceDb } from '../src/index.ts';
 import { MAX_TYPED_KEYS } from '../src/storage/catalog.ts';
@@ -145,6 +145,57 @@ describe('workspace database', () => {
     expect(count.body).toEqual({ result: [{ Count: 2 }], metadata: {} });
     await engine.close();
   }, 60_000);
+});
+
+describe('payload storage', () => {
+  /** Logs events with distinct payloads, checkpoints, and reads back what DuckDB stored. */
+  async function storePayloads(file: string) {
+    const db = await WorkspaceDb.open(file);
+    const payloads = Array.from({ length: 3000 }, (_, i) =>
+      JSON.stringify({ event: `e${i % 7}`, n: i, text: 'é🦆'.repeat(i % 5) }),
+    );
+    try {
+      await db.write(async (tx) => {
+        const draft = await tx.collection('events');
+        await tx.conn.run(
+          `INSERT INTO ${draft.table} SELECT i, $1[i + 1] FROM range(${payloads.length}) t(i)`,
+          [listValue(payloads)],
+        );
+      });
+      await db.read((conn) => conn.run('CHECKPOINT'));
+      return await db.read(async (conn) => {
+        const table = db.catalog.get('events')?.table;
+        const compression = await conn.runAndReadAll(
+          `SELECT DISTINCT compression FROM pragma_storage_info($1) WHERE column_name = 'json' AND segment_type = 'VARCHAR'`,
+          [table ?? ''],
+        );
+        const stored = await conn.runAndReadAll(`SELECT "json" FROM ${table} ORDER BY "timestamp"`);
+        return {
+          compression: compression.getRows().map(([c]) => c),
+          same: stored.getRows().every(([text], i) => text === payloads[i]),
+        };
+      });
+    } finally {
+      await db.close();
+    }
+  }
+
+  test('new files compress payload text with zstd and keep it byte for byte', async () => {
+    expect(await storePayloads(join(tempDir(), 'new.duckdb'))).toEqual({
+      compression: ['ZSTD'],
+      same: true,
+    });
+  });
+
+  test("files in the format before zstd keep DuckDB's own choice", async () => {
+    const file = join(tempDir(), 'old.duckdb');
+    const old = await DuckDBInstance.create(file, { storage_compatibility_version: 'v1.0.0' });
+    old.closeSync();
+    const { compression, same } = await storePayloads(file);
+    expect(same).toBe(true);
+    expect(compression).not.toContain('ZSTD');
+    expect(compression).not.toContain('Uncompressed');
+  });
 });
 
 describe('openLoaderInstance', async () => {

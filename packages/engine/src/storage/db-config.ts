@@ -1,5 +1,5 @@
 import { sep } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 
 /** Settings that size a workspace database. */
 export interface WorkspaceDbOptions {
@@ -25,6 +25,9 @@ function workspaceDbConfig(options: WorkspaceDbOptions): Record<string, string> 
     allow_unsigned_extensions: 'false',
     memory_limit: options.memoryLimit ?? '2GB',
     threads: String(options.threads ?? 2),
+    // New files in the first storage format that can compress text with zstd (see
+    // payloadColumnType); files made before keep their own format.
+    storage_compatibility_version: 'v1.2.0',
     ...(options.checkpointThreshold ? { checkpoint_threshold: options.checkpointThreshold } : {}),
   };
 }
@@ -103,6 +106,23 @@ async function openLocked(
     instance.closeSync();
     throw error;
   }
+}
+
+/**
+ * The column type for a collection's payload text: zstd-compressed where the file's storage
+ * format allows it. Payloads are read whole and rarely (Samples, untyped keys, SQL mode), and
+ * zstd writes them in about half the CPU time of DuckDB's default dictionary and FSST choice,
+ * into a file about a third smaller, which is most of what `engine load` spends compressing.
+ * A file made in an older format (before v1.2.0) would silently store a zstd column
+ * uncompressed, so it keeps DuckDB's default.
+ */
+export async function payloadColumnType(conn: DuckDBConnection): Promise<string> {
+  const reader = await conn.runAndReadAll(
+    `SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = current_database()`,
+  );
+  const version = /^v(\d+)\.(\d+)/.exec(String(reader.getRows()[0]?.[0] ?? ''));
+  const [major, minor] = [Number(version?.[1] ?? 0), Number(version?.[2] ?? 0)];
+  return major > 1 || (major === 1 && minor >= 2) ? 'VARCHAR USING COMPRESSION zstd' : 'VARCHAR';
 }
 
 /** A SQL string literal (SET takes no bound parameters); the loader's own temporary path. */

@@ -8,7 +8,7 @@ import {
   draftOf,
   ENGINE_SCHEMA,
 } from './catalog.ts';
-import { openLoaderInstance, openWorkspaceInstance } from './db-config.ts';
+import { openLoaderInstance, openWorkspaceInstance, payloadColumnType } from './db-config.ts';
 
 /** How a workspace database is opened. */
 export interface WorkspaceDbOptions {
@@ -55,6 +55,7 @@ export class WorkspaceDb implements SqlWorkspace {
   readonly #idle: DuckDBConnection[] = [];
   readonly #waiting: Array<(conn: DuckDBConnection) => void> = [];
   readonly #maxReaders: number;
+  readonly #payloadType: string;
   #readers = 0;
   #writeChain: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -64,6 +65,7 @@ export class WorkspaceDb implements SqlWorkspace {
     instance: DuckDBInstance,
     writer: DuckDBConnection,
     readonly catalog: Catalog,
+    payloadType: string,
     maxReaders: number,
     /** The directory SQL may read files from, when opened with one (see the options). */
     readonly stagingDir?: string,
@@ -71,6 +73,7 @@ export class WorkspaceDb implements SqlWorkspace {
     this.#instance = instance;
     this.#writer = writer;
     this.#maxReaders = maxReaders;
+    this.#payloadType = payloadType;
   }
 
   /** Opens (creating when missing) the database file and loads its catalog. */
@@ -88,6 +91,7 @@ export class WorkspaceDb implements SqlWorkspace {
         instance,
         writer,
         catalog,
+        await payloadColumnType(writer),
         options.readers ?? 4,
         options.stagingDir,
       );
@@ -148,7 +152,7 @@ export class WorkspaceDb implements SqlWorkspace {
           const id = this.catalog.reserveId();
           draft = { id, name, ...collectionRelations(id, name), keys: [], overflow: false };
           await conn.run(
-            `CREATE TABLE ${draft.table} ("timestamp" BIGINT NOT NULL, "json" VARCHAR NOT NULL)`,
+            `CREATE TABLE ${draft.table} ("timestamp" BIGINT NOT NULL, "json" ${this.#payloadType} NOT NULL)`,
           );
           await conn.run(
             `CREATE VIEW ${draft.view} AS SELECT "timestamp", "json" FROM ${draft.table}`,
