@@ -17,12 +17,16 @@ export interface SeenKey {
 
 // While walking, a key's kinds are bits: setting a bit costs far less than adding to a Set,
 // and discovery runs for every key of every event.
-const STRING = 1;
-const NUMERIC_STRING = 2;
-const NUMBER = 4;
-const BOOLEAN = 8;
-const ARRAY = 16;
-const OBJECT = 32;
+/** The kinds of value as bits (null is 0), as the loader's line scanner reports them too. */
+export const KIND = {
+  STRING: 1,
+  NUMERIC_STRING: 2,
+  NUMBER: 4,
+  BOOLEAN: 8,
+  ARRAY: 16,
+  OBJECT: 32,
+} as const;
+const { STRING, NUMERIC_STRING, NUMBER, BOOLEAN, ARRAY, OBJECT } = KIND;
 const KINDS: Array<[number, ValueKind]> = [
   [STRING, 'string'],
   [NUMERIC_STRING, 'numeric string'],
@@ -46,13 +50,17 @@ const MAYBE_NUMERIC = /^[\s\d+\-.]/;
 const ASCII_MAYBE_NUMERIC: boolean[] = [];
 for (let c = 0; c < 128; c++) ASCII_MAYBE_NUMERIC[c] = MAYBE_NUMERIC.test(String.fromCharCode(c));
 
+/** The kind of the string whose first character is at `at` in `text` (its quote, if empty). */
+export function stringKind(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  const numeric = first < 128 ? ASCII_MAYBE_NUMERIC[first] : MAYBE_NUMERIC.test(text.charAt(at));
+  return numeric ? NUMERIC_STRING : STRING;
+}
+
 function kindOf(value: unknown): number {
   switch (typeof value) {
-    case 'string': {
-      const first = value.charCodeAt(0);
-      const numeric = first < 128 ? ASCII_MAYBE_NUMERIC[first] : MAYBE_NUMERIC.test(value);
-      return numeric ? NUMERIC_STRING : STRING;
-    }
+    case 'string':
+      return value === '' ? STRING : stringKind(value, 0);
     case 'number':
       return NUMBER;
     case 'boolean':
@@ -86,6 +94,39 @@ export class KeyDiscovery {
   add(object: Record<string, unknown>): void {
     this.#walk(object, this.#top, []);
   }
+
+  /**
+   * Takes the keys of one payload as a line scanner found them, in document order: key `i` has
+   * the parent key `parents[i]` (-1 at the top), the name `names[i]` and the kind bits
+   * `kinds[i]`, and objects past {@link MAX_DEPTH} are not looked into. The same keys in the
+   * same order as {@link add} of the parsed object.
+   */
+  addScanned(scanned: {
+    count: number;
+    parents: readonly number[];
+    names: readonly string[];
+    kinds: readonly number[];
+  }): void {
+    const nodes = this.#scannedNodes;
+    for (let i = 0; i < scanned.count; i++) {
+      const parent = scanned.parents[i] as number;
+      const name = scanned.names[i] as string;
+      const above = parent < 0 ? undefined : (nodes[parent] as KeyNode);
+      if (above) above.children ??= new Map();
+      const level = above?.children ?? this.#top;
+      let node = level.get(name);
+      if (!node) {
+        node = { path: above ? [...above.path, name] : [name], kinds: 0 };
+        level.set(name, node);
+        this.#nodes.push(node);
+      }
+      node.kinds |= scanned.kinds[i] as number;
+      nodes[i] = node;
+    }
+  }
+
+  /** The node of each key of the payload being taken, reused from one payload to the next. */
+  readonly #scannedNodes: KeyNode[] = [];
 
   #walk(object: Record<string, unknown>, level: Map<string, KeyNode>, parent: string[]): void {
     for (const key in object) {

@@ -1,4 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { CompactLineScanner } from './compact-line.ts';
 import { KeyDiscovery, type SeenKey } from './discover-keys.ts';
 import { stagedRecord } from './event-records.ts';
 import { type BadLine, parseNdjsonLines } from './parse-ndjson.ts';
@@ -42,8 +43,9 @@ export function parseChunk(job: ChunkJob): ParsedChunk {
   let staged = '';
   let fd: number | undefined;
   try {
-    const { bad, lines } = parseNdjsonLines(text, 1, (timestamp, payload, json) => {
-      discovery.add(json);
+    const { bad, lines } = parseNdjsonLines(text, 1, (timestamp, payload, keys) => {
+      if (keys instanceof CompactLineScanner) discovery.addScanned(keys);
+      else discovery.add(keys);
       if (payload.length > longest) longest = payload.length;
       staged += stagedRecord(timestamp, payload);
       if (++events % WRITE_EVERY === 0) {

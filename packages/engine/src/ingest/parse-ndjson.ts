@@ -1,3 +1,4 @@
+import { CompactLineScanner } from './compact-line.ts';
 import { BAD_TIMESTAMP, toPayload, toTimestamp } from './payload-checks.ts';
 
 /** A line that could not be loaded, with its 1-based number and the reason. */
@@ -6,8 +7,15 @@ export interface BadLine {
   reason: string;
 }
 
-/** Receives a good line's event: whole Unix seconds, the payload text, the object it holds. */
-export type OnEvent = (timestamp: number, payload: string, json: Record<string, unknown>) => void;
+/**
+ * Receives a good line's event: whole Unix seconds, the payload text, and where its keys are: the
+ * object parsed from it, or the scanner that took the line's fast path and recorded them.
+ */
+export type OnEvent = (
+  timestamp: number,
+  payload: string,
+  keys: Record<string, unknown> | CompactLineScanner,
+) => void;
 
 /**
  * Parses NDJSON lines `{"timestamp": <unix s>, "json": {…} | "<json text>"}`, numbered from
@@ -15,7 +23,8 @@ export type OnEvent = (timestamp: number, payload: string, json: Record<string, 
  * and returns the bad lines and the number of lines, blank ones included. Each good event goes
  * to `onEvent` at once, so a caller can pass it on and drop it: objects that die young cost the
  * garbage collector far less than a chunk's worth of them kept to the end. Blank lines are
- * skipped; `\r\n` line ends are fine.
+ * skipped; `\r\n` line ends are fine. A line already in compact form takes the fast path of
+ * {@link CompactLineScanner}, with the same outcome; any other is parsed.
  */
 export function parseNdjsonLines(
   text: string,
@@ -23,12 +32,15 @@ export function parseNdjsonLines(
   onEvent: OnEvent,
 ): { bad: BadLine[]; lines: number } {
   const bad: BadLine[] = [];
+  const scanner = new CompactLineScanner();
   let line = firstLine;
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
-    if (end > start) {
+    if (end > start && scanner.scan(text, start, end)) {
+      onEvent(scanner.timestamp, text.slice(scanner.payloadStart, scanner.payloadEnd), scanner);
+    } else if (end > start) {
       const raw = text.slice(start, end);
       const reason = parseLine(raw, onEvent);
       // A line of only spaces is blank, not bad (checked only when parsing failed: it is rare).
