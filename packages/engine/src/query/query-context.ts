@@ -7,6 +7,7 @@ import type {
 } from '@analytics-chart/protocol';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { CollectionEntry } from '../storage/catalog.ts';
+import { readPrepared } from '../storage/prepared-statements.ts';
 import type { SqlParams } from '../storage/sql-params.ts';
 import type { WorkspaceDb } from '../storage/workspace-db.ts';
 import { type FieldSql, fieldSql } from './field-sql.ts';
@@ -114,7 +115,7 @@ export async function queryRows(
   params: SqlParams,
 ): Promise<DuckDBValue[][]> {
   return ctx.db.read(async (conn) => {
-    const reader = await conn.runAndReadAll(sql, params.values, params.types);
+    const reader = await readPrepared(conn, sql, params);
     return reader.getRows();
   }, ctx.timeoutMs);
 }
