@@ -15,9 +15,11 @@ export interface SeenKey {
   kinds: Set<ValueKind>;
 }
 
-// While walking, a key's kinds are bits: setting a bit costs far less than adding to a Set,
-// and discovery runs for every key of every event.
-/** The kinds of value as bits (null is 0), as the loader's line scanner reports them too. */
+/**
+ * The kinds of value as bits (null is 0), as the loader's line scanner reports them too. While
+ * walking, a key's kinds are bits: setting a bit costs far less than adding to a Set, and
+ * discovery runs for every key of every event.
+ */
 export const KIND = {
   STRING: 1,
   NUMERIC_STRING: 2,
