@@ -127,7 +127,7 @@ export class CompactLineScanner {
     for (;;) {
       if (text.charCodeAt(i) !== QUOTE) return false;
       const first = text.charCodeAt(i + 1);
-      if (first >= DIGIT_0 && first <= DIGIT_9) return false;
+      if (isDigit(first)) return false;
       const j = this.#stringEnd(i, false);
       if (j < 0 || text.charCodeAt(j) !== COLON) return false;
       const name = this.#name(i + 1, j - 1);
@@ -175,7 +175,7 @@ export class CompactLineScanner {
       return this.#object(walked ? recorded : -2, pathLength + 1, depth + 1) ? OBJECT : -1;
     }
     if (c === OPEN_ARRAY) return this.#array(depth + 1) ? ARRAY : -1;
-    if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
+    if (c === MINUS || isDigit(c)) {
       const j = numberEnd(text, i, this.#end);
       if (j < 0 || !isCompactNumber(text, i, j)) return -1;
       this.#i = j;

@@ -52,7 +52,10 @@ const MAYBE_NUMERIC = /^[\s\d+\-.]/;
 const ASCII_MAYBE_NUMERIC: boolean[] = [];
 for (let c = 0; c < 128; c++) ASCII_MAYBE_NUMERIC[c] = MAYBE_NUMERIC.test(String.fromCharCode(c));
 
-/** The kind of the string whose first character is at `at` in `text` (its quote, if empty). */
+/**
+ * The kind of the string whose first character is at `at` in `text` (past its end, or at its
+ * closing quote, when it is empty: neither reads as numeric).
+ */
 export function stringKind(text: string, at: number): number {
   const first = text.charCodeAt(at);
   const numeric = first < 128 ? ASCII_MAYBE_NUMERIC[first] : MAYBE_NUMERIC.test(text.charAt(at));
@@ -62,7 +65,7 @@ export function stringKind(text: string, at: number): number {
 function kindOf(value: unknown): number {
   switch (typeof value) {
     case 'string':
-      return value === '' ? STRING : stringKind(value, 0);
+      return stringKind(value, 0);
     case 'number':
       return NUMBER;
     case 'boolean':
