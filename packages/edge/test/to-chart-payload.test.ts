@@ -1,6 +1,6 @@
 import { type Envelope, parseQueryRequest, type QueryRequest } from '@analytics-chart/protocol';
 import { describe, expect, it } from 'vitest';
-import { readField, toChartPayload } from '../src/payload/to-chart-payload.ts';
+import { readField, toChartPayload, wholeSecondWindow } from '../src/payload/to-chart-payload.ts';
 import type { QueryDefinition } from '../src/registry/query-definition.ts';
 
 const context = {
@@ -648,5 +648,27 @@ describe('toChartPayload', () => {
     expect(readField({}, '__proto__.constructor')).toBeNull();
     expect(readField({ 'a.b': 2, a: { b: 1 } }, 'a.b')).toBe(2);
     expect(readField('not an object', 'x')).toBeNull();
+  });
+});
+
+describe('wholeSecondWindow', () => {
+  /** The whole seconds strictly inside a window, counted one by one. */
+  const secondsInside = (start: number, end: number) => {
+    const out: number[] = [];
+    for (let t = Math.floor(start) - 2; t <= Math.ceil(end) + 2; t++) {
+      if (t > start && t < end) out.push(t);
+    }
+    return out;
+  };
+
+  it.each([
+    ['fractional ends (a window ending now)', 1000.25, 1010.75],
+    ['whole-second ends (calendar bounds)', 1000, 1010],
+    ['a fractional start, a whole end', 999.999, 1010],
+    ['a whole start, a fractional end', 1000, 1009.001],
+  ])('%s: holds exactly the same whole seconds', (_, start, end) => {
+    const whole = wholeSecondWindow({ start, end });
+    expect(Number.isInteger(whole.start) && Number.isInteger(whole.end)).toBe(true);
+    expect(secondsInside(whole.start, whole.end)).toEqual(secondsInside(start, end));
   });
 });

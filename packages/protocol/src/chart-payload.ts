@@ -52,7 +52,11 @@ export interface ChartPayload {
   /** The aggregation over the whole window, and over the comparison window. */
   combined?: number | null;
   compareCombined?: number | null;
-  /** The resolved window in Unix seconds, for summaries such as the accessible label. */
+  /**
+   * The resolved window in whole Unix seconds, for summaries such as the accessible label. Like
+   * every window it excludes both ends, and it is rounded outward (start down, end up), so it
+   * covers exactly the whole-second events the query counted.
+   */
   range?: { start: number; end: number };
   /**
    * Time series only: which end buckets cover only part of their period because the window

@@ -340,8 +340,12 @@ describe('the host app in Chromium', () => {
             payload?: { range?: { start: number; end: number } };
           };
           const range = chart.payload?.range;
+          // 24 hours, give or take the second the edge rounds the end up to.
           return (
-            chart.status === 'ready' && range !== undefined && range.end - range.start === 86_400
+            chart.status === 'ready' &&
+            range !== undefined &&
+            range.end - range.start >= 86_400 &&
+            range.end - range.start <= 86_401
           );
         }),
       { timeout: 60_000, polling: 100 },

@@ -20,6 +20,19 @@ export interface TrimContext {
   expiresAt: string;
 }
 
+/**
+ * A resolved window in whole Unix seconds, for the payload's `range`. Rounded outward (start
+ * down, end up): events have whole-second timestamps and a window excludes both ends, so the
+ * whole seconds inside the result are exactly those inside the fractional window; the end
+ * rounded down would leave out the events of the window's last second.
+ */
+export function wholeSecondWindow(window: { start: number; end: number }): {
+  start: number;
+  end: number;
+} {
+  return { start: Math.floor(window.start), end: Math.ceil(window.end) };
+}
+
 type Row = Record<string, unknown>;
 
 function rowsOf(list: unknown[] | undefined): Row[] {

@@ -14,7 +14,7 @@ import { entityTag } from '../http/entity-tag.ts';
 import { etagMatches } from '../http/respond.ts';
 import { API_SECURITY_HEADERS } from '../http/security-headers.ts';
 import { fingerprint } from '../log/logger.ts';
-import { toChartPayload } from '../payload/to-chart-payload.ts';
+import { toChartPayload, wholeSecondWindow } from '../payload/to-chart-payload.ts';
 import { Lru } from '../protection/lru.ts';
 import {
   type CachedResult,
@@ -198,10 +198,7 @@ export function dataRoute(runtime: EdgeRuntime) {
     if (!isSqlQuery(resolved.parsed)) {
       const windows = resolveWindows(resolved.parsed, Date.now() / 1000);
       if (windows.ok) {
-        window = {
-          start: Math.floor(windows.value.window.start),
-          end: Math.floor(windows.value.window.end),
-        };
+        window = wholeSecondWindow(windows.value.window);
       }
     }
     return { envelope, window };
