@@ -10,11 +10,18 @@ import { MAX_NESTING, toPayload, toTimestamp } from '../src/ingest/payload-check
  * leave to the slow path.
  */
 
-/** What the slow path makes of a line: null when it refuses it. */
-function slowPath(line: string) {
+/** A line's bytes: its text in UTF-8, or bytes as they are (for ill-formed UTF-8). */
+type LineBytes = string | Uint8Array;
+const toBytes = (line: LineBytes) => (typeof line === 'string' ? Buffer.from(line) : line);
+
+/**
+ * What the slow path makes of a line: null when it refuses it. It reads the line as the loader
+ * does, decoding its bytes (ill-formed UTF-8 becomes U+FFFD).
+ */
+function slowPath(bytes: LineBytes) {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = JSON.parse(Buffer.from(toBytes(bytes)).toString('utf8'));
   } catch {
     return null;
   }
@@ -32,16 +39,23 @@ function slowPath(line: string) {
 }
 
 /** What the scanner makes of a line: null when it leaves it to the slow path. */
-function fastPath(line: string, scanner = new CompactLineScanner()) {
-  // Scanned inside a longer text, as the loader does, so that nothing is read past the line.
-  const text = `{"x":1}\n${line}\n{"timestamp":1,"json":{"after":"line"}}`;
-  const start = 8;
-  if (!scanner.scan(text, start, start + line.length)) return null;
+function fastPath(line: LineBytes, scanner = new CompactLineScanner()) {
+  // Scanned inside a longer buffer, as the loader does, so that nothing is read past the line.
+  const before = Buffer.from('{"x":1}\n');
+  const bytes = Buffer.concat([
+    before,
+    toBytes(line),
+    Buffer.from('\n{"timestamp":1,"json":{"after":"line"}}'),
+  ]);
+  const start = before.length;
+  if (!scanner.scan(bytes, start, start + toBytes(line).length)) return null;
   const discovery = new KeyDiscovery();
   discovery.addScanned(scanner);
+  const digits = bytes.toString('latin1', scanner.timestampStart, scanner.timestampEnd);
+  if (scanner.timestampStart >= 0) expect(Number(digits)).toBe(scanner.timestamp);
   return {
     timestamp: scanner.timestamp,
-    payload: text.slice(scanner.payloadStart, scanner.payloadEnd),
+    payload: bytes.toString('utf8', scanner.payloadStart, scanner.payloadEnd),
     keys: discovery.keys,
   };
 }
@@ -115,13 +129,49 @@ describe('lines left to the slow path', () => {
     expect(slowPath(text)).not.toBeNull();
   });
 
+  /** A line whose payload's string value holds `bytes` between an `x` and a `y`. */
+  const withBytes = (...bytes: number[]) =>
+    Buffer.concat([
+      Buffer.from('{"timestamp":1700000000,"json":{"a":"x'),
+      Buffer.from(bytes),
+      Buffer.from('y"}}'),
+    ]);
+
+  test.each([
+    ['an encoded surrogate (CESU-8)', withBytes(0xed, 0xa0, 0x80)],
+    ['an overlong slash', withBytes(0xc0, 0xaf)],
+    ['an overlong three-byte form', withBytes(0xe0, 0x80, 0xaf)],
+    ['an overlong four-byte form', withBytes(0xf0, 0x80, 0x80, 0xaf)],
+    ['a stray continuation byte', withBytes(0x80)],
+    ['a sequence cut short', withBytes(0xe2, 0x82)],
+    ['a code point past U+10FFFF', withBytes(0xf4, 0x90, 0x80, 0x80)],
+    ['a byte never used in UTF-8', withBytes(0xff)],
+    [
+      'a lead byte before a quote',
+      Buffer.from([...withBytes(0xc3).subarray(0, -3), 0x22, 0x7d, 0x7d]),
+    ],
+  ])('ill-formed UTF-8, %s: the decoder replaces it, so the slow path', (_, bytes) => {
+    expect(fastPath(bytes)).toBeNull();
+    const slow = slowPath(bytes);
+    expect(slow?.payload).toContain('\ufffd');
+  });
+
+  test.each([
+    ['two bytes', 'é'],
+    ['three bytes', '€'],
+    ['four bytes', '🦆'],
+    ['the last code point', '\u{10ffff}'],
+    ['the code points around the surrogates', '\ud7ff\ue000'],
+  ])('well-formed UTF-8, %s: taken, byte for byte', (_, text) => {
+    const bytes = Buffer.from(line(JSON.stringify({ a: `x${text}y`, [text]: 1 })));
+    expect(fastPath(bytes)).toEqual(slowPath(bytes));
+    expect(fastPath(bytes)?.payload).toContain(text);
+  });
+
   test.each([
     ['not JSON', line('{"a":1')],
     ['a control character in a string', line('{"a":"x\u0001"}')],
     ['the last control character', line('{"a":"x\u001f"}')],
-    ['a lone surrogate', line('{"a":"\ud800"}')],
-    ['a surrogate pair the wrong way round', line('{"a":"x\udc00\ud800"}')],
-    ['two low surrogates', line('{"a":"x\udc00\udc00"}')],
     ['a trailing comma', line('{"a":1,}')],
     ['a leading zero', line('{"a":01}')],
     ['a bare dot', line('{"a":1.}')],
@@ -223,18 +273,28 @@ describe('generated lines: the fast path agrees with the slow path', () => {
     const fastKeys = new KeyDiscovery();
     const slowKeys = new KeyDiscovery();
     let fast = 0;
+    let illFormed = 0;
     for (let i = 0; i < 5000; i++) {
       const payload = object(0);
       const text = line(write(payload), String(pick([0, 1700000000, 1.5, 253402300799])));
-      const slow = slowPath(text);
-      const found = fastPath(text, scanner);
+      let bytes = Buffer.from(text);
+      // Now and then a byte of a character past ASCII is replaced: ill-formed UTF-8.
+      const wide = bytes.findIndex((b) => b >= 0x80);
+      if (wide >= 0 && next() < 0.2) {
+        bytes = Buffer.from(bytes);
+        bytes[wide + Math.floor(next() * 2)] = pick([0x22, 0x41, 0x80, 0xc0, 0xed, 0xff]);
+        illFormed++;
+      }
+      const slow = slowPath(bytes);
+      const found = fastPath(bytes, scanner);
       if (found) {
         fast++;
         expect(found, text).toEqual(slow);
         fastKeys.addScanned(scanner);
-        slowKeys.add(JSON.parse(text).json);
+        slowKeys.add(JSON.parse(bytes.toString('utf8')).json);
       }
     }
+    expect(illFormed).toBeGreaterThan(100);
     expect(fastKeys.keys).toEqual(slowKeys.keys);
     // The generator makes both kinds in numbers: the comparison above is not vacuous.
     expect(fast).toBeGreaterThan(1000);

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createEngine } from '../src/index.ts';
 import type { BadLine } from '../src/ingest/append-events.ts';
+import { type EventRecord, recordsRelation } from '../src/ingest/event-records.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
+import { LoadWriters } from '../src/ingest/load-writers.ts';
 import { MAX_NESTING } from '../src/ingest/payload-checks.ts';
 import { keyColumn } from '../src/storage/catalog.ts';
 import { WorkspaceDb } from '../src/storage/workspace-db.ts';
@@ -142,6 +144,89 @@ describe('chunks, workers and transactions', () => {
   });
 });
 
+describe('several writers', () => {
+  test('keys that appear while other writers hold open transactions: the rows and columns /api/log writes', async () => {
+    // Every few lines a key appears or a key's values turn from strings to numbers, so the
+    // schema changes again and again while three writers append small transactions. (Strings
+    // first: a number stored before its key has a string column has no string form stored,
+    // which queries make up for, and which /api/log's second round below would not show.)
+    const events = Array.from({ length: 90 }, (_, i) => ({
+      timestamp: 1_700_000_000 + (i % 4),
+      json: {
+        i,
+        [`k${Math.floor(i / 9)}`]: i % 9 < 5 ? `s${i}` : i,
+        ...(i % 5 === 0 ? { list: [i, `${i}`] } : {}),
+        ...(i > 40 ? { nested: { level: i < 60 ? 'x' : i } } : {}),
+      },
+    }));
+    const file = write('writers.ndjson', `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+    const loaded = await loadNdjson(db, 'writers', file, {
+      chunkBytes: 200,
+      workers: 2,
+      writers: 3,
+      commitEvents: 4,
+    });
+    expect(loaded).toEqual({ events: events.length, badLines: 0 });
+    expect(await stored('writers')).toEqual(events.map((e) => e.json.i));
+
+    // The reference: the same events through /api/log, twice, so that in the second round
+    // every typed column exists from the first row on, as it does for a loaded chunk.
+    const logDir = join(dir, 'writers-log');
+    const engine = await createEngine({ dataDir: logDir, workspaces: { default: 'k' } });
+    for (const _round of [1, 2]) {
+      for (const { timestamp, json } of events) {
+        const answer = await engine.log({ api_key: 'k', collection: 'writers', timestamp, json });
+        expect(answer.status).toBe(200);
+      }
+    }
+    await engine.close();
+    const viaLog = await WorkspaceDb.open(join(logDir, 'default.duckdb'));
+    try {
+      const reference = (await columnsByField(viaLog, 'writers')).slice(events.length);
+      expect(await columnsByField(db, 'writers')).toEqual(reference);
+    } finally {
+      await viaLog.close();
+    }
+  });
+
+  test('a failing append: what committed before it stays, in order; nothing after it', async () => {
+    const batch = (first: number, count: number, claimed = count) => {
+      const records: EventRecord[] = Array.from({ length: count }, (_, k) => ({
+        timestamp: 1_700_000_000,
+        payload: JSON.stringify({ i: first + k }),
+      }));
+      return {
+        keys: [{ path: ['i'], kinds: new Set(['number'] as const) }],
+        events: claimed,
+        source: (params: Parameters<typeof recordsRelation>[1]) => recordsRelation(records, params),
+      };
+    };
+    const writers = await LoadWriters.open(db, 'failing', { writers: 2, commitEvents: 4 });
+    let failure: unknown;
+    try {
+      // Writer 0 commits 0-3, writer 1 commits 4-7; writer 0's next transaction fails.
+      for (const [first, count, claimed] of [
+        [0, 2],
+        [2, 2],
+        [4, 2],
+        [6, 2],
+        [8, 2, 3],
+        [10, 2],
+        [12, 2],
+      ] as const) {
+        await writers.append(batch(first, count, claimed));
+      }
+      await writers.finish();
+    } catch (error) {
+      failure = error;
+    } finally {
+      await writers.close();
+    }
+    expect(String(failure)).toMatch(/staged 3 events, but DuckDB read 2/);
+    expect(await stored('failing')).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+});
+
 /**
  * Lines exercising every rule: timestamps as numbers, fractions and digit strings, payloads as
  * objects and as text (white space, new lines, escapes, big and decimal numbers kept as sent),
@@ -247,8 +332,11 @@ describe('the loader stores what /api/log stores', () => {
 });
 
 /** Every row of a collection as `{timestamp, json, <field>/<kind>: value}`, in ingest order. */
-async function columnsByField(target: WorkspaceDb): Promise<Array<Record<string, unknown>>> {
-  const entry = target.catalog.get('equivalence');
+async function columnsByField(
+  target: WorkspaceDb,
+  collection = 'equivalence',
+): Promise<Array<Record<string, unknown>>> {
+  const entry = target.catalog.get(collection);
   if (!entry) return [];
   const columns = entry.keys.flatMap((key) =>
     (['s', 'n', 'a'] as const)

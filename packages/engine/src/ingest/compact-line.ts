@@ -6,16 +6,17 @@ import { MAX_NESTING, toTimestamp } from './payload-checks.ts';
 const { ARRAY, BOOLEAN, NUMBER, OBJECT } = KIND;
 const DEEPEST_PATH = MAX_DEPTH;
 const DEEPEST_NESTING = MAX_NESTING;
-const kindOfString = stringKind;
 
 /**
  * The loader's fast path: a line `{"timestamp": <number>, "json": {…}}` whose payload is already
  * in compact form, exactly the text `JSON.stringify(JSON.parse(payload))` would write, is
- * checked in one pass over its characters and staged as it stands, without `JSON.parse`,
- * `JSON.stringify` or an object per value (those were two thirds of the parse workers' time).
+ * checked in one pass over its UTF-8 bytes and staged as it stands: no decoding to a string, no
+ * `JSON.parse`, no `JSON.stringify`, no object per value and no encoding back (decoding and
+ * encoding alone were a third of the parse workers' time).
  *
  * The scan accepts a line only when that is provably the outcome of the slow path (see
- * `parse-ndjson.ts`): valid JSON, a timestamp in range, a payload object no deeper than
+ * `parse-ndjson.ts`, which decodes the line and parses it): well-formed UTF-8 (the decoder would
+ * replace anything else), valid JSON, a timestamp in range, a payload object no deeper than
  * {@link MAX_NESTING} in which every number and string is written as `JSON.stringify` writes
  * it, no white space, no key twice in one object, and no key that JavaScript would move to the
  * front of its object (keys starting with a digit). Anything else, and anything unusual (other
@@ -27,9 +28,12 @@ const kindOfString = stringKind;
 export class CompactLineScanner {
   /** The line's timestamp, in whole seconds. */
   timestamp = 0;
-  /** Where the payload's text starts in the scanned text. */
+  /** Where the timestamp's digits are, when the line wrote it as a plain integer (else -1). */
+  timestampStart = -1;
+  timestampEnd = -1;
+  /** Where the payload's bytes start in the scanned buffer. */
   payloadStart = 0;
-  /** Where the payload's text ends (exclusive). */
+  /** Where the payload's bytes end (exclusive). */
   payloadEnd = 0;
   /** Keys recorded: the ith has parent key `parents[i]` (-1 at the top), name and kind bits. */
   count = 0;
@@ -37,38 +41,43 @@ export class CompactLineScanner {
   readonly names: string[] = [];
   readonly kinds: number[] = [];
 
-  #text = '';
+  #bytes: Uint8Array = EMPTY;
   #end = 0;
   #i = 0;
+  /** Whether the last key scanned held a byte outside ASCII. */
+  #wide = false;
   /** The keys of each open object, by depth, to find a key written twice. */
   readonly #seen: string[][] = [];
   /** The last name seen at each position, reused while lines hold the same keys. */
   readonly #lastNames: string[] = [];
   #position = 0;
 
-  /** Scans the line `text[start, end)`; true when it took the fast path. */
-  scan(text: string, start: number, end: number): boolean {
-    this.#text = text;
+  /** Scans the line `bytes[start, end)`; true when it took the fast path. */
+  scan(bytes: Uint8Array, start: number, end: number): boolean {
+    this.#bytes = bytes;
     this.#end = end;
     this.count = 0;
     this.#position = 0;
-    let i = skipSpace(text, start, end);
-    if (text.charCodeAt(i) !== OPEN_OBJECT) return false;
-    i = skipSpace(text, i + 1, end);
+    let i = skipSpace(bytes, start, end);
+    if (bytes[i] !== OPEN_OBJECT) return false;
+    i = skipSpace(bytes, i + 1, end);
     let timestamp: number | null = null;
     let payload = false;
     for (;;) {
-      if (text.charCodeAt(i) !== QUOTE) return false;
-      if (sameAt(text, i + 1, 'timestamp"') && timestamp === null) {
-        i = this.#colon(i + 11);
-        const j = numberEnd(text, i, end);
+      if (bytes[i] !== QUOTE) return false;
+      if (sameAt(bytes, i + 1, TIMESTAMP_KEY) && timestamp === null) {
+        i = this.#colon(i + 1 + TIMESTAMP_KEY.length);
+        const j = numberEnd(bytes, i, end);
         if (j < 0) return false;
-        timestamp = toTimestamp(Number(text.slice(i, j)));
+        const integer = plainInteger(bytes, i, j);
+        timestamp = toTimestamp(integer >= 0 ? integer : Number(latin1(bytes, i, j)));
         if (timestamp === null) return false;
+        this.timestampStart = integer >= 0 ? i : -1;
+        this.timestampEnd = integer >= 0 ? j : -1;
         i = j;
-      } else if (sameAt(text, i + 1, 'json"') && !payload) {
-        i = this.#colon(i + 6);
-        if (text.charCodeAt(i) !== OPEN_OBJECT) return false;
+      } else if (sameAt(bytes, i + 1, JSON_KEY) && !payload) {
+        i = this.#colon(i + 1 + JSON_KEY.length);
+        if (bytes[i] !== OPEN_OBJECT) return false;
         this.payloadStart = i;
         this.#i = i;
         if (!this.#object(-1, 1, 1)) return false;
@@ -76,37 +85,41 @@ export class CompactLineScanner {
         this.payloadEnd = i;
         payload = true;
       } else return false;
-      i = skipSpace(text, i, end);
-      const c = text.charCodeAt(i);
-      if (c === COMMA) i = skipSpace(text, i + 1, end);
+      i = skipSpace(bytes, i, end);
+      const c = bytes[i];
+      if (c === COMMA) i = skipSpace(bytes, i + 1, end);
       else if (c === CLOSE_OBJECT) break;
       else return false;
     }
-    if (timestamp === null || !payload || skipSpace(text, i + 1, end) !== end) return false;
+    if (timestamp === null || !payload || skipSpace(bytes, i + 1, end) !== end) return false;
     this.timestamp = timestamp;
     return true;
   }
 
   /**
-   * The key name `text[start, end)`. Lines mostly hold the same keys in the same order, so the
+   * The key name `bytes[start, end)`. Lines mostly hold the same keys in the same order, so the
    * string of the last line's key at this position is reused when it matches: no new string,
    * and its hash is already known to the maps key discovery looks it up in.
    */
   #name(start: number, end: number): string {
     const position = this.#position++;
+    const bytes = this.#bytes;
+    if (this.#wide) return utf8(bytes, start, end);
     const last = this.#lastNames[position];
-    if (last !== undefined && last.length === end - start && sameAt(this.#text, start, last)) {
-      return last;
+    if (last !== undefined && last.length === end - start) {
+      let same = true;
+      for (let k = 0; k < last.length && same; k++) same = bytes[start + k] === last.charCodeAt(k);
+      if (same) return last;
     }
-    const name = this.#text.slice(start, end);
+    const name = latin1(bytes, start, end);
     this.#lastNames[position] = name;
     return name;
   }
 
   /** Past the white space, the colon and the white space after a key of the line; -1 if none. */
   #colon(i: number): number {
-    const at = skipSpace(this.#text, i, this.#end);
-    return this.#text.charCodeAt(at) === COLON ? skipSpace(this.#text, at + 1, this.#end) : -1;
+    const at = skipSpace(this.#bytes, i, this.#end);
+    return this.#bytes[at] === COLON ? skipSpace(this.#bytes, at + 1, this.#end) : -1;
   }
 
   /**
@@ -115,9 +128,9 @@ export class CompactLineScanner {
    */
   #object(owner: number, pathLength: number, depth: number): boolean {
     if (depth > DEEPEST_NESTING) return false;
-    const text = this.#text;
+    const bytes = this.#bytes;
     let i = this.#i + 1;
-    if (text.charCodeAt(i) === CLOSE_OBJECT) {
+    if (bytes[i] === CLOSE_OBJECT) {
       this.#i = i + 1;
       return true;
     }
@@ -125,11 +138,10 @@ export class CompactLineScanner {
     if (seen) seen.length = 0;
     else this.#seen[depth] = seen = [];
     for (;;) {
-      if (text.charCodeAt(i) !== QUOTE) return false;
-      const first = text.charCodeAt(i + 1);
-      if (isDigit(first)) return false;
+      if (bytes[i] !== QUOTE) return false;
+      if (isDigit(bytes[i + 1] as number)) return false;
       const j = this.#stringEnd(i, false);
-      if (j < 0 || text.charCodeAt(j) !== COLON) return false;
+      if (j < 0 || bytes[j] !== COLON) return false;
       const name = this.#name(i + 1, j - 1);
       // Looking for a key twice is quadratic: wide objects go the slow way.
       if (seen.length === WIDEST || seen.includes(name)) return false;
@@ -146,7 +158,7 @@ export class CompactLineScanner {
       if (kind < 0) return false;
       if (recorded !== -2) this.kinds[recorded] = kind;
       i = this.#i;
-      const c = text.charCodeAt(i);
+      const c = bytes[i];
       if (c === COMMA) i++;
       else if (c === CLOSE_OBJECT) {
         this.#i = i + 1;
@@ -160,15 +172,19 @@ export class CompactLineScanner {
    * or -1 when it is not in compact form. Leaves `#i` past it.
    */
   #value(recorded: number, pathLength: number, depth: number): number {
-    const text = this.#text;
+    const bytes = this.#bytes;
     const i = this.#i;
-    const c = text.charCodeAt(i);
+    const c = bytes[i] as number;
     if (c === QUOTE) {
+      const first = bytes[i + 1] as number;
       // A string starting with an escape is rare: the slow path finds its kind.
-      if (text.charCodeAt(i + 1) === BACKSLASH) return -1;
-      const kind = kindOfString(text, i + 1);
+      if (first === BACKSLASH) return -1;
       this.#i = this.#stringEnd(i, true);
-      return this.#i < 0 ? -1 : kind;
+      if (this.#i < 0) return -1;
+      // Past ASCII the first character is decoded for the test (`\s` holds Unicode spaces).
+      return first < 0x80
+        ? stringKind(ASCII[first] as string, 0)
+        : stringKind(utf8(bytes, i + 1, this.#i - 1), 0);
     }
     if (c === OPEN_OBJECT) {
       const walked = recorded !== -2 && pathLength < DEEPEST_PATH;
@@ -176,20 +192,20 @@ export class CompactLineScanner {
     }
     if (c === OPEN_ARRAY) return this.#array(depth + 1) ? ARRAY : -1;
     if (c === MINUS || isDigit(c)) {
-      const j = numberEnd(text, i, this.#end);
-      if (j < 0 || !isCompactNumber(text, i, j)) return -1;
+      const j = numberEnd(bytes, i, this.#end);
+      if (j < 0 || !isCompactNumber(bytes, i, j)) return -1;
       this.#i = j;
       return NUMBER;
     }
-    if (sameAt(text, i, 'true')) {
+    if (sameAt(bytes, i, TRUE)) {
       this.#i = i + 4;
       return BOOLEAN;
     }
-    if (sameAt(text, i, 'false')) {
+    if (sameAt(bytes, i, FALSE)) {
       this.#i = i + 5;
       return BOOLEAN;
     }
-    if (sameAt(text, i, 'null')) {
+    if (sameAt(bytes, i, NULL)) {
       this.#i = i + 4;
       return 0;
     }
@@ -199,15 +215,15 @@ export class CompactLineScanner {
   /** The array at `#i`: its values are checked, their keys not recorded (arrays are not walked). */
   #array(depth: number): boolean {
     if (depth > DEEPEST_NESTING) return false;
-    const text = this.#text;
+    const bytes = this.#bytes;
     this.#i++;
-    if (text.charCodeAt(this.#i) === CLOSE_ARRAY) {
+    if (bytes[this.#i] === CLOSE_ARRAY) {
       this.#i++;
       return true;
     }
     for (;;) {
       if (this.#value(-2, DEEPEST_PATH, depth) < 0) return false;
-      const c = text.charCodeAt(this.#i++);
+      const c = bytes[this.#i++];
       if (c === CLOSE_ARRAY) return true;
       if (c !== COMMA) return false;
     }
@@ -216,31 +232,36 @@ export class CompactLineScanner {
   /**
    * Past the closing quote of the string opening at `i`, or -1 unless it is written as
    * `JSON.stringify` writes it: characters as they are except `"`, `\` and controls, escaped as
-   * `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t` or `\u00xx` (lower-case), and no half surrogate
-   * pair. Keys (`escapes` false) take no escape at all, so their text is their name.
+   * `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t` or `\u00xx` (lower-case), in well-formed UTF-8
+   * (which holds no half surrogate pair). Keys (`escapes` false) take no escape at all, so their
+   * bytes are their name; `#wide` tells whether any of them lies outside ASCII.
    */
   #stringEnd(i: number, escapes: boolean): number {
-    const text = this.#text;
+    const bytes = this.#bytes;
     const end = this.#end;
+    this.#wide = false;
     for (let j = i + 1; j < end; j++) {
-      const c = text.charCodeAt(j);
+      const c = bytes[j] as number;
       if (c === QUOTE) return j + 1;
       if (c < 0x20) return -1;
       if (c === BACKSLASH) {
         if (!escapes) return -1;
-        const e = text.charCodeAt(++j);
-        if (SHORT_ESCAPE[e] === true) continue;
-        if (e !== LETTER_U || !isControlEscape(text, j + 1)) return -1;
+        const e = bytes[++j] as number;
+        if (SHORT_ESCAPE[e] === 1) continue;
+        if (e !== LETTER_U || !isControlEscape(bytes, j + 1)) return -1;
         j += 4;
-      } else if (c >= 0xd800 && c <= 0xdfff) {
-        const next = text.charCodeAt(j + 1);
-        if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return -1;
-        j++;
+      } else if (c >= 0x80) {
+        const length = utf8SequenceLength(bytes, j, end);
+        if (length === 0) return -1;
+        this.#wide = true;
+        j += length - 1;
       }
     }
     return -1;
   }
 }
+
+const EMPTY = new Uint8Array(0);
 
 /** Keys in one object beyond which the scan leaves the line to the slow path. */
 const WIDEST = 64;
@@ -259,34 +280,76 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const LETTER_U = 0x75;
 
-/** Escapes `JSON.stringify` writes as two characters: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`. */
-const SHORT_ESCAPE: boolean[] = [];
-for (const c of '"\\bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = true;
+const codes = (word: string) => Uint8Array.from(word, (c) => c.charCodeAt(0));
+const TIMESTAMP_KEY = codes('timestamp"');
+const JSON_KEY = codes('json"');
+const TRUE = codes('true');
+const FALSE = codes('false');
+const NULL = codes('null');
 
-/** Whether `text` at `at` holds `00xx` (lower-case hex) for a control that has no short escape. */
-function isControlEscape(text: string, at: number): boolean {
-  if (!text.startsWith('00', at)) return false;
-  const hex = text.slice(at + 2, at + 4);
-  if (!/^[01][0-9a-f]$/.test(hex)) return false;
-  const code = Number.parseInt(hex, 16);
+/** One-character strings for ASCII, so a string's kind is told without slicing it. */
+const ASCII = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c));
+
+/** Escapes `JSON.stringify` writes as two characters: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`. */
+const SHORT_ESCAPE = new Uint8Array(128);
+for (const c of '"\\bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = 1;
+
+/** Lower-case hex digits' values, -1 for anything else. */
+const HEX = new Int8Array(256).fill(-1);
+for (let c = 0; c < 16; c++) HEX['0123456789abcdef'.charCodeAt(c)] = c;
+
+/** Whether `bytes` at `at` hold `00xx` (lower-case hex) for a control that has no short escape. */
+function isControlEscape(bytes: Uint8Array, at: number): boolean {
+  if (bytes[at] !== DIGIT_0 || bytes[at + 1] !== DIGIT_0) return false;
+  const high = HEX[bytes[at + 2] as number] as number;
+  const low = HEX[bytes[at + 3] as number] as number;
+  if (high < 0 || high > 1 || low < 0) return false;
+  const code = high * 16 + low;
   return code !== 0x08 && code !== 0x09 && code !== 0x0a && code !== 0x0c && code !== 0x0d;
 }
 
 /**
- * Whether `text` holds `word` at `at`. A loop over the characters: `startsWith` with a position
- * costs several times more in a scan that calls it for every key.
+ * The length of the well-formed UTF-8 sequence of a character past ASCII at `j` (2 to 4), or 0
+ * for anything a decoder would replace: stray continuation bytes, overlong forms, encoded
+ * surrogates, code points past U+10FFFF, a sequence cut short.
  */
-function sameAt(text: string, at: number, word: string): boolean {
+function utf8SequenceLength(bytes: Uint8Array, j: number, end: number): number {
+  const c = bytes[j] as number;
+  let length: number;
+  let low = 0x80;
+  let high = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) length = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    length = 3;
+    if (c === 0xe0) low = 0xa0;
+    else if (c === 0xed) high = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    length = 4;
+    if (c === 0xf0) low = 0x90;
+    else if (c === 0xf4) high = 0x8f;
+  } else return 0;
+  if (j + length > end) return 0;
+  const second = bytes[j + 1] as number;
+  if (second < low || second > high) return 0;
+  for (let k = 2; k < length; k++) {
+    const next = bytes[j + k] as number;
+    if (next < 0x80 || next > 0xbf) return 0;
+  }
+  return length;
+}
+
+/** Whether `bytes` hold `word` at `at`. */
+function sameAt(bytes: Uint8Array, at: number, word: Uint8Array): boolean {
   for (let k = 0; k < word.length; k++) {
-    if (text.charCodeAt(at + k) !== word.charCodeAt(k)) return false;
+    if (bytes[at + k] !== word[k]) return false;
   }
   return true;
 }
 
 /** Past JSON's white space (space, tab, line feed, carriage return) from `i`, up to `end`. */
-function skipSpace(text: string, i: number, end: number): number {
+function skipSpace(bytes: Uint8Array, i: number, end: number): number {
   while (i < end) {
-    const c = text.charCodeAt(i);
+    const c = bytes[i];
     if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return i;
     i++;
   }
@@ -298,40 +361,62 @@ function isDigit(c: number): boolean {
 }
 
 /** Past the JSON number at `i` (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`), or -1 if none. */
-function numberEnd(text: string, i: number, end: number): number {
-  if (text.charCodeAt(i) === MINUS) i++;
-  const first = text.charCodeAt(i);
+function numberEnd(bytes: Uint8Array, i: number, end: number): number {
+  if (bytes[i] === MINUS) i++;
+  const first = bytes[i] as number;
   if (first === DIGIT_0) i++;
-  else if (isDigit(first)) while (i < end && isDigit(text.charCodeAt(i))) i++;
+  else if (isDigit(first)) while (i < end && isDigit(bytes[i] as number)) i++;
   else return -1;
-  if (text.charCodeAt(i) === DOT) {
-    if (!isDigit(text.charCodeAt(++i))) return -1;
-    while (i < end && isDigit(text.charCodeAt(i))) i++;
+  if (bytes[i] === DOT) {
+    if (!isDigit(bytes[++i] as number)) return -1;
+    while (i < end && isDigit(bytes[i] as number)) i++;
   }
-  const e = text.charCodeAt(i);
+  const e = bytes[i];
   if (e === 0x65 || e === 0x45) {
-    const sign = text.charCodeAt(++i);
+    const sign = bytes[++i];
     if (sign === 0x2b || sign === MINUS) i++;
-    if (!isDigit(text.charCodeAt(i))) return -1;
-    while (i < end && isDigit(text.charCodeAt(i))) i++;
+    if (!isDigit(bytes[i] as number)) return -1;
+    while (i < end && isDigit(bytes[i] as number)) i++;
   }
   return i > end ? -1 : i;
 }
 
 /**
- * Whether the number `text[start, end)` is written as `JSON.stringify` writes its value. An
+ * The value of `bytes[start, end)` when it is a number written as plain digits, at most 15 of
+ * them (so exact as a double), else -1.
+ */
+function plainInteger(bytes: Uint8Array, start: number, end: number): number {
+  if (end - start > 15) return -1;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const c = bytes[i] as number;
+    if (!isDigit(c)) return -1;
+    value = value * 10 + (c - DIGIT_0);
+  }
+  return value;
+}
+
+/**
+ * Whether the number `bytes[start, end)` is written as `JSON.stringify` writes its value. An
  * integer of at most 15 digits (not `-0`) always is; anything else is compared with it.
  */
-function isCompactNumber(text: string, start: number, end: number): boolean {
-  const digits = end - start - (text.charCodeAt(start) === MINUS ? 1 : 0);
-  if (
-    digits <= 15 &&
-    !(digits === 1 && end - start === 2 && text.charCodeAt(end - 1) === DIGIT_0)
-  ) {
-    let plain = true;
-    for (let i = end - digits; i < end && plain; i++) plain = isDigit(text.charCodeAt(i));
-    if (plain) return true;
-  }
-  const written = text.slice(start, end);
+function isCompactNumber(bytes: Uint8Array, start: number, end: number): boolean {
+  const negative = bytes[start] === MINUS;
+  const integer = plainInteger(bytes, negative ? start + 1 : start, end);
+  if (integer > 0 || (integer === 0 && !negative)) return true;
+  const written = latin1(bytes, start, end);
   return String(Number(written)) === written;
+}
+
+/** The text of `bytes[start, end)`, one character per byte (for ASCII). */
+function latin1(bytes: Uint8Array, start: number, end: number): string {
+  return String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]);
+}
+
+// ignoreBOM keeps a key's or value's leading U+FEFF, which a decoder drops by default.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** The text of the well-formed UTF-8 `bytes[start, end)`. */
+function utf8(bytes: Uint8Array, start: number, end: number): string {
+  return decoder.decode(bytes.subarray(start, end));
 }

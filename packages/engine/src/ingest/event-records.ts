@@ -34,27 +34,27 @@ export function recordsRelation(records: EventRecord[], params: SqlParams): stri
      FROM (SELECT unnest(string_split(${params.text(text)}, chr(30))) AS r))`;
 }
 
-/**
- * Staged events for `engine load`: a file that DuckDB's CSV reader splits (in C++, while the
- * loader's workers parse the next chunks). A record is `<ts>US RS<payload>RS` and a newline; the
- * payload is quoted with RS, so the new lines that JSON allows as white space in a payload sent
- * as text stay inside it, and RS never needs escaping.
- */
-export function stagedRecord(timestamp: number, payload: string): string {
-  return `${timestamp}${US}${RS}${payload}${RS}\n`;
-}
-
 /** The CSV reader's default longest line, in bytes; longer staged records raise it. */
 const DEFAULT_MAX_LINE = 2_000_000;
 
 /**
- * The SQL relation `(ts, payload)` of a staged file. `longest` is the longest payload in UTF-16
- * units (a UTF-8 byte count is at most three times that). One reader thread: the parallel
- * reader costs a quarter more CPU in all (its batches are merged into row groups afterwards),
- * and the loader's parse workers need the other cores.
+ * Staged events for `engine load`: a file that DuckDB's CSV reader splits (in C++, while the
+ * loader's workers parse the next chunks). A record is `<ts>US RS<payload>RS` and a newline; the
+ * payload is quoted with RS, so the new lines that JSON allows as white space in a payload sent
+ * as text stay inside it, and RS never needs escaping. The workers write these bytes directly
+ * (`ndjson-chunk.ts`).
+ */
+export const STAGED_SEPARATOR = US;
+export const STAGED_QUOTE = RS;
+
+/**
+ * The SQL relation `(ts, payload)` of a staged file (see {@link STAGED_SEPARATOR}). `longest`
+ * is the longest payload in UTF-8 bytes. One reader thread: the parallel reader costs a quarter
+ * more CPU in all (its batches are merged into row groups afterwards), and the loader's parse
+ * workers need the other cores.
  */
 export function stagedRelation(file: string, longest: number, params: SqlParams): string {
-  const maxLine = longest * 3 + 64;
+  const maxLine = longest + 64;
   const lineOption = maxLine > DEFAULT_MAX_LINE ? `, max_line_size = ${Math.ceil(maxLine)}` : '';
   return `(SELECT ts, payload FROM read_csv(${params.text(file)},
      columns = {'ts': 'BIGINT', 'payload': 'VARCHAR'}, header = false, auto_detect = false,

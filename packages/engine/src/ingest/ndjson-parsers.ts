@@ -45,14 +45,17 @@ export class NdjsonParsers {
     }
   }
 
-  /** Parses a chunk (see {@link parseChunk}). */
+  /**
+   * Parses a chunk (see {@link parseChunk}). The buffer of `job.bytes` is handed over to the
+   * worker (detached here) and comes back as the answer's `buffer`.
+   */
   parse(job: ChunkJob): Promise<ParsedChunk> {
     if (this.#failure) return Promise.reject(this.#failure);
     const worker = this.#workers[job.id % this.#workers.length];
     if (!worker) return Promise.resolve().then(() => parseChunk(job));
     return new Promise((resolve, reject) => {
       this.#waiting.set(job.id, { resolve, reject });
-      worker.postMessage(job);
+      worker.postMessage(job, [job.bytes.buffer as ArrayBuffer]);
     });
   }
 

@@ -14,6 +14,7 @@ if (port) {
     } catch (error) {
       reply = { id: job.id, error: error instanceof Error ? error.message : String(error) };
     }
-    port.postMessage(reply);
+    // The chunk's buffer goes back to be read into again.
+    port.postMessage(reply, 'buffer' in reply && reply.buffer ? [reply.buffer] : []);
   });
 }

@@ -8,41 +8,45 @@ export interface BadLine {
 }
 
 /**
- * Receives a good line's event: whole Unix seconds, the payload text, and where its keys are: the
- * object parsed from it, or the scanner that took the line's fast path and recorded them.
+ * Receives each good line's event at once, so that a caller can pass it on and drop it (objects
+ * that die young cost the garbage collector far less than a chunk's worth kept to the end).
  */
-export type OnEvent = (
-  timestamp: number,
-  payload: string,
-  keys: Record<string, unknown> | CompactLineScanner,
-) => void;
+export interface NdjsonEvents {
+  /**
+   * A line that took the fast path: the scanner holds its timestamp, where its payload's bytes
+   * are, and its keys, until the next line is scanned.
+   */
+  scanned(scanner: CompactLineScanner): void;
+  /** A line parsed the slow way: whole Unix seconds, the payload text and its object. */
+  parsed(timestamp: number, payload: string, json: Record<string, unknown>): void;
+}
+
+const NEWLINE = 0x0a;
 
 /**
- * Parses NDJSON lines `{"timestamp": <unix s>, "json": {…} | "<json text>"}`, numbered from
- * `firstLine`, with the same checks and words as `/api/log` (the timestamp is required here),
- * and returns the bad lines and the number of lines, blank ones included. Each good event goes
- * to `onEvent` at once, so a caller can pass it on and drop it: objects that die young cost the
- * garbage collector far less than a chunk's worth of them kept to the end. Blank lines are
- * skipped; `\r\n` line ends are fine. A line already in compact form takes the fast path of
- * {@link CompactLineScanner}, with the same outcome; any other is parsed.
+ * Parses NDJSON lines `{"timestamp": <unix s>, "json": {…} | "<json text>"}` from UTF-8 bytes,
+ * numbered from `firstLine`, with the same checks and words as `/api/log` (the timestamp is
+ * required here), and returns the bad lines and the number of lines, blank ones included.
+ * Blank lines are skipped; `\r\n` line ends are fine. A line already in compact form takes the
+ * fast path of {@link CompactLineScanner}, with the same outcome; any other is decoded (bytes
+ * that are not UTF-8 become U+FFFD, as anywhere text is read) and parsed.
  */
 export function parseNdjsonLines(
-  text: string,
+  bytes: Uint8Array,
   firstLine: number,
-  onEvent: OnEvent,
+  events: NdjsonEvents,
 ): { bad: BadLine[]; lines: number } {
   const bad: BadLine[] = [];
   const scanner = new CompactLineScanner();
   let line = firstLine;
   let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    if (end > start && scanner.scan(text, start, end)) {
-      onEvent(scanner.timestamp, text.slice(scanner.payloadStart, scanner.payloadEnd), scanner);
-    } else if (end > start) {
-      const raw = text.slice(start, end);
-      const reason = parseLine(raw, onEvent);
+  while (start < bytes.length) {
+    let end = bytes.indexOf(NEWLINE, start);
+    if (end === -1) end = bytes.length;
+    if (end > start && scanner.scan(bytes, start, end)) events.scanned(scanner);
+    else if (end > start) {
+      const raw = decoder.decode(bytes.subarray(start, end));
+      const reason = parseLine(raw, events);
       // A line of only spaces is blank, not bad (checked only when parsing failed: it is rare).
       if (reason && !BLANK.test(raw)) bad.push({ line, reason });
     }
@@ -53,8 +57,10 @@ export function parseNdjsonLines(
 }
 
 const BLANK = /^\s*$/;
+// A byte order mark is kept: only the file's first one is dropped (by the loader).
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-function parseLine(raw: string, onEvent: OnEvent): string | undefined {
+function parseLine(raw: string, events: NdjsonEvents): string | undefined {
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -71,6 +77,6 @@ function parseLine(raw: string, onEvent: OnEvent): string | undefined {
   if (json === undefined || json === null) return 'json is required';
   const payload = toPayload(json);
   if (typeof payload === 'string') return `json: ${payload}`;
-  onEvent(seconds, payload.payload, payload.json);
+  events.parsed(seconds, payload.payload, payload.json);
   return undefined;
 }

@@ -36,6 +36,34 @@ function columnsFor(seen: SeenKey) {
   };
 }
 
+/** The kinds of column `seen` needs that `key` (the key's columns so far, if any) lacks. */
+function missingColumns(
+  key: KeyColumns | undefined,
+  seen: SeenKey,
+): Array<['s' | 'n' | 'a', string]> {
+  const kinds = columnsFor(seen);
+  const missing: Array<['s' | 'n' | 'a', string]> = [];
+  if (kinds.hasString && !key?.hasString) missing.push(['s', 'VARCHAR']);
+  if (kinds.hasNumber && !key?.hasNumber) missing.push(['n', 'DOUBLE']);
+  if (kinds.hasArray && !key?.hasArray) missing.push(['a', 'VARCHAR[]']);
+  return missing;
+}
+
+/**
+ * Whether {@link addKeyColumns} would change `entry` for the discovered keys: a column or
+ * catalog row to add, or the collection to mark as past {@link MAX_TYPED_KEYS}. Pure, so that a
+ * writer can tell before it takes the schema lock.
+ */
+export function needsKeyColumns(entry: CollectionEntry, discovered: SeenKey[]): boolean {
+  const byPath = new Map(entry.keys.map((k) => [JSON.stringify(k.path), k]));
+  for (const seen of discovered) {
+    const key = byPath.get(JSON.stringify(seen.path));
+    if (missingColumns(key, seen).length === 0) continue;
+    if (key || entry.keys.length < MAX_TYPED_KEYS || !entry.overflow) return true;
+  }
+  return false;
+}
+
 /**
  * Adds the columns and catalog rows that the discovered keys need to `draft`, inside the
  * caller's transaction. Returns whether anything changed.
@@ -49,10 +77,10 @@ export async function addKeyColumns(
   let nextId = draft.keys.reduce((max, k) => Math.max(max, k.id + 1), 0);
   let changed = false;
   for (const seen of discovered) {
-    const kinds = columnsFor(seen);
-    if (!kinds.hasString && !kinds.hasNumber && !kinds.hasArray) continue;
     const pathJson = JSON.stringify(seen.path);
     let key = byPath.get(pathJson);
+    const added = missingColumns(key, seen);
+    if (added.length === 0) continue;
     const isNew = !key;
     if (!key) {
       if (draft.keys.length >= MAX_TYPED_KEYS) {
@@ -76,11 +104,6 @@ export async function addKeyColumns(
       draft.keys.push(key);
       byPath.set(pathJson, key);
     }
-    const added: Array<['s' | 'n' | 'a', string]> = [];
-    if (kinds.hasString && !key.hasString) added.push(['s', 'VARCHAR']);
-    if (kinds.hasNumber && !key.hasNumber) added.push(['n', 'DOUBLE']);
-    if (kinds.hasArray && !key.hasArray) added.push(['a', 'VARCHAR[]']);
-    if (added.length === 0) continue;
     for (const [kind, type] of added) {
       if (kind === 's') key.hasString = true;
       if (kind === 'n') key.hasNumber = true;

@@ -188,7 +188,10 @@ export class WorkspaceDb implements SqlWorkspace {
     return result;
   }
 
-  /** A fresh connection for one SQL-mode query; the caller closes it. */
+  /**
+   * A fresh connection, for one SQL-mode query or one of the loader's writers (see
+   * `LoadWriters`); the caller closes it.
+   */
   connect(): Promise<DuckDBConnection> {
     return this.#instance.connect();
   }

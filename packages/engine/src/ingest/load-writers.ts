@@ -1,0 +1,182 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { CollectionEntry } from '../storage/catalog.ts';
+import type { SqlParams } from '../storage/sql-params.ts';
+import type { WorkspaceDb } from '../storage/workspace-db.ts';
+import type { SeenKey } from './discover-keys.ts';
+import { addKeyColumns, insertEvents, needsKeyColumns } from './type-keys.ts';
+
+/** Staged events ready to append, in file order. */
+export interface StagedBatch {
+  /** Their key discovery. */
+  keys: SeenKey[];
+  /** How many events the source holds; DuckDB must read exactly these. */
+  events: number;
+  /** The `(ts, payload)` relation to read them from, adding its own parameters. */
+  source: (params: SqlParams) => string;
+  /** Called once the events are appended (not yet committed), e.g. to remove a staged file. */
+  appended?: () => Promise<void>;
+}
+
+interface Writer {
+  conn: DuckDBConnection;
+  /** The writer's queued work: its appends and commits, one after another. */
+  chain: Promise<void>;
+  /** Its appends queued and not yet done, oldest first, with their sizes. */
+  queued: Array<{ done: Promise<void>; events: number }>;
+  queuedEvents: number;
+  open: boolean;
+  uncommitted: number;
+}
+
+/**
+ * The loader's writers: several DuckDB connections appending to one collection at once, each in
+ * transactions of at least `commitEvents` events, committed in file order.
+ *
+ * DuckDB's insert of staged events runs on one thread per statement (CSV reading, JSON
+ * extraction of the typed columns, compression); two statements on two connections use two
+ * cores, which a single statement with two threads does not (measured: the parallel CSV reader
+ * costs more than it gains). Appends to one table from concurrent transactions never conflict.
+ * Consecutive batches go to the same writer until its transaction holds `commitEvents`, then the
+ * next writer takes over; a writer commits only after the writer before it has, so rows keep
+ * the file's order (row ids follow commit order) and a load stopped midway keeps a prefix of
+ * the file. Schema changes (the collection itself, columns for new keys) cannot run beside open
+ * appends: the writers commit what they hold, the change commits in a transaction of its own
+ * through the workspace's writer, and the appends go on with the new columns.
+ */
+export class LoadWriters {
+  readonly #db: WorkspaceDb;
+  readonly #collection: string;
+  readonly #commitEvents: number;
+  readonly #writers: Writer[] = [];
+  #current = 0;
+  /** The last commit queued: the next one waits for it. */
+  #lastCommit: Promise<void> = Promise.resolve();
+  #failure: unknown;
+  #failed = false;
+
+  private constructor(db: WorkspaceDb, collection: string, commitEvents: number) {
+    this.#db = db;
+    this.#collection = collection;
+    this.#commitEvents = commitEvents;
+  }
+
+  /** Opens `count` writer connections to `db` (at least one). */
+  static async open(
+    db: WorkspaceDb,
+    collection: string,
+    options: { writers: number; commitEvents: number },
+  ): Promise<LoadWriters> {
+    const writers = new LoadWriters(db, collection, options.commitEvents);
+    for (let i = 0; i < Math.max(1, options.writers); i++) {
+      writers.#writers.push({
+        conn: await db.connect(),
+        chain: Promise.resolve(),
+        queued: [],
+        queuedEvents: 0,
+        open: false,
+        uncommitted: 0,
+      });
+    }
+    return writers;
+  }
+
+  /**
+   * Queues a batch behind the ones before it. Resolves once it is queued, after waiting while
+   * its writer has more than a transaction's worth of events waiting: enough that every writer
+   * has work queued while the next one's batches are being parsed, and a bound on the staged
+   * files waiting. Rejects once any queued work has failed.
+   */
+  async append(batch: StagedBatch): Promise<void> {
+    this.#check();
+    const entry = await this.#schemaFor(batch.keys);
+    const writer = this.#writers[this.#current] as Writer;
+    const appended = this.#queue(writer, async () => {
+      if (!writer.open) {
+        await writer.conn.run('BEGIN TRANSACTION');
+        writer.open = true;
+      }
+      const written = await insertEvents(writer.conn, entry, batch.source);
+      if (written !== batch.events) {
+        throw new Error(`staged ${batch.events} events, but DuckDB read ${written}`);
+      }
+      await batch.appended?.();
+    });
+    writer.queued.push({ done: appended, events: batch.events });
+    writer.queuedEvents += batch.events;
+    writer.uncommitted += batch.events;
+    if (writer.uncommitted >= this.#commitEvents) this.#commitCurrent();
+    while (writer.queuedEvents > this.#commitEvents) {
+      const oldest = writer.queued.shift() as { done: Promise<void>; events: number };
+      await oldest.done;
+      writer.queuedEvents -= oldest.events;
+    }
+    this.#check();
+  }
+
+  /** Commits everything queued, in order. */
+  async finish(): Promise<void> {
+    this.#check();
+    this.#commitCurrent();
+    await this.#lastCommit;
+    this.#check();
+  }
+
+  /** Rolls back what was not committed and closes the connections. */
+  async close(): Promise<void> {
+    await Promise.all(this.#writers.map((w) => w.chain));
+    for (const writer of this.#writers) {
+      if (writer.open) await writer.conn.run('ROLLBACK').catch(() => undefined);
+      writer.conn.closeSync();
+    }
+  }
+
+  /**
+   * The collection's entry with columns for `keys`, making the schema change first when one is
+   * needed (after everything queued so far has committed).
+   */
+  async #schemaFor(keys: SeenKey[]): Promise<CollectionEntry> {
+    const entry = this.#db.catalog.get(this.#collection);
+    if (entry && !needsKeyColumns(entry, keys)) return entry;
+    await this.finish();
+    await this.#db.write(async (tx) => {
+      await addKeyColumns(tx.conn, await tx.collection(this.#collection), keys);
+    });
+    return this.#db.catalog.get(this.#collection) as CollectionEntry;
+  }
+
+  /** Queues the current writer's commit after the one before it; the next writer takes over. */
+  #commitCurrent(): void {
+    const writer = this.#writers[this.#current] as Writer;
+    if (writer.uncommitted === 0) return;
+    const previous = this.#lastCommit;
+    this.#lastCommit = this.#queue(writer, async () => {
+      await previous;
+      await writer.conn.run('COMMIT');
+      writer.open = false;
+    });
+    writer.uncommitted = 0;
+    this.#current = (this.#current + 1) % this.#writers.length;
+  }
+
+  /**
+   * Runs `work` after the writer's queued work. The writer's chain itself never rejects (so a
+   * later step can wait on it); the first failure is kept and every later step is skipped.
+   */
+  #queue(writer: Writer, work: () => Promise<void>): Promise<void> {
+    const step = writer.chain.then(() => {
+      if (this.#failed) return;
+      return work().catch((error: unknown) => {
+        if (!this.#failed) {
+          this.#failed = true;
+          this.#failure = error;
+        }
+      });
+    });
+    writer.chain = step;
+    return step;
+  }
+
+  #check(): void {
+    if (this.#failed) throw this.#failure;
+  }
+}
