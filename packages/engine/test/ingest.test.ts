@@ -346,6 +346,47 @@ describe('group commit', () => {
   });
 });
 
+describe('appends beside schema changes', () => {
+  test('concurrent requests, some bringing new keys: every event, every typed value', async () => {
+    const c = 'side_by_side';
+    // The collection exists first, so most requests only append; every seventh brings a key
+    // of its own, which needs a schema change while other requests are appending.
+    await server.engine.bulkLog({
+      api_key: API_KEY,
+      collection: c,
+      timestamp: 1,
+      jsons: [{ n: 0 }],
+    });
+    const requests = Array.from({ length: 60 }, (_, r) => ({
+      api_key: API_KEY,
+      collection: c,
+      timestamp: 100 + r,
+      jsons: Array.from({ length: 50 }, (_, i) => ({
+        n: r * 50 + i + 1,
+        ...(r % 7 === 3 ? { [`new${r}`]: `v${i % 2}` } : {}),
+      })),
+    }));
+    const answers = await Promise.all(requests.map((body) => server.engine.bulkLog(body)));
+    expect(answers.map((a) => a.status)).toEqual(requests.map(() => 200));
+    expect(await countWhere(c, [])).toBe(1 + 60 * 50);
+    expect(await countWhere(c, [['n', '>', 1500]])).toBe(1500);
+    for (const r of [3, 10, 17, 24, 31, 38, 45, 52, 59]) {
+      const split = await server.post('/api/visualize/data', {
+        api_key: API_KEY,
+        collection: c,
+        graph_type: 'Table',
+        split: `new${r}`,
+        start: 0,
+        end: 'now',
+      });
+      expect(split.body.result).toEqual([
+        { [`new${r}`]: 'v0', Count: 25 },
+        { [`new${r}`]: 'v1', Count: 25 },
+      ]);
+    }
+  });
+});
+
 describe('a request that cannot be written', () => {
   test('fails alone: the others that shared its transaction are written', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'engine-oom-'));

@@ -46,8 +46,9 @@ export interface WriteTransaction {
 
 /**
  * One workspace: a DuckDB file opened once with the locked-down configuration, the catalog
- * mirror, a pool of reader connections, and a single writer whose transactions run one at a
- * time. Catalog changes become visible to queries only after their transaction commits.
+ * mirror, a pool of reader connections, a writer whose transactions run one at a time and
+ * alone, and appenders whose transactions only insert rows and run side by side. Catalog
+ * changes become visible to queries only after their transaction commits.
  */
 export class WorkspaceDb implements SqlWorkspace {
   readonly #instance: DuckDBInstance;
@@ -58,6 +59,11 @@ export class WorkspaceDb implements SqlWorkspace {
   readonly #payloadType: string;
   #readers = 0;
   #writeChain: Promise<unknown> = Promise.resolve();
+  /** Appender connections not in use, and how many transactions are appending now. */
+  readonly #idleAppenders: DuckDBConnection[] = [];
+  readonly #appenders: Set<Promise<unknown>> = new Set();
+  /** Set while a writer transaction runs (or waits for the appends to end): appends wait. */
+  #exclusive: Promise<unknown> | undefined;
   #closed = false;
 
   private constructor(
@@ -132,9 +138,54 @@ export class WorkspaceDb implements SqlWorkspace {
    * drafts it touched are published; on failure it rolls back and nothing is published.
    */
   write<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T> {
-    const run = this.#writeChain.then(() => this.#transaction(fn));
+    const run = this.#writeChain.then(async () => {
+      // Alone: appends started before finish first, and new ones wait until this commits.
+      const alone = (async () => {
+        while (this.#appenders.size > 0) await Promise.allSettled([...this.#appenders]);
+        return this.#transaction(fn);
+      })();
+      this.#exclusive = alone;
+      try {
+        return await alone;
+      } finally {
+        this.#exclusive = undefined;
+      }
+    });
     this.#writeChain = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Runs `fn` in one transaction on an appender connection, beside other appends (each commit
+   * syncs the WAL, so a resolved append is durable) but never beside {@link write}. `fn` may
+   * only insert rows into tables the published catalog already has, with its columns: DuckDB
+   * appends from concurrent transactions never conflict, while schema changes would.
+   */
+  async append<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    while (this.#exclusive) await this.#exclusive.catch(() => undefined);
+    if (this.#closed) throw new Error('workspace database is closed');
+    const run = (async () => {
+      const conn = this.#idleAppenders.pop() ?? (await this.#instance.connect());
+      try {
+        await conn.run('BEGIN TRANSACTION');
+        try {
+          const result = await fn(conn);
+          await conn.run('COMMIT');
+          return result;
+        } catch (error) {
+          await conn.run('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      } finally {
+        this.#idleAppenders.push(conn);
+      }
+    })();
+    this.#appenders.add(run);
+    try {
+      return await run;
+    } finally {
+      this.#appenders.delete(run);
+    }
   }
 
   async #transaction<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T> {
@@ -205,7 +256,9 @@ export class WorkspaceDb implements SqlWorkspace {
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#writeChain;
+    while (this.#appenders.size > 0) await Promise.allSettled([...this.#appenders]);
     this.#closed = true;
+    for (const conn of this.#idleAppenders) conn.closeSync();
     for (const conn of this.#idle) conn.closeSync();
     this.#writer.closeSync();
     this.#instance.closeSync();
