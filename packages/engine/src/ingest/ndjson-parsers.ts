@@ -28,7 +28,7 @@ export class NdjsonParsers {
   constructor(readonly count: number) {
     for (let i = 0; i < count; i++) {
       // A parsed line's objects die at once: a larger young generation lets them die there.
-      const worker = new Worker(new URL('./ndjson-worker.mjs', import.meta.url), {
+      const worker = new Worker(new URL('./ndjson-worker.cjs', import.meta.url), {
         resourceLimits: { maxYoungGenerationSizeMb: 48 },
       });
       worker.on('message', (reply: ChunkReply) => {
