@@ -207,6 +207,23 @@ describe('/api/bulk-log', () => {
     const { body } = await samples('bulk');
     expect(body.result).toEqual([1, 2, 3].map((i) => ({ timestamp: 100, json: { i } })));
   });
+  test('10,000 events in one request, in one second: all of them, in the order sent', async () => {
+    // About a megabyte of payload text, which travels to DuckDB in many pieces.
+    const jsons = Array.from({ length: 10_000 }, (_, i) =>
+      JSON.stringify({ i, text: 'é'.repeat(i % 97), n: i % 13 }),
+    );
+    const answer = await server.post('/api/bulk-log', {
+      api_key: API_KEY,
+      collection: 'one_second',
+      timestamp: 4242,
+      jsons,
+    });
+    expect(answer.body).toEqual({ ok: true, count: 10_000 });
+    // Samples answer a second of more than 50 events whole, in ingest order.
+    const rows = (await samples('one_second')).body.result as Array<{ json: unknown }>;
+    expect(rows.map((r) => JSON.stringify(r.json))).toEqual(jsons);
+  });
+
   test('one bad event rejects the whole request, naming it', async () => {
     const answer = await server.post('/api/bulk-log', {
       api_key: API_KEY,
