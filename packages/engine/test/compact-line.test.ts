@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { CompactLineScanner } from '../src/ingest/compact-line.ts';
+import { CompactLineScanner, scanCompactText } from '../src/ingest/compact-line.ts';
 import { KeyDiscovery } from '../src/ingest/discover-keys.ts';
 import { MAX_NESTING, toPayload, toTimestamp } from '../src/ingest/payload-checks.ts';
 
@@ -192,6 +192,50 @@ describe('lines left to the slow path', () => {
   });
 });
 
+describe('payload texts on their own (bulk-log)', () => {
+  const keysOf = (json: Record<string, unknown>) => {
+    const discovery = new KeyDiscovery();
+    discovery.add(json);
+    return discovery.keys;
+  };
+  const scanned = (scanner: CompactLineScanner) => {
+    const discovery = new KeyDiscovery();
+    discovery.addScanned(scanner);
+    return discovery.keys;
+  };
+
+  test.each([
+    ['a flat payload', '{"event":"signup","n":3,"ok":true,"none":null}'],
+    ['nested objects and arrays', '{"a":{"b":{"c":[1,{"d":2}]}},"e":[]}'],
+    ['characters past ASCII', '{"s":"é🦆\u2028","k é":"€"}'],
+    ['the empty object', '{}'],
+  ])('taken: %s, with the keys JSON.parse finds', (_, text) => {
+    const scanner = new CompactLineScanner();
+    expect(scanCompactText(text, scanner)).toBe(true);
+    expect(scanned(scanner)).toEqual(keysOf(JSON.parse(text)));
+  });
+
+  test.each([
+    ['white space', '{"a": 1}'],
+    ['white space around it', ' {"a":1}'],
+    ['text after it', '{"a":1}x'],
+    ['an array', '[1]'],
+    ['a key twice', '{"a":1,"a":"x"}'],
+    ['a half surrogate pair', '{"a":"x\ud800"}'],
+    ['a lone low surrogate in a key', '{"\udc00":1}'],
+    ['a long text', `{"a":"${'x'.repeat(100_000)}","b":1e3}`],
+  ])('left to the slow path: %s', (_, text) => {
+    expect(scanCompactText(text, new CompactLineScanner())).toBe(false);
+  });
+
+  test('a long text in compact form is taken too (the byte buffer grows)', () => {
+    const text = JSON.stringify({ a: 'é'.repeat(100_000), b: 1 });
+    const scanner = new CompactLineScanner();
+    expect(scanCompactText(text, scanner)).toBe(true);
+    expect(scanned(scanner)).toEqual(keysOf(JSON.parse(text)));
+  });
+});
+
 /** A seeded generator (mulberry32), so a failure can be replayed. */
 function random(seed: number) {
   let a = seed;
@@ -297,6 +341,26 @@ describe('generated lines: the fast path agrees with the slow path', () => {
     expect(illFormed).toBeGreaterThan(100);
     expect(fastKeys.keys).toEqual(slowKeys.keys);
     // The generator makes both kinds in numbers: the comparison above is not vacuous.
+    expect(fast).toBeGreaterThan(1000);
+    expect(fast).toBeLessThan(5000);
+  });
+
+  test('5,000 payload texts (bulk-log): taken only as the slow path takes them, same keys', () => {
+    const scanner = new CompactLineScanner();
+    const fastKeys = new KeyDiscovery();
+    const slowKeys = new KeyDiscovery();
+    let fast = 0;
+    for (let i = 0; i < 5000; i++) {
+      const text = write(object(0));
+      const slow = toPayload(text);
+      if (scanCompactText(text, scanner)) {
+        fast++;
+        expect(typeof slow, text).toBe('object');
+        fastKeys.addScanned(scanner);
+        slowKeys.add((slow as { json: Record<string, unknown> }).json);
+      }
+    }
+    expect(fastKeys.keys).toEqual(slowKeys.keys);
     expect(fast).toBeGreaterThan(1000);
     expect(fast).toBeLessThan(5000);
   });

@@ -235,6 +235,35 @@ describe('/api/bulk-log', () => {
     const { body } = await samples('bulk_bad');
     expect(body.result).toEqual([]);
   });
+  test('texts in compact form are refused as the others are: half a surrogate pair, too deep', async () => {
+    const refusals = [
+      [
+        '{"ok":1}',
+        '{"a":"x\ud800"}',
+        'jsons[1]: contains half a UTF-16 surrogate pair, which is not valid Unicode',
+      ],
+      [
+        `${'{"a":'.repeat(MAX_NESTING)}1${'}'.repeat(MAX_NESTING)}`,
+        '{"b":"\udc00"}',
+        'jsons[1]: contains half a UTF-16 surrogate pair, which is not valid Unicode',
+      ],
+      [
+        '{"ok":2}',
+        `${'{"a":'.repeat(MAX_NESTING + 1)}1${'}'.repeat(MAX_NESTING + 1)}`,
+        `jsons[1]: nested deeper than ${MAX_NESTING} levels`,
+      ],
+    ];
+    for (const [good, bad, error] of refusals) {
+      const answer = await server.post('/api/bulk-log', {
+        api_key: API_KEY,
+        collection: 'bulk_bad',
+        jsons: [good, bad],
+      });
+      expect(answer.body).toEqual({ error });
+      expect(answer.status).toBe(400);
+    }
+    expect((await samples('bulk_bad')).body.result).toEqual([]);
+  });
   test('jsons must be a list; an empty one writes nothing', async () => {
     const notList = await server.post('/api/bulk-log', { api_key: API_KEY, jsons: '{"a":1}' });
     expect(notList.status).toBe(400);

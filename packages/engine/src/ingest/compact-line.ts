@@ -97,6 +97,23 @@ export class CompactLineScanner {
   }
 
   /**
+   * Scans a payload on its own, `bytes[start, end)`: true when it is an object in compact form
+   * with nothing around it, under the same rules as a line's payload.
+   */
+  scanPayload(bytes: Uint8Array, start: number, end: number): boolean {
+    this.#bytes = bytes;
+    this.#end = end;
+    this.count = 0;
+    this.#position = 0;
+    if (bytes[start] !== OPEN_OBJECT) return false;
+    this.payloadStart = start;
+    this.#i = start;
+    if (!this.#object(-1, 1, 1) || this.#i !== end) return false;
+    this.payloadEnd = end;
+    return true;
+  }
+
+  /**
    * The key name `bytes[start, end)`. Lines mostly hold the same keys in the same order, so the
    * string of the last line's key at this position is reused when it matches: no new string,
    * and its hash is already known to the maps key discovery looks it up in.
@@ -262,6 +279,22 @@ export class CompactLineScanner {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** The UTF-8 bytes of the payload texts {@link scanCompactText} scans, reused. */
+let textBytes = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * The fast path for a payload sent as text (`/api/bulk-log`'s `jsons`): true when `text` is an
+ * object in compact form, which `scanner` then describes (its keys), exactly as `JSON.parse`
+ * and key discovery would. Anything else, half surrogate pairs included (which UTF-8 cannot
+ * hold, so the bytes would not be the text), answers `false` for the slow path to decide.
+ */
+export function scanCompactText(text: string, scanner: CompactLineScanner): boolean {
+  if (!text.isWellFormed()) return false;
+  if (text.length * 3 > textBytes.length) textBytes = Buffer.allocUnsafe(text.length * 3);
+  const length = textBytes.write(text, 0, 'utf8');
+  return scanner.scanPayload(textBytes, 0, length);
+}
 
 /** Keys in one object beyond which the scan leaves the line to the slow path. */
 const WIDEST = 64;

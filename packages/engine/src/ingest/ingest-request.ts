@@ -6,6 +6,7 @@ import {
 } from '@analytics-chart/protocol';
 import { z } from 'zod';
 import { EngineError } from '../engine-error.ts';
+import { CompactLineScanner, scanCompactText } from './compact-line.ts';
 import { KeyDiscovery, type SeenKey } from './discover-keys.ts';
 import type { EventRecord } from './event-records.ts';
 import { BAD_TIMESTAMP, type Payload, toPayload, toTimestamp } from './payload-checks.ts';
@@ -55,21 +56,39 @@ const payloadSchema = z.unknown().transform((value, ctx): Payload => {
   return payload;
 });
 
+/** Payloads checked and their keys discovered, ready for a batch. */
+interface CheckedPayloads {
+  texts: string[];
+  discovery: KeyDiscovery;
+}
+
 const payloadsSchema = z
   .array(z.unknown(), { error: expected('a list of JSON objects or strings') })
   .max(MAX_BULK_EVENTS, { error: `at most ${MAX_BULK_EVENTS} events per request` })
-  .transform((values, ctx): Payload[] => {
-    const out: Payload[] = [];
+  .transform((values, ctx): CheckedPayloads => {
+    const texts: string[] = [];
+    const discovery = new KeyDiscovery();
     for (let i = 0; i < values.length; i++) {
-      const payload = toPayload(values[i]);
+      const value = values[i];
+      // Texts in compact form (what clients' JSON.stringify sends) are checked and their keys
+      // found in one pass, without an object per value; the rest are parsed.
+      if (typeof value === 'string' && scanCompactText(value, scanner)) {
+        discovery.addScanned(scanner);
+        texts.push(value);
+        continue;
+      }
+      const payload = toPayload(value);
       if (typeof payload === 'string') {
         ctx.addIssue({ code: 'custom', path: [i], message: payload });
         return z.NEVER;
       }
-      out.push(payload);
+      discovery.add(payload.json);
+      texts.push(payload.payload);
     }
-    return out;
+    return { texts, discovery };
   });
+
+const scanner = new CompactLineScanner();
 
 const logSchema = z.object({
   collection: collectionSchema,
@@ -94,14 +113,16 @@ export interface IngestBatch {
   keys: SeenKey[];
 }
 
-function batch(collection: string | null | undefined, timestamp: number, payloads: Payload[]) {
-  const discovery = new KeyDiscovery();
-  const records: EventRecord[] = [];
-  for (const p of payloads) {
-    discovery.add(p.json);
-    records.push({ timestamp, payload: p.payload });
-  }
-  return { collection: collection ?? DEFAULT_COLLECTION, records, keys: discovery.keys };
+function batch(
+  collection: string | null | undefined,
+  timestamp: number,
+  { texts, discovery }: CheckedPayloads,
+): IngestBatch {
+  return {
+    collection: collection ?? DEFAULT_COLLECTION,
+    records: texts.map((payload) => ({ timestamp, payload })),
+    keys: discovery.keys,
+  };
 }
 
 function parse<T>(schema: z.ZodType<T, unknown>, body: unknown): T {
@@ -113,7 +134,10 @@ function parse<T>(schema: z.ZodType<T, unknown>, body: unknown): T {
 /** Validates a `/api/log` body (without `api_key`). `now` is the arrival time in Unix seconds. */
 export function parseLogRequest(body: unknown, now: number): IngestBatch {
   const log = parse(logSchema, body);
-  return batch(log.collection, log.timestamp ?? Math.floor(now), [log.json]);
+  const discovery = new KeyDiscovery();
+  discovery.add(log.json.json);
+  const texts = [log.json.payload];
+  return batch(log.collection, log.timestamp ?? Math.floor(now), { texts, discovery });
 }
 
 /** Validates a `/api/bulk-log` body (without `api_key`). */
