@@ -446,10 +446,10 @@ function latin1(bytes: Uint8Array, start: number, end: number): string {
   return String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]);
 }
 
-// ignoreBOM keeps a key's or value's leading U+FEFF, which a decoder drops by default.
+// ignoreBOM keeps a leading U+FEFF (of a key, a value, a line), which a decoder drops by default.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** The text of the well-formed UTF-8 `bytes[start, end)`. */
-function utf8(bytes: Uint8Array, start: number, end: number): string {
+/** The text of the UTF-8 `bytes[start, end)`; ill-formed bytes become U+FFFD, as anywhere. */
+export function utf8(bytes: Uint8Array, start: number, end: number): string {
   return decoder.decode(bytes.subarray(start, end));
 }

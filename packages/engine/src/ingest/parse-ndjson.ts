@@ -1,4 +1,4 @@
-import { CompactLineScanner } from './compact-line.ts';
+import { CompactLineScanner, utf8 } from './compact-line.ts';
 import { BAD_TIMESTAMP, toPayload, toTimestamp } from './payload-checks.ts';
 
 /** A line that could not be loaded, with its 1-based number and the reason. */
@@ -45,7 +45,7 @@ export function parseNdjsonLines(
     if (end === -1) end = bytes.length;
     if (end > start && scanner.scan(bytes, start, end)) events.scanned(scanner);
     else if (end > start) {
-      const raw = decoder.decode(bytes.subarray(start, end));
+      const raw = utf8(bytes, start, end);
       const reason = parseLine(raw, events);
       // A line of only spaces is blank, not bad (checked only when parsing failed: it is rare).
       if (reason && !BLANK.test(raw)) bad.push({ line, reason });
@@ -57,8 +57,6 @@ export function parseNdjsonLines(
 }
 
 const BLANK = /^\s*$/;
-// A byte order mark is kept: only the file's first one is dropped (by the loader).
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function parseLine(raw: string, events: NdjsonEvents): string | undefined {
   let value: unknown;

@@ -100,40 +100,39 @@ export class WriteQueue {
 
   /** Writes the jobs' events in one transaction, collection by collection. */
   async #commit(jobs: Job[]): Promise<void> {
-    const byCollection = new Map<string, { records: EventRecord[]; keys: SeenKey[] }>();
-    const keyLists = new Map<string, SeenKey[][]>();
+    const groups = new Map<string, { records: EventRecord[]; keyLists: SeenKey[][] }>();
     for (const job of jobs) {
       // A collection comes into being with its first event, not with an empty request.
       if (job.records.length === 0) continue;
-      let group = byCollection.get(job.collection);
+      let group = groups.get(job.collection);
       if (!group) {
-        group = { records: [], keys: [] };
-        byCollection.set(job.collection, group);
-        keyLists.set(job.collection, []);
+        group = { records: [], keyLists: [] };
+        groups.set(job.collection, group);
       }
       for (const record of job.records) group.records.push(record);
-      keyLists.get(job.collection)?.push(job.keys);
+      group.keyLists.push(job.keys);
     }
-    for (const [name, lists] of keyLists) {
-      (byCollection.get(name) as { keys: SeenKey[] }).keys =
-        lists.length === 1 ? (lists[0] as SeenKey[]) : mergeKeys(lists);
-    }
-    if (byCollection.size === 0) return;
+    if (groups.size === 0) return;
+    const byCollection = [...groups].map(([name, { records, keyLists }]) => ({
+      name,
+      records,
+      keys: keyLists.length === 1 ? (keyLists[0] as SeenKey[]) : mergeKeys(keyLists),
+    }));
     const catalog = this.#db.catalog;
-    const schemaChange = [...byCollection].some(([name, { keys }]) => {
+    const schemaChange = byCollection.some(({ name, keys }) => {
       const entry = catalog.get(name);
       return !entry || needsKeyColumns(entry, keys);
     });
     if (schemaChange) {
       await this.#db.write(async (tx) => {
-        for (const [name, { records, keys }] of byCollection) {
+        for (const { name, records, keys } of byCollection) {
           await appendRecords(tx.conn, await tx.collection(name), records, keys);
         }
       });
       return;
     }
     await this.#db.append(async (conn) => {
-      for (const [name, { records }] of byCollection) {
+      for (const { name, records } of byCollection) {
         // Read inside the append: a schema change that committed meanwhile only added columns.
         const entry = catalog.get(name);
         if (!entry) throw new Error(`collection ${name} disappeared while appending`);
