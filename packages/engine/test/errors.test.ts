@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INVALID_API_KEY } from '@analytics-chart/protocol';
@@ -198,6 +199,74 @@ describe('HTTP', () => {
     const answer = await server.post('/api/bulk-log', big);
     expect(answer.status).toBe(413);
     expectOneSentence(answer.body);
+  });
+  test('the limit counts bytes exactly, declared or streamed in chunks', async () => {
+    const LIMIT = 64 * 1024;
+    // A JSON body of exactly `bytes` bytes (ASCII), valid for /api/collections.
+    const bodyOf = (bytes: number) => {
+      const head = JSON.stringify({ api_key: API_KEY, pad: '' });
+      return JSON.stringify({ api_key: API_KEY, pad: 'x'.repeat(bytes - head.length) });
+    };
+    expect(Buffer.byteLength(bodyOf(LIMIT))).toBe(LIMIT);
+    const send = (body: string, chunked: boolean) =>
+      new Promise<{ status: number; body: string; cors: string | undefined }>((resolve, reject) => {
+        const { hostname, port } = new URL(server.url);
+        const req = request(
+          {
+            host: hostname,
+            port,
+            path: '/api/collections',
+            method: 'POST',
+            headers: chunked ? {} : { 'Content-Length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              text += chunk;
+            });
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                body: text,
+                cors: res.headers['access-control-allow-origin'] as string | undefined,
+              }),
+            );
+          },
+        );
+        req.on('error', reject);
+        // Without a Content-Length, Node sends the body with chunked transfer encoding.
+        for (let i = 0; i < body.length; i += 10_000) req.write(body.slice(i, i + 10_000));
+        req.end();
+      });
+    for (const chunked of [false, true]) {
+      const atLimit = await send(bodyOf(LIMIT), chunked);
+      expect([chunked, atLimit.status]).toEqual([chunked, 200]);
+      expect(JSON.parse(atLimit.body)).toHaveProperty('list');
+      const over = await send(bodyOf(LIMIT + 1), chunked);
+      expect([chunked, over.status, over.cors]).toEqual([chunked, 413, '*']);
+      expect(JSON.parse(over.body)).toEqual({
+        error: `request body is larger than ${LIMIT} bytes`,
+      });
+    }
+  });
+  test('every answer carries the open CORS header, failures too', async () => {
+    const answers = await Promise.all([
+      fetch(`${server.url}/api/visualize/data`, { method: 'POST', body: '{nope' }),
+      fetch(`${server.url}/api/nope`, { method: 'POST', body: '{}' }),
+      fetch(`${server.url}/api/visualize/data`, {
+        method: 'POST',
+        body: JSON.stringify({ api_key: 'wrong' }),
+      }),
+      fetch(`${server.url}/health`),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([400, 404, 400, 200]);
+    expect(answers.map((a) => a.headers.get('access-control-allow-origin'))).toEqual([
+      '*',
+      '*',
+      '*',
+      '*',
+    ]);
   });
   test('unknown routes are JSON 404s', async () => {
     const answer = await server.post('/api/nope', {});

@@ -1,9 +1,36 @@
-import { Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Engine, EngineResponse } from '../engine.ts';
 import { samplesJson } from '../query/samples.ts';
+
+/**
+ * Open CORS, as the service has it, on every answer. Set on each response directly rather than
+ * by Hono's `cors()` around every route: that middleware writes into a placeholder response
+ * before the handler runs, and merging it into the handler's response costs @hono/node-server
+ * its fast path (measured: about 0.1 ms of every request, as much again with the size limit).
+ * Preflight requests still get Hono's `cors()`.
+ */
+const OPEN = { 'Access-Control-Allow-Origin': '*' } as const;
+const JSON_TYPE = { ...OPEN, 'Content-Type': 'application/json; charset=UTF-8' } as const;
+
+/**
+ * The body size limit. A body that declares its length is judged by its `Content-Length`
+ * header alone (Node's HTTP parser never reads past it), so its bytes stay with the server's
+ * own fast reader; only a body of unknown length (chunked) goes through Hono's `bodyLimit`,
+ * which counts it as it streams in.
+ */
+function sizeLimit(maxBytes: number, tooLarge: (c: Context) => Response): MiddlewareHandler {
+  const streamed = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  return async (c, next) => {
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      return Number(length) > maxBytes ? tooLarge(c) : next();
+    }
+    return streamed(c, next);
+  };
+}
 
 /**
  * The engine's HTTP app: the hosted service's endpoints over {@link Engine}, with open CORS as
@@ -14,29 +41,25 @@ import { samplesJson } from '../query/samples.ts';
  */
 export function createEngineApp(engine: Engine): Hono {
   const app = new Hono();
-  app.use('*', cors());
-  app.get('/health', (c) => c.json({ ok: true }));
+  app.options('*', cors());
+  app.get('/health', (c) => c.json({ ok: true }, 200, OPEN));
 
-  const limit = bodyLimit({
-    maxSize: engine.maxBodyBytes,
-    onError: (c) =>
-      c.json({ error: `request body is larger than ${engine.maxBodyBytes} bytes` }, 413),
-  });
+  const limit = sizeLimit(engine.maxBodyBytes, (c) =>
+    c.json({ error: `request body is larger than ${engine.maxBodyBytes} bytes` }, 413, OPEN),
+  );
   const route = (path: string, handle: (body: unknown) => Promise<EngineResponse<unknown>>) => {
     app.post(path, limit, async (c) => {
       let body: unknown;
       try {
         body = JSON.parse(await c.req.text());
       } catch {
-        return c.json({ error: 'request body: is not valid JSON' }, 400);
+        return c.json({ error: 'request body: is not valid JSON' }, 400, OPEN);
       }
       const answer = await handle(body);
       const status = answer.status as ContentfulStatusCode;
       const raw = answer.status === 200 ? samplesJson(answer.body) : undefined;
-      if (raw !== undefined) {
-        return c.body(raw, status, { 'Content-Type': 'application/json; charset=UTF-8' });
-      }
-      return c.json(answer.body as object, status);
+      if (raw !== undefined) return c.body(raw, status, JSON_TYPE);
+      return c.json(answer.body as object, status, OPEN);
     });
   };
   route('/api/visualize/data', (body) => engine.query(body));
@@ -44,10 +67,10 @@ export function createEngineApp(engine: Engine): Hono {
   route('/api/bulk-log', (body) => engine.bulkLog(body));
   route('/api/collections', (body) => engine.collections(body));
 
-  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404, OPEN));
   app.onError((error, c) => {
     engine.logError('HTTP request failed', error);
-    return c.json({ error: 'internal error' }, 500);
+    return c.json({ error: 'internal error' }, 500, OPEN);
   });
   return app;
 }
