@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { INVALID_API_KEY } from '@analytics-chart/protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generateDemoData } from '../src/index.ts';
@@ -219,20 +220,16 @@ describe('HTTP', () => {
             method: 'POST',
             headers: chunked ? {} : { 'Content-Length': Buffer.byteLength(body) },
           },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => {
-              text += chunk;
-            });
-            res.on('end', () =>
-              resolve({
-                status: res.statusCode ?? 0,
-                body: text,
-                cors: res.headers['access-control-allow-origin'] as string | undefined,
-              }),
-            );
-          },
+          (res) =>
+            text(res).then(
+              (answer) =>
+                resolve({
+                  status: res.statusCode ?? 0,
+                  body: answer,
+                  cors: res.headers['access-control-allow-origin'] as string | undefined,
+                }),
+              reject,
+            ),
         );
         req.on('error', reject);
         // Without a Content-Length, Node sends the body with chunked transfer encoding.
