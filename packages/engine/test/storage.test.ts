@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DuckDBInstance, listValue } from '@duckdb/node-api';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { createEngine, WorkspaceDb } from '../src/index.ts';
@@ -19,6 +20,27 @@ const tempDir = () => {
 };
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('loading @duckdb/node-api', () => {
+  test('the sources take its values through storage/duckdb-api.ts, which requires it', () => {
+    // An ES import of the CommonJS package makes Node lex all its files at start-up (see
+    // duckdb-api.ts); type-only imports are erased and cost nothing.
+    const src = fileURLToPath(new URL('../src/', import.meta.url));
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      /\.(ts|mts|js|mjs)$/.test(f),
+    );
+    expect(files.length).toBeGreaterThan(20);
+    const valueImports = files.filter((file) => {
+      const text = readFileSync(join(src, file), 'utf8');
+      return [...text.matchAll(/import\s+(type\s+)?[^;]*?from\s+'@duckdb\/node-api'/g)].some(
+        (m) => !m[1],
+      );
+    });
+    expect(valueImports).toEqual([]);
+    const shim = readFileSync(join(src, 'storage', 'duckdb-api.ts'), 'utf8');
+    expect(shim).toContain("createRequire(import.meta.url)('@duckdb/node-api')");
+  });
 });
 
 describe('quoteIdentifier', () => {

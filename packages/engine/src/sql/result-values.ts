@@ -1,3 +1,4 @@
+import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import {
   DuckDBArrayValue,
   DuckDBDateValue,
@@ -10,11 +11,9 @@ import {
   DuckDBTimestampSecondsValue,
   DuckDBTimestampTZValue,
   DuckDBTimestampValue,
-  type DuckDBType,
   DuckDBTypeId,
   DuckDBUnionValue,
-  type DuckDBValue,
-} from '@duckdb/node-api';
+} from '../storage/duckdb-api.ts';
 import { type TimePoint, wallClockAt, wallClockOfNaive } from './time-labels.ts';
 
 /**

@@ -5,20 +5,18 @@ import {
   READ_ONLY_SQL,
   type SqlQuery,
 } from '@analytics-chart/protocol';
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
+import { EngineError } from '../engine-error.ts';
 import {
   BIGINT,
   DuckDBArrayValue,
   DuckDBBlobValue,
-  type DuckDBConnection,
   DuckDBListValue,
   DuckDBMapValue,
-  type DuckDBPreparedStatement,
   DuckDBStructValue,
-  type DuckDBValue,
   StatementType,
   VARCHAR,
-} from '@duckdb/node-api';
-import { EngineError } from '../engine-error.ts';
+} from '../storage/duckdb-api.ts';
 import { macroStatementsFor, NOW_VARIABLE, ZONE_VARIABLE } from './clickhouse-macros.ts';
 import { collectionViewStatements } from './collection-views.ts';
 import { describeDuckDBError, QUERY_TIMED_OUT } from './describe-duckdb-error.ts';

@@ -5,8 +5,9 @@ import {
   type SqlMappingField,
   type SqlQuery,
 } from '@analytics-chart/protocol';
-import { type DuckDBType, DuckDBTypeId, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { EngineError } from '../engine-error.ts';
+import { DuckDBTypeId } from '../storage/duckdb-api.ts';
 import {
   canHoldValues,
   isNumberType,

@@ -1,5 +1,6 @@
 import { sep } from 'node:path';
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance } from './duckdb-api.ts';
 
 /** Settings that size a workspace database. */
 export interface WorkspaceDbOptions {

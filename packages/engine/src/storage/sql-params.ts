@@ -1,13 +1,5 @@
-import {
-  BIGINT,
-  BOOLEAN,
-  DOUBLE,
-  type DuckDBType,
-  type DuckDBValue,
-  LIST,
-  listValue,
-  VARCHAR,
-} from '@duckdb/node-api';
+import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DOUBLE, LIST, listValue, VARCHAR } from './duckdb-api.ts';
 
 /**
  * Bound parameters of one statement. Every value that comes from a request, an event or a
