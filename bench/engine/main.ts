@@ -27,8 +27,9 @@ import { join } from 'node:path';
 import { demoEventObjects, demoEvents } from '@analytics-chart/engine';
 import { offsetSegments } from '../../packages/engine/src/query/time-buckets.ts';
 import { STORAGE_VERSION } from '../../packages/engine/src/storage/db-config.ts';
+// The engine's own DuckDB build, loaded as the engine loads it, for the floor and the baseline.
+import { DuckDBInstance, quotedString } from '../../packages/engine/src/storage/duckdb-api.ts';
 import { median } from '../stats.ts';
-import { duckdb } from './duckdb.ts';
 
 const ENGINE_BIN = new URL('../../packages/engine/bin/analytics-engine.mjs', import.meta.url)
   .pathname;
@@ -207,8 +208,8 @@ export async function run(args: string[]): Promise<void> {
   // round's databases stay for the queries.
   const readNdjsonTimes: number[] = [];
   const loadTimes: number[] = [];
-  let floorDb: InstanceType<typeof duckdb.DuckDBInstance> | undefined;
-  let floor: Awaited<ReturnType<InstanceType<typeof duckdb.DuckDBInstance>['connect']>> | undefined;
+  let floorDb: DuckDBInstance | undefined;
+  let floor: Awaited<ReturnType<DuckDBInstance['connect']>> | undefined;
   const data = join(dir, 'data');
   for (let round = 1; round <= options.loadRuns; round++) {
     floor?.closeSync();
@@ -217,16 +218,14 @@ export async function run(args: string[]): Promise<void> {
     rmSync(data, { recursive: true, force: true });
     // In the engine's storage format: its text compression makes both the load and the
     // queries faster, and the floor is the fastest hand-written SQL.
-    floorDb = await duckdb.DuckDBInstance.create(join(dir, 'floor.duckdb'), {
+    floorDb = await DuckDBInstance.create(join(dir, 'floor.duckdb'), {
       threads: '2',
       memory_limit: '1GB',
       storage_compatibility_version: STORAGE_VERSION,
     });
     floor = await floorDb.connect();
     t = performance.now();
-    await floor.run(
-      `CREATE TABLE t AS SELECT * FROM read_ndjson(${duckdb.quotedString?.(file) ?? `'${file}'`})`,
-    );
+    await floor.run(`CREATE TABLE t AS SELECT * FROM read_ndjson(${quotedString(file)})`);
     await floor.run('CHECKPOINT');
 
     const readNdjsonRound = ms(t);
