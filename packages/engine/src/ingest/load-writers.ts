@@ -23,7 +23,6 @@ interface Writer {
   chain: Promise<void>;
   /** Its appends queued and not yet done, oldest first, with their sizes. */
   queued: Array<{ done: Promise<void>; events: number }>;
-  queuedEvents: number;
   open: boolean;
   uncommitted: number;
 }
@@ -72,7 +71,6 @@ export class LoadWriters {
         conn: await db.connect(),
         chain: Promise.resolve(),
         queued: [],
-        queuedEvents: 0,
         open: false,
         uncommitted: 0,
       });
@@ -102,13 +100,11 @@ export class LoadWriters {
       await batch.appended?.();
     });
     writer.queued.push({ done: appended, events: batch.events });
-    writer.queuedEvents += batch.events;
     writer.uncommitted += batch.events;
     if (writer.uncommitted >= this.#commitEvents) this.#commitCurrent();
-    while (writer.queuedEvents > this.#commitEvents) {
-      const oldest = writer.queued.shift() as { done: Promise<void>; events: number };
-      await oldest.done;
-      writer.queuedEvents -= oldest.events;
+    while (writer.queued.reduce((sum, q) => sum + q.events, 0) > this.#commitEvents) {
+      await (writer.queued[0] as { done: Promise<void> }).done;
+      writer.queued.shift();
     }
     this.#check();
   }
