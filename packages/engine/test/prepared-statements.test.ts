@@ -22,8 +22,7 @@ afterAll(() => {
 async function above(min: number): Promise<number[]> {
   const params = new SqlParams();
   const sql = `SELECT a FROM t WHERE a > ${params.integer(min)} ORDER BY a`;
-  const reader = await readPrepared(conn, sql, params);
-  return reader.getRows().map(([a]) => Number(a));
+  return (await readPrepared(conn, sql, params)).map(([a]) => Number(a));
 }
 
 describe('readPrepared and runPrepared', () => {
@@ -50,7 +49,7 @@ describe('readPrepared and runPrepared', () => {
     const cast = async (text: string) => {
       const params = new SqlParams();
       const sql = `SELECT CAST(${params.text(text)} AS INTEGER) + 1`;
-      return Number((await readPrepared(conn, sql, params)).getRows()[0]?.[0]);
+      return Number((await readPrepared(conn, sql, params))[0]?.[0]);
     };
     expect(await cast('41')).toBe(42);
     await expect(cast('not a number')).rejects.toThrow(/Conversion Error/);
@@ -62,9 +61,31 @@ describe('readPrepared and runPrepared', () => {
       for (let k = 0; k < 40; k++) {
         const params = new SqlParams();
         const sql = `SELECT ${k} + ${params.integer(round)} AS v`;
-        const reader = await readPrepared(conn, sql, params);
-        expect(Number(reader.getRows()[0]?.[0])).toBe(k + round);
+        const rows = await readPrepared(conn, sql, params);
+        expect(Number(rows[0]?.[0])).toBe(k + round);
       }
     }
+  });
+
+  test('a result of several chunks comes back whole, in order, with every column and NULL', async () => {
+    // 5,000 rows span three of DuckDB's 2,048-row chunks.
+    const params = new SqlParams();
+    const sql = `SELECT range AS i, CASE WHEN range % 7 = 0 THEN NULL ELSE 'v' || range END AS s,
+      range / 4 AS d FROM range(${params.integer(5000)}) ORDER BY range`;
+    const rows = await readPrepared(conn, sql, params);
+    expect(rows.length).toBe(5000);
+    for (let i = 0; i < 5000; i += 1) {
+      const row = rows[i] as unknown[];
+      expect(row.length).toBe(3);
+      expect(Number(row[0])).toBe(i);
+      expect(row[1]).toBe(i % 7 === 0 ? null : `v${i}`);
+      expect(row[2]).toBe(i / 4);
+    }
+  });
+
+  test('an empty result is no rows', async () => {
+    const params = new SqlParams();
+    const sql = `SELECT a FROM t WHERE a > ${params.integer(1000)}`;
+    expect(await readPrepared(conn, sql, params)).toEqual([]);
   });
 });

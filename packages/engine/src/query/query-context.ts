@@ -114,8 +114,5 @@ export async function queryRows(
   sql: string,
   params: SqlParams,
 ): Promise<DuckDBValue[][]> {
-  return ctx.db.read(async (conn) => {
-    const reader = await readPrepared(conn, sql, params);
-    return reader.getRows();
-  }, ctx.timeoutMs);
+  return ctx.db.read((conn) => readPrepared(conn, sql, params), ctx.timeoutMs);
 }

@@ -2,7 +2,7 @@ import type {
   DuckDBConnection,
   DuckDBMaterializedResult,
   DuckDBPreparedStatement,
-  DuckDBResultReader,
+  DuckDBValue,
 } from '@duckdb/node-api';
 import type { SqlParams } from './sql-params.ts';
 
@@ -34,13 +34,38 @@ export function runPrepared(
   return withPrepared(conn, sql, params, (statement) => statement.run());
 }
 
-/** {@link runPrepared}, reading the whole result. */
-export function readPrepared(
+/**
+ * {@link runPrepared}, returning the whole result as rows of values. The result is already
+ * materialized when the run resolves, so its chunks are read synchronously, column by column:
+ * the reader's own asynchronous chunk fetches each cost a round trip through Node's thread pool
+ * (two for a one-chunk answer), and its row-by-row reading asks for the chunk's column count and
+ * each vector's type once per value. For the 437 cells of an hourly split that is about 100 µs
+ * instead of 170-230 µs.
+ */
+export async function readPrepared(
   conn: DuckDBConnection,
   sql: string,
   params: SqlParams,
-): Promise<DuckDBResultReader> {
-  return withPrepared(conn, sql, params, (statement) => statement.runAndReadAll());
+): Promise<DuckDBValue[][]> {
+  return materializedRows(await runPrepared(conn, sql, params));
+}
+
+/** Every row of a materialized result, in order. */
+export function materializedRows(result: DuckDBMaterializedResult): DuckDBValue[][] {
+  const rows: DuckDBValue[][] = [];
+  const chunks = result.chunkCount;
+  for (let c = 0; c < chunks; c++) {
+    const chunk = result.getChunk(c);
+    const width = chunk.columnCount;
+    const height = chunk.rowCount;
+    const first = rows.length;
+    for (let r = 0; r < height; r++) rows.push(new Array<DuckDBValue>(width));
+    for (let col = 0; col < width; col++) {
+      const vector = chunk.getColumnVector(col);
+      for (let r = 0; r < height; r++) (rows[first + r] as DuckDBValue[])[col] = vector.getItem(r);
+    }
+  }
+  return rows;
 }
 
 async function withPrepared<T>(
