@@ -118,14 +118,16 @@ function rowsOf(
   ctx: QueryContext,
   buckets: Bucket[],
   counts: number[],
-  value: (i: number) => Row,
+  fill: (i: number, row: Row) => void,
 ): Row[] {
   const hide = ctx.query.customizations.hideMissing === true;
   const rows: Row[] = [];
-  buckets.forEach((bucket, i) => {
-    if (hide && (counts[i] ?? 0) === 0) return;
-    rows.push({ timestamp: bucket.label, ...value(i) });
-  });
+  for (let i = 0; i < buckets.length; i++) {
+    if (hide && (counts[i] ?? 0) === 0) continue;
+    const row: Row = { timestamp: (buckets[i] as Bucket).label };
+    fill(i, row);
+    rows.push(row);
+  }
   return rows;
 }
 
@@ -185,7 +187,9 @@ async function singleLine(
   const [own] = result.series as [Series];
   const key = valueKey(ctx.query.aggregation, ctx.query.metric);
   return {
-    rows: rowsOf(ctx, result.buckets, own.counts, (i) => ({ [key]: own.values[i] ?? null })),
+    rows: rowsOf(ctx, result.buckets, own.counts, (i, row) => {
+      row[key] = own.values[i] ?? null;
+    }),
     combined: own.combined,
   };
 }
@@ -200,10 +204,12 @@ async function compareLine(ctx: QueryContext, granularity: ResolvedGranularity):
   const [own, other] = result.series as [Series, Series];
   const key = valueKey(query.aggregation, query.metric);
   return {
-    result: rowsOf(ctx, result.buckets, own.counts, (i) => ({ [key]: own.values[i] ?? null })),
-    compare_result: rowsOf(ctx, result.buckets, other.counts, (i) => ({
-      [key]: other.values[i] ?? null,
-    })),
+    result: rowsOf(ctx, result.buckets, own.counts, (i, row) => {
+      row[key] = own.values[i] ?? null;
+    }),
+    compare_result: rowsOf(ctx, result.buckets, other.counts, (i, row) => {
+      row[key] = other.values[i] ?? null;
+    }),
     metadata: { granularity, combined: own.combined, compare_combined: other.combined },
   };
 }
@@ -228,9 +234,9 @@ async function ratio(
     a === null || b === null || b === 0 ? null : a / b;
   const counts = num.counts.map((c, i) => c + (den.counts[i] ?? 0));
   return {
-    rows: rowsOf(ctx, result.buckets, counts, (i) => ({
-      Ratio: divide(num.values[i] ?? null, den.values[i] ?? null),
-    })),
+    rows: rowsOf(ctx, result.buckets, counts, (i, row) => {
+      row.Ratio = divide(num.values[i] ?? null, den.values[i] ?? null);
+    }),
     combined: divide(num.combined, den.combined),
   };
 }
@@ -294,7 +300,9 @@ async function cumulative(
     return n > 0 ? sum / n : null;
   });
   return {
-    rows: rowsOf(ctx, plan.buckets, counts, (i) => ({ [key]: values[i] ?? null })),
+    rows: rowsOf(ctx, plan.buckets, counts, (i, row) => {
+      row[key] = values[i] ?? null;
+    }),
     combined: values[values.length - 1] ?? empty,
   };
 }
@@ -359,15 +367,19 @@ async function splitWindow(
       ? await splitCells(ctx, base)
       : null) ?? (await rankedSplit(ctx, base, fixedSeries));
   const series = fixedSeries ?? rank(aggregates.ranked).slice(0, LIMITS.series);
+  // Per bucket, the chosen series' cells in series order (looked up once for counts and row).
   const { cells } = aggregates;
-  const counts = plan.buckets.map((bucket) =>
-    series.reduce((sum, name) => sum + (cells.get(name)?.get(bucket.key)?.count ?? 0), 0),
-  );
-  const rows = rowsOf(ctx, plan.buckets, counts, (i) => {
-    const bucket = plan.buckets[i] as Bucket;
-    const row: Row = {};
-    for (const name of series) row[name] = cells.get(name)?.get(bucket.key)?.value ?? empty;
-    return row;
+  const chosen = series.map((name) => cells.get(name));
+  const counts = plan.buckets.map((bucket) => {
+    let count = 0;
+    for (const byKey of chosen) count += byKey?.get(bucket.key)?.count ?? 0;
+    return count;
+  });
+  const rows = rowsOf(ctx, plan.buckets, counts, (i, row) => {
+    const key = (plan.buckets[i] as Bucket).key;
+    series.forEach((name, s) => {
+      row[name] = chosen[s]?.get(key)?.value ?? empty;
+    });
   });
   return { rows, combined: aggregates.combined, series };
 }
@@ -422,11 +434,12 @@ async function splitCells(
       totals.set(name, total);
     }
     byKey.set(toNumber(k ?? null) ?? 0, { value: valueFrom(count, sum, numeric), count });
-    for (const t of [total, all]) {
-      t.count += count;
-      t.sum += sum;
-      t.numeric += numeric;
-    }
+    total.count += count;
+    total.sum += sum;
+    total.numeric += numeric;
+    all.count += count;
+    all.sum += sum;
+    all.numeric += numeric;
   }
   return {
     cells,
