@@ -142,7 +142,7 @@ const BULK_WARM_UP = 20;
  * the server, and `fetch` costs it about 1.5 ms more per request (measured), which would be
  * counted against the engine.
  */
-function postRaw(agent: Agent, url: string, body: string): Promise<string> {
+function postRaw(agent: Agent, url: string, body: string, retry = true): Promise<string> {
   const { hostname, port, pathname } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -167,7 +167,14 @@ function postRaw(agent: Agent, url: string, body: string): Promise<string> {
         );
       },
     );
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive socket that the server closed while it sat idle (Node's keep-alive timeout
+      // is 5 s; the JS loop over 10M events takes longer) fails at its next use, before the
+      // server has read anything: Node's documented remedy is to send once more on a new socket.
+      if (retry && req.reusedSocket && error.code === 'ECONNRESET') {
+        resolve(postRaw(agent, url, body, false));
+      } else reject(error);
+    });
     req.end(body);
   });
 }
