@@ -260,6 +260,10 @@ export async function run(args: string[]): Promise<void> {
   const loadMs = median(loadTimes);
 
   const server = runChild(['serve', '--port', '0', '--data', data], { ANALYTICS_API_KEY: KEY });
+  // Whatever ends this process (a failed request throws), the server must not outlive it: a
+  // stray one keeps the data directory locked and takes CPU from the next run's measurements.
+  const stopServer = () => server.kill('SIGTERM');
+  process.once('exit', stopServer);
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     server.stdout?.on('data', (chunk) => {
@@ -488,7 +492,8 @@ export async function run(args: string[]): Promise<void> {
 
   agent.destroy();
   queryAgent.destroy();
-  server.kill('SIGTERM');
+  process.off('exit', stopServer);
+  stopServer();
   await finished(server);
   floor.closeSync();
   floorDb?.closeSync();
