@@ -130,6 +130,13 @@ function runChild(args: string[], env: Record<string, string> = {}): ChildProces
 const WARM_UP_RUNS = 10;
 /** Least time spent warming each query on each side (see {@link WARM_UP_RUNS}). */
 const WARM_UP_MS = 2_000;
+/**
+ * Least time spent measuring each query on each side, beside the `--runs` count: at 1M events a
+ * query takes 1-5 ms, and fifteen runs were 50 ms of the machine's time, which one burst of
+ * another process's work could shift (the hourly split read 1.15, 1.85 and 1.96 of its floor in
+ * three runs of the same code). A second of runs gives the median a few hundred samples.
+ */
+const MEASURE_MS = 1_000;
 
 /** Connections posting to /api/bulk-log at once (issue 3 allows 4 to 8). */
 const BULK_CONNECTIONS = 8;
@@ -204,7 +211,7 @@ export async function run(args: string[]): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
   const started = new Date();
   log(
-    `engine benchmark: ${options.events.toLocaleString('en-US')} events, ${options.runs} runs per query, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB RAM, Node ${process.version}`,
+    `engine benchmark: ${options.events.toLocaleString('en-US')} events, at least ${options.runs} runs and ${MEASURE_MS / 1000} s per query and side (after a warm-up of ${WARM_UP_RUNS} runs and ${WARM_UP_MS / 1000} s), ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB RAM, Node ${process.version}`,
   );
   log(
     `data directory ${dir}; load average before: ${loadavg()
@@ -421,7 +428,8 @@ export async function run(args: string[]): Promise<void> {
       await run();
       after?.();
     }
-    for (let r = 0; r < options.runs; r++) {
+    const measureUntil = performance.now() + MEASURE_MS;
+    for (let r = 0; r < options.runs || performance.now() < measureUntil; r++) {
       const s = performance.now();
       await run();
       times.push(ms(s));
