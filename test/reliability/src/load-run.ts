@@ -8,7 +8,7 @@ import autocannon from 'autocannon';
 import type { ServerProcess } from './child-process.ts';
 import { publicId, sessionCookie, sessionId } from './forge-jwt.ts';
 import { postJson } from './post-json.ts';
-import { medianRss, type RssSample, sampleRss } from './rss-sampler.ts';
+import { lowestRss, type RssSample, sampleRss } from './rss-sampler.ts';
 import { TAGS, TENANTS } from './seed-events.ts';
 import type { EdgeSecrets, EngineUnderTest } from './system-under-test.ts';
 
@@ -168,8 +168,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadOutcome> {
 }
 
 /**
- * RSS growth over the soak: the median of the samples in the last `windowSeconds` against the
- * median of the first `windowSeconds` after the warm-up.
+ * RSS growth over the soak: the lowest sample of the last `windowSeconds` against the lowest of
+ * the first `windowSeconds` after the warm-up (see {@link lowestRss}).
  */
 export function rssGrowth(
   samples: readonly RssSample[],
@@ -178,8 +178,8 @@ export function rssGrowth(
 ) {
   const after = samples.filter((s) => s.atMs >= warmupSeconds * 1000);
   const end = samples.at(-1)?.atMs ?? 0;
-  const baseline = medianRss(after.filter((s) => s.atMs < (warmupSeconds + windowSeconds) * 1000));
-  const final = medianRss(after.filter((s) => s.atMs > end - windowSeconds * 1000));
+  const baseline = lowestRss(after.filter((s) => s.atMs < (warmupSeconds + windowSeconds) * 1000));
+  const final = lowestRss(after.filter((s) => s.atMs > end - windowSeconds * 1000));
   const peak = Math.max(...samples.map((s) => s.rss));
   return { baseline, final, peak, growth: final / baseline - 1, samples: samples.length };
 }
