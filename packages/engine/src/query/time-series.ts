@@ -6,6 +6,7 @@ import {
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
+import { setOwn } from '../set-own.ts';
 import { SqlParams } from '../storage/sql-params.ts';
 import {
   aggregateSql,
@@ -375,10 +376,12 @@ async function splitWindow(
     for (const byKey of chosen) count += byKey?.get(bucket.key)?.count ?? 0;
     return count;
   });
+  // A series named `timestamp` cannot be told from the row's label in the wide rows: the label
+  // wins, as in SQL mode (`metadata.series` still lists it).
   const rows = rowsOf(ctx, plan.buckets, counts, (i, row) => {
     const key = (plan.buckets[i] as Bucket).key;
     series.forEach((name, s) => {
-      row[name] = chosen[s]?.get(key)?.value ?? empty;
+      if (name !== 'timestamp') setOwn(row, name, chosen[s]?.get(key)?.value ?? empty);
     });
   });
   return { rows, combined: aggregates.combined, series };

@@ -1,4 +1,5 @@
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { setOwn } from '../set-own.ts';
 import {
   DuckDBArrayValue,
   DuckDBDateValue,
@@ -174,12 +175,14 @@ export function toJsonCell(value: DuckDBValue, type?: DuckDBType): unknown {
   }
   if (value instanceof DuckDBStructValue) {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value.entries)) out[key] = toJsonCell(item);
+    for (const [key, item] of Object.entries(value.entries)) setOwn(out, key, toJsonCell(item));
     return out;
   }
   if (value instanceof DuckDBMapValue) {
     const out: Record<string, unknown> = {};
-    for (const entry of value.entries) out[String(toJsonCell(entry.key))] = toJsonCell(entry.value);
+    for (const entry of value.entries) {
+      setOwn(out, String(toJsonCell(entry.key)), toJsonCell(entry.value));
+    }
     return out;
   }
   if (value instanceof DuckDBUnionValue) return toJsonCell(value.value);

@@ -7,6 +7,7 @@ import {
 } from '@analytics-chart/protocol';
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { EngineError } from '../engine-error.ts';
+import { setOwn } from '../set-own.ts';
 import { DuckDBTypeId } from '../storage/duckdb-api.ts';
 import {
   canHoldValues,
@@ -141,7 +142,7 @@ function shapeTable(table: SqlResultTable, zone: string, metadata: EnvelopeMetad
   const result = table.rows.map((_, row) => {
     const out: Record<string, unknown> = {};
     table.columns.forEach((name, index) => {
-      out[name] = columns[index]?.(row);
+      setOwn(out, name, columns[index]?.(row));
     });
     return out;
   });
@@ -244,7 +245,9 @@ function shapeLine(
     .map(([name]) => name);
   const result = ordered.map((b) => {
     const row: Record<string, string | number | null> = { timestamp: b.point.label };
-    for (const name of series) if (name !== 'timestamp') row[name] = b.values.get(name) ?? null;
+    for (const name of series) {
+      if (name !== 'timestamp') setOwn(row, name, b.values.get(name) ?? null);
+    }
     return row;
   });
   return { result, metadata: { ...metadata, series } };

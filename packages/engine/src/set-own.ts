@@ -1,0 +1,16 @@
+/**
+ * Sets `key` on a plain object as an own, enumerable data property, whatever the key. Plain
+ * assignment of `__proto__` changes the object's prototype (or, for a number or null, nothing at
+ * all), so a split value, a column name, a struct field or a map key that is literally
+ * `__proto__` would be missing from the answer; JSON has no such key to avoid.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else target[key] = value;
+}
