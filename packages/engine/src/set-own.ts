@@ -14,3 +14,13 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
     });
   } else target[key] = value;
 }
+
+/**
+ * Puts one series' value into a wide time-series row `{timestamp, "<series>": value, …}`, in
+ * collection mode and SQL mode alike. A series named `timestamp` cannot be told from the row's
+ * label in that shape: the label wins, and the series has no values in the rows (it is still
+ * listed in `metadata.series`).
+ */
+export function setSeriesValue(row: Record<string, unknown>, series: string, value: unknown): void {
+  if (series !== 'timestamp') setOwn(row, series, value);
+}

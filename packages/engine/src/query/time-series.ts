@@ -6,7 +6,7 @@ import {
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
-import { setOwn } from '../set-own.ts';
+import { setSeriesValue } from '../set-own.ts';
 import { SqlParams } from '../storage/sql-params.ts';
 import {
   aggregateSql,
@@ -368,7 +368,7 @@ async function splitWindow(
       ? await splitCells(ctx, base)
       : null) ?? (await rankedSplit(ctx, base, fixedSeries));
   const series = fixedSeries ?? rank(aggregates.ranked).slice(0, LIMITS.series);
-  // Per bucket, the chosen series' cells in series order (looked up once for counts and row).
+  // Each chosen series' cells, found once rather than once per bucket.
   const { cells } = aggregates;
   const chosen = series.map((name) => cells.get(name));
   const counts = plan.buckets.map((bucket) => {
@@ -376,12 +376,10 @@ async function splitWindow(
     for (const byKey of chosen) count += byKey?.get(bucket.key)?.count ?? 0;
     return count;
   });
-  // A series named `timestamp` cannot be told from the row's label in the wide rows: the label
-  // wins, as in SQL mode (`metadata.series` still lists it).
   const rows = rowsOf(ctx, plan.buckets, counts, (i, row) => {
     const key = (plan.buckets[i] as Bucket).key;
     series.forEach((name, s) => {
-      if (name !== 'timestamp') setOwn(row, name, chosen[s]?.get(key)?.value ?? empty);
+      setSeriesValue(row, name, chosen[s]?.get(key)?.value ?? empty);
     });
   });
   return { rows, combined: aggregates.combined, series };

@@ -7,7 +7,7 @@ import {
 } from '@analytics-chart/protocol';
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { EngineError } from '../engine-error.ts';
-import { setOwn } from '../set-own.ts';
+import { setOwn, setSeriesValue } from '../set-own.ts';
 import { DuckDBTypeId } from '../storage/duckdb-api.ts';
 import {
   canHoldValues,
@@ -245,9 +245,7 @@ function shapeLine(
     .map(([name]) => name);
   const result = ordered.map((b) => {
     const row: Record<string, string | number | null> = { timestamp: b.point.label };
-    for (const name of series) {
-      if (name !== 'timestamp') setOwn(row, name, b.values.get(name) ?? null);
-    }
+    for (const name of series) setSeriesValue(row, name, b.values.get(name) ?? null);
     return row;
   });
   return { result, metadata: { ...metadata, series } };

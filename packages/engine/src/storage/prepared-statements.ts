@@ -51,7 +51,7 @@ export async function readPrepared(
 }
 
 /** Every row of a materialized result, in order. */
-export function materializedRows(result: DuckDBMaterializedResult): DuckDBValue[][] {
+function materializedRows(result: DuckDBMaterializedResult): DuckDBValue[][] {
   const rows: DuckDBValue[][] = [];
   const chunks = result.chunkCount;
   for (let c = 0; c < chunks; c++) {
