@@ -3,6 +3,7 @@
  * output (to search it for secrets), and stops it gracefully or with SIGKILL.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { heapAfterGc } from './heap-probe.ts';
 
 /** A running server process. */
 export interface ServerProcess {
@@ -25,6 +26,8 @@ export interface StartOptions {
   cwd?: string;
   /** Matches the line that announces the server; group 1 is its URL. */
   ready: RegExp;
+  /** Open an IPC channel to the child (for {@link heapAfterGc}). @default false */
+  ipc?: boolean;
   /** Give up after this many milliseconds. @default 30000 */
   timeoutMs?: number;
 }
@@ -39,7 +42,7 @@ export function startServerProcess(options: StartOptions): Promise<ServerProcess
   const child = spawn(options.command, [...options.args], {
     cwd: options.cwd,
     env: options.env ?? process.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   return new Promise((resolve, reject) => {

@@ -13,6 +13,7 @@ import {
   jwtSession,
   serveEdge,
 } from '@analytics-chart/edge/node';
+import { answerHeapProbes } from './heap-probe.ts';
 import { RELIABILITY_QUERIES } from './reliability-queries.ts';
 import { ELEMENT_BUNDLE } from './repo-paths.ts';
 
@@ -29,6 +30,7 @@ const edge = createEdge(
   }),
 );
 const served = await serveEdge(edge, { port: 0, hostname: '127.0.0.1' });
+answerHeapProbes();
 process.stdout.write(`edge listening on ${served.url}\n`);
 process.once('SIGTERM', () => {
   served.close().then(() => process.exit(0));

@@ -40,8 +40,10 @@ export function startEdgeProcess(options: EdgeProcessOptions): Promise<ServerPro
   if (options.allowedOrigins?.length) env.EDGE_ALLOWED_ORIGINS = options.allowedOrigins.join(',');
   return startServerProcess({
     command: process.execPath,
-    args: ['--import', TSX, ENTRY],
+    // The heap probe (`heap-probe.ts`) forces collections only when the load item asks.
+    args: ['--expose-gc', '--import', TSX, ENTRY],
     env,
+    ipc: true,
     ready: /edge listening on (http:\/\/127\.0\.0\.1:\d+)/,
   });
 }

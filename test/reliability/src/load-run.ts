@@ -7,8 +7,9 @@
 import autocannon from 'autocannon';
 import type { ServerProcess } from './child-process.ts';
 import { publicId, sessionCookie, sessionId } from './forge-jwt.ts';
+import { type HeapFigures, heapAfterGc } from './heap-probe.ts';
 import { postJson } from './post-json.ts';
-import { lowestRss, type RssSample, sampleRss } from './rss-sampler.ts';
+import { type RssSample, sampleRss } from './rss-sampler.ts';
 import { TAGS, TENANTS } from './seed-events.ts';
 import type { EdgeSecrets, EngineUnderTest } from './system-under-test.ts';
 
@@ -76,6 +77,13 @@ export interface LoadOutcome {
   ingest: { requests: number; acknowledged: number; events: number; failures: string[] };
   edgeRss: RssSample[];
   engineRss: RssSample[];
+  /** The edge's heap after a forced full collection, every `heapEverySeconds` of the soak. */
+  edgeHeap: HeapSample[];
+}
+
+/** One heap probe: milliseconds since the run began, and what the process held. */
+export interface HeapSample extends HeapFigures {
+  atMs: number;
 }
 
 /** Options of a load run. */
@@ -87,6 +95,10 @@ export interface LoadOptions {
   connections?: number;
   /** Bulk-log requests per second to the engine meanwhile. @default 10 */
   ingestPerSecond?: number;
+  /** Probe the edge's heap from this second on (the end of the warm-up). @default 0 */
+  heapFromSeconds?: number;
+  /** Seconds between heap probes. @default 2 */
+  heapEverySeconds?: number;
 }
 
 /** Runs autocannon and the ingest loop for `seconds`, sampling both processes' RSS. */
@@ -96,6 +108,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadOutcome> {
   const requests = loadRequests(secrets);
   const edgeRss = sampleRss(edge.pid);
   const engineRss = sampleRss(engine.process.pid);
+  const edgeHeap = probeHeap(
+    edge,
+    options.heapFromSeconds ?? 0,
+    options.heapEverySeconds ?? 2,
+    // The last probe a second before the end: still under load, like the first.
+    options.seconds - 1,
+  );
 
   const ingest = { requests: 0, acknowledged: 0, events: 0, failures: [] as string[] };
   let ingesting = true;
@@ -164,22 +183,59 @@ export async function runLoad(options: LoadOptions): Promise<LoadOutcome> {
     ingest,
     edgeRss: edgeRss.stop(),
     engineRss: engineRss.stop(),
+    edgeHeap: await edgeHeap,
   };
 }
 
+/** Probes `server`'s heap at `fromSeconds`, then every `everySeconds` up to `untilSeconds`. */
+async function probeHeap(
+  server: ServerProcess,
+  fromSeconds: number,
+  everySeconds: number,
+  untilSeconds: number,
+): Promise<HeapSample[]> {
+  const started = Date.now();
+  const samples: HeapSample[] = [];
+  for (let at = fromSeconds; at <= untilSeconds; at += everySeconds) {
+    await new Promise((r) => setTimeout(r, Math.max(0, started + at * 1000 - Date.now())));
+    const figures = await heapAfterGc(server.child);
+    samples.push({ atMs: Date.now() - started, ...figures });
+  }
+  return samples;
+}
+
 /**
- * RSS growth over the soak: the lowest sample of the last `windowSeconds` against the lowest of
- * the first `windowSeconds` after the warm-up (see {@link lowestRss}).
+ * Growth of a level over the soak: the lowest sample of the last `windowSeconds` against the
+ * lowest of the first `windowSeconds` after the warm-up. The lowest, because under steady load a
+ * Node process's memory climbs and falls by a fifth between collections (the edge's RSS 145-173
+ * MB within 40 s, with no trend), so a median of a few seconds lands wherever the cycle happens
+ * to be; what a leak raises is the level after collection.
  */
-export function rssGrowth(
-  samples: readonly RssSample[],
+export function growthOver<T extends { atMs: number }>(
+  samples: readonly T[],
+  level: (sample: T) => number,
   warmupSeconds: number,
   windowSeconds: number,
 ) {
+  const lowest = (some: readonly T[]) => (some.length ? Math.min(...some.map(level)) : Number.NaN);
   const after = samples.filter((s) => s.atMs >= warmupSeconds * 1000);
   const end = samples.at(-1)?.atMs ?? 0;
-  const baseline = lowestRss(after.filter((s) => s.atMs < (warmupSeconds + windowSeconds) * 1000));
-  const final = lowestRss(after.filter((s) => s.atMs > end - windowSeconds * 1000));
-  const peak = Math.max(...samples.map((s) => s.rss));
+  const baseline = lowest(after.filter((s) => s.atMs < (warmupSeconds + windowSeconds) * 1000));
+  const final = lowest(after.filter((s) => s.atMs > end - windowSeconds * 1000));
+  const peak = Math.max(...samples.map(level));
   return { baseline, final, peak, growth: final / baseline - 1, samples: samples.length };
 }
+
+/** RSS growth over the soak ({@link growthOver}). */
+export const rssGrowth = (
+  samples: readonly RssSample[],
+  warmupSeconds: number,
+  windowSeconds: number,
+) => growthOver(samples, (s) => s.rss, warmupSeconds, windowSeconds);
+
+/** Growth of what the process holds after a full collection: its V8 heap and its Buffers. */
+export const heapGrowth = (
+  samples: readonly HeapSample[],
+  warmupSeconds: number,
+  windowSeconds: number,
+) => growthOver(samples, (s) => s.heapUsed + s.external, warmupSeconds, windowSeconds);

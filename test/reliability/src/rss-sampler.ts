@@ -36,13 +36,3 @@ export function sampleRss(pid: number, everyMs = 1000): { stop(): RssSample[] } 
     },
   };
 }
-
-/**
- * The lowest RSS of the samples: the level the garbage collector brings the heap back to. Under
- * steady load a Node process's RSS climbs and falls by a fifth as V8 grows its heap between
- * collections (145-173 MB for the edge within 40 s, with no trend), so a median of a few seconds
- * lands wherever the cycle happens to be; what a leak raises is the level after collection.
- */
-export function lowestRss(samples: readonly RssSample[]): number {
-  return samples.length ? Math.min(...samples.map((s) => s.rss)) : Number.NaN;
-}

@@ -1,10 +1,10 @@
 /**
- * The load item's memory verdict (`rssGrowth`) on sample series worked out by hand: a heap that
+ * The load item's memory verdicts (`rssGrowth`, `heapGrowth`) on sample series worked out by hand: a heap that
  * climbs and falls between collections without a trend is no growth, wherever the run happens to
  * end in the cycle; a level after collection that keeps rising is growth.
  */
 import { describe, expect, test } from 'vitest';
-import { rssGrowth } from '../src/load-run.ts';
+import { type HeapSample, heapGrowth, rssGrowth } from '../src/load-run.ts';
 import type { RssSample } from '../src/rss-sampler.ts';
 
 const MB = 2 ** 20;
@@ -42,6 +42,55 @@ describe('rssGrowth', () => {
     const verdict = rssGrowth(series(leak), 7, 6);
     expect(verdict.baseline).toBe(167 * MB);
     expect(verdict.final).toBe(185 * MB);
+    expect(verdict.growth).toBeGreaterThan(0.1);
+  });
+});
+
+describe('heapGrowth', () => {
+  const probes = (levels: [heap: number, external: number][]): HeapSample[] =>
+    levels.map(([heap, external], i) => ({
+      atMs: 7000 + i * 2000,
+      heapUsed: heap * MB,
+      external: external * MB,
+      rss: 150 * MB,
+    }));
+
+  test('judges the heap and the Buffers together, lowest probe of each window', () => {
+    // Probes at 7, 9, 11 s (first window, lowest 16.3 + 3.7 = 20) and 13, 15, 17 s (last window,
+    // lowest 17.6 + 3.7 = 21.3): growth 21.3 / 20 - 1 = 6.5%.
+    const verdict = heapGrowth(
+      probes([
+        [16.7, 3.7],
+        [16.3, 3.7],
+        [16.9, 3.7],
+        [17.6, 3.7],
+        [18.0, 3.7],
+        [17.9, 3.7],
+      ]),
+      7,
+      6,
+    );
+    expect(verdict.baseline).toBeCloseTo(20 * MB, 0);
+    expect(verdict.final).toBeCloseTo(21.3 * MB, 0);
+    expect(verdict.growth).toBeCloseTo(21.3 / 20 - 1, 10);
+    expect(verdict.peak).toBeCloseTo(21.7 * MB, 0);
+  });
+
+  test('Buffers that pile up while the heap stays flat are growth', () => {
+    // 16.5 MB of heap throughout; Buffers 3.7 → 6.0 MB: (16.5 + 6.0) / (16.5 + 3.7) - 1 = 11.4%.
+    const verdict = heapGrowth(
+      probes([
+        [16.5, 3.7],
+        [16.5, 3.8],
+        [16.5, 4.1],
+        [16.5, 6.0],
+        [16.5, 6.4],
+        [16.5, 6.8],
+      ]),
+      7,
+      6,
+    );
+    expect(verdict.growth).toBeCloseTo(22.5 / 20.2 - 1, 10);
     expect(verdict.growth).toBeGreaterThan(0.1);
   });
 });
