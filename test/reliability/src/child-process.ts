@@ -3,7 +3,6 @@
  * output (to search it for secrets), and stops it gracefully or with SIGKILL.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { heapAfterGc } from './heap-probe.ts';
 
 /** A running server process. */
 export interface ServerProcess {
@@ -26,7 +25,7 @@ export interface StartOptions {
   cwd?: string;
   /** Matches the line that announces the server; group 1 is its URL. */
   ready: RegExp;
-  /** Open an IPC channel to the child (for {@link heapAfterGc}). @default false */
+  /** Open an IPC channel to the child (for `heapAfterGc` in `heap-probe.ts`). @default false */
   ipc?: boolean;
   /** Give up after this many milliseconds. @default 30000 */
   timeoutMs?: number;

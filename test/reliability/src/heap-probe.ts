@@ -14,7 +14,6 @@ export interface HeapFigures {
   heapUsed: number;
   /** Memory of C++ objects bound to JS objects, Buffers included. */
   external: number;
-  rss: number;
 }
 
 const ASK = 'analytics-chart:heap-after-gc';
@@ -28,8 +27,8 @@ export function answerHeapProbes(): void {
     // Two passes: the first can leave objects that only a weak callback or finalizer frees.
     gc();
     gc();
-    const { heapUsed, external, rss } = process.memoryUsage();
-    process.send?.({ ask: ASK, heapUsed, external, rss } satisfies HeapFigures & { ask: string });
+    const { heapUsed, external } = process.memoryUsage();
+    process.send?.({ ask: ASK, heapUsed, external } satisfies HeapFigures & { ask: string });
   });
   // The channel must not keep the process alive once its server has closed.
   process.channel?.unref();
@@ -52,7 +51,6 @@ export function heapAfterGc(child: ChildProcess, timeoutMs = 10_000): Promise<He
       resolve({
         heapUsed: m.heapUsed ?? Number.NaN,
         external: m.external ?? Number.NaN,
-        rss: m.rss ?? Number.NaN,
       });
     };
     if (!child.send) {
