@@ -421,6 +421,11 @@ async function splitCells(
   const cells = new Map<string, Map<number, Cell>>();
   const totals = new Map<string, { count: number; sum: number; numeric: number }>();
   const all = { count: 0, sum: 0, numeric: 0 };
+  const add = (t: typeof all, count: number, sum: number, numeric: number) => {
+    t.count += count;
+    t.sum += sum;
+    t.numeric += numeric;
+  };
   for (const [sp, k, c, s, n] of rows) {
     const name = String(sp);
     const count = toNumber(c ?? null) ?? 0;
@@ -435,12 +440,8 @@ async function splitCells(
       totals.set(name, total);
     }
     byKey.set(toNumber(k ?? null) ?? 0, { value: valueFrom(count, sum, numeric), count });
-    total.count += count;
-    total.sum += sum;
-    total.numeric += numeric;
-    all.count += count;
-    all.sum += sum;
-    all.numeric += numeric;
+    add(total, count, sum, numeric);
+    add(all, count, sum, numeric);
   }
   return {
     cells,
