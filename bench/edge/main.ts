@@ -23,6 +23,7 @@ interface Ready {
   backendUrl: string;
   publicId: string;
   nocacheId: string;
+  embedId: string;
   sessionId: string;
   cookie: string;
   backendBody: string;
@@ -87,6 +88,8 @@ export async function run(args: string[]): Promise<void> {
     const auth = { authorization: `Bearer ${ready.publicId}` };
     const sessionUrl = `${ready.url}/session/api/data`;
     const session = { authorization: `Bearer ${ready.sessionId}`, cookie: ready.cookie };
+    const embedUrl = `${ready.url}/embed/api/data`;
+    const embed = { authorization: `Bearer ${ready.embedId}`, origin: 'https://blog.example' };
     console.log(
       `machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.version}, load average ${loadavg()[0]?.toFixed(2)}, ${new Date().toISOString().slice(0, 16)}Z`,
     );
@@ -99,6 +102,7 @@ export async function run(args: string[]): Promise<void> {
       [bare, {}],
       [data, auth],
       [sessionUrl, session],
+      [embedUrl, embed],
     ] as const) {
       await autocannon({ url, connections: 10, duration: 2, headers });
     }
@@ -136,6 +140,10 @@ export async function run(args: string[]): Promise<void> {
     const s = await slice(sessionUrl, 10, session);
     console.log(
       `| edge, cached data (session id + jwtSession cookie), 10 conn | ${Math.round(s.rps)} | ${s.p99} | ${s.cpu.toFixed(1)} | ${s.errors} |`,
+    );
+    const x = await slice(embedUrl, 10, embed);
+    console.log(
+      `| edge, cached data (public id embedded on another origin, CORS), 10 conn | ${Math.round(x.rps)} | ${x.p99} | ${x.cpu.toFixed(1)} | ${x.errors} |`,
     );
     console.log(`\n${summary.join('\n')}`);
     console.log('targets: ratio >= 70%, p99 < 10 ms at 50 connections');

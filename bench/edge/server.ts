@@ -3,7 +3,8 @@
  * not share an event loop. One Hono app on `@hono/node-server` holds: `/bare`, a bare route
  * answering the exact bytes of a cached chart payload; `/edge`, the edge with its result cache;
  * `/nocache`, the same edge with caching off (every request reaches the backend); `/session`, the
- * edge with a session-bound id checked by `jwtSession`. The backend is a small HTTP service
+ * edge with a session-bound id checked by `jwtSession`; `/embed`, the edge of a public embed on
+ * another site (`allowedOrigins: ['*']`, asked with an `Origin`). The backend is a small HTTP service
  * speaking the data endpoint's wire format with a fixed 90-bucket envelope.
  */
 import { createServer } from 'node:http';
@@ -63,6 +64,7 @@ const base = {
 };
 const cached = createEdge(base);
 const uncached = createEdge({ ...base, cache: { ttl: 0, staleIfError: 0 } });
+const embed = createEdge({ ...base, allowedOrigins: ['*'] });
 
 const exp = Math.floor(Date.now() / 1000) + 3600;
 const publicId = (
@@ -70,6 +72,9 @@ const publicId = (
 ).id;
 const nocacheId = (
   await uncached.signQueryId({ query: 'daily', params: { tenant: 'acme' }, public: true })
+).id;
+const embedId = (
+  await embed.signQueryId({ query: 'daily', params: { tenant: 'acme' }, public: true })
 ).id;
 const sessionId = (
   await cached.signQueryId({ query: 'daily', params: { tenant: 'acme' }, subject: 'alice' })
@@ -82,6 +87,7 @@ app.get('/bare', (c) => c.body(bare, 200, { 'content-type': 'application/json; c
 app.route('/edge', cached.app);
 app.route('/nocache', uncached.app);
 app.route('/session', cached.app);
+app.route('/embed', embed.app);
 const served = await serveEdge(app, { port: 0 });
 
 // The bare route answers exactly the bytes of the cached payload.
@@ -89,6 +95,14 @@ const first = await fetch(`${served.url}/edge/api/data`, {
   headers: { authorization: `Bearer ${publicId}` },
 });
 bare = new Uint8Array(await first.arrayBuffer());
+// The embed's answers must really carry CORS, or its row would measure something else.
+const embedded = await fetch(`${served.url}/embed/api/data`, {
+  headers: { authorization: `Bearer ${embedId}`, origin: 'https://blog.example' },
+});
+await embedded.arrayBuffer();
+if (embedded.status !== 200 || embedded.headers.get('access-control-allow-origin') !== '*') {
+  throw new Error(`the embed route answered ${embedded.status} without CORS`);
+}
 
 // The direct call the cache-miss comparison makes: the body the edge sends, with the key.
 const backendBody = JSON.stringify({
@@ -102,6 +116,7 @@ process.send?.({
   backendUrl,
   publicId,
   nocacheId,
+  embedId,
   sessionId,
   cookie,
   backendBody,

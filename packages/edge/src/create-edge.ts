@@ -118,7 +118,8 @@ export function createEdge(config: EdgeConfig): Edge {
     revoked: new Set(config.revokedIds ?? []),
     clientIp: config.clientIp ?? defaultClientIp,
   };
-  const data = dataRoute(runtime);
+  const corsForData = config.allowedOrigins?.length ? dataCors(config.allowedOrigins) : undefined;
+  const data = dataRoute(runtime, corsForData);
   const { sign, renew } = signRoutes(runtime);
   const bundle = bundleAssets(config.bundle);
   const allowed = (config.allowedOrigins ?? []).filter((o) => o !== '*');
@@ -128,11 +129,12 @@ export function createEdge(config: EdgeConfig): Edge {
    * app that has one in an extra async layer, which the synchronous hot path of the data route
    * would pay on every request.
    */
-  const failure = (error: unknown): Response => {
-    if (error instanceof EdgeError) return errorResponse(error);
+  const failure = (error: unknown, headers?: Readonly<Record<string, string>>): Response => {
+    if (error instanceof EdgeError) return errorResponse(error, headers);
     if (error instanceof HTTPException) {
       return errorResponse(
         new EdgeError('bad_request', 'The request could not be read.', { status: error.status }),
+        headers,
       );
     }
     logger.log({
@@ -140,16 +142,22 @@ export function createEdge(config: EdgeConfig): Edge {
       event: 'edge.bug',
       message: logger.scrub(String((error as Error)?.stack ?? error)),
     });
-    return jsonResponse({ error: 'Something went wrong on our side.' }, 500);
+    return jsonResponse({ error: 'Something went wrong on our side.' }, 500, headers);
   };
+  /** `handler` with its failures answered; `headersOf` adds headers to those answers. */
   const safe =
-    (handler: (c: Context) => Response | Promise<Response>) =>
+    (
+      handler: (c: Context) => Response | Promise<Response>,
+      headersOf?: (c: Context) => Readonly<Record<string, string>>,
+    ) =>
     (c: Context): Response | Promise<Response> => {
       try {
         const response = handler(c);
-        return response instanceof Promise ? response.catch(failure) : response;
+        return response instanceof Promise
+          ? response.catch((error: unknown) => failure(error, headersOf?.(c)))
+          : response;
       } catch (error) {
-        return failure(error);
+        return failure(error, headersOf?.(c));
       }
     };
 
@@ -177,8 +185,13 @@ export function createEdge(config: EdgeConfig): Edge {
     maxAge: 600,
   });
 
-  if (config.allowedOrigins?.length) app.use('/api/data', dataCors(config.allowedOrigins));
-  app.get('/api/data', safe(data.handle));
+  if (corsForData) {
+    app.options('/api/data', (c) => corsForData.preflight(c.req.header('origin')));
+  }
+  app.get(
+    '/api/data',
+    safe(data.handle, corsForData && ((c) => corsForData.headersFor(c.req.header('origin')))),
+  );
   app.use('/api/sign', withApiSecurityHeaders, signCors);
   app.use('/api/renew', withApiSecurityHeaders, signCors);
   app.post('/api/sign', limitBody, safe(sign));

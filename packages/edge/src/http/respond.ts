@@ -21,9 +21,15 @@ export function jsonResponse(
   });
 }
 
-/** The JSON body `{error, code}` of an edge failure, with `Retry-After` when it has one. */
-export function errorResponse(error: EdgeError): Response {
-  const headers: Record<string, string> = {};
+/**
+ * The JSON body `{error, code}` of an edge failure, with `Retry-After` when it has one and any
+ * `extra` headers (the data route's CORS).
+ */
+export function errorResponse(
+  error: EdgeError,
+  extra?: Readonly<Record<string, string>>,
+): Response {
+  const headers: Record<string, string> = { ...extra };
   if (error.retryAfter !== undefined) headers['Retry-After'] = String(error.retryAfter);
   return jsonResponse({ error: error.message, code: error.code }, error.status, headers);
 }

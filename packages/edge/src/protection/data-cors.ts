@@ -1,5 +1,16 @@
-import type { MiddlewareHandler } from 'hono';
 import { API_SECURITY_HEADERS } from '../http/security-headers.ts';
+
+/** The data route's CORS answers, one frozen set of headers per kind of origin. */
+export interface DataCors {
+  /**
+   * Headers every answer of the data route carries for a request from `origin` (success, 304
+   * and refusal alike, so a cross-origin widget can read an `expired` and renew): `Vary: Origin`
+   * always, and the grant when the origin has one.
+   */
+  headersFor(origin: string | undefined): Readonly<Record<string, string>>;
+  /** The answer to a preflight from `origin`. */
+  preflight(origin: string | undefined): Response;
+}
 
 /**
  * CORS for the data route. Written here rather than with `hono/cors` because the answer depends
@@ -7,44 +18,57 @@ import { API_SECURITY_HEADERS } from '../http/security-headers.ts';
  * allowlisted origins get their origin echoed with credentials (so session cookies reach a
  * session-bound chart), while `'*'` lets any other origin read public data without credentials.
  * Unlisted origins get no CORS headers at all, so the browser withholds the answer.
+ *
+ * The route puts these headers into the answers it builds, rather than a middleware setting them
+ * on the finished response: on Node, changing a response's headers after the fact turns
+ * `@hono/node-server`'s light response into a full one, which cost a cross-origin embed a third
+ * of the route's throughput (measured with a cached result: 21k requests/s without CORS, 15k with
+ * `'*'` and 12k with an exact origin).
  */
-export function dataCors(allowedOrigins: readonly string[]): MiddlewareHandler {
-  const exact = new Set(allowedOrigins.filter((o) => o !== '*'));
-  const anyOrigin = allowedOrigins.includes('*');
-
-  function grant(origin: string | undefined): Record<string, string> | null {
-    if (!origin) return null;
-    if (exact.has(origin)) {
-      return {
-        'Access-Control-Allow-Origin': origin,
-        'Access-Control-Allow-Credentials': 'true',
-      };
-    }
-    return anyOrigin ? { 'Access-Control-Allow-Origin': '*' } : null;
-  }
-
-  return async function dataCorsMiddleware(c, next) {
-    const origin = c.req.header('origin');
-    const granted = grant(origin);
-    if (c.req.method === 'OPTIONS') {
-      const headers: Record<string, string> = {
-        ...API_SECURITY_HEADERS,
-        Vary: 'Origin',
-        ...(granted ?? {}),
-      };
-      if (granted) {
-        headers['Access-Control-Allow-Methods'] = 'GET';
-        headers['Access-Control-Allow-Headers'] = 'Authorization, If-None-Match';
-        headers['Access-Control-Max-Age'] = '600';
-      }
-      return new Response(null, { status: 204, headers });
-    }
-    await next();
-    // The answer differs by origin from here on, so shared caches must key on it.
-    c.res.headers.append('Vary', 'Origin');
-    if (granted) {
-      for (const [name, value] of Object.entries(granted)) c.res.headers.set(name, value);
-      c.res.headers.set('Access-Control-Expose-Headers', 'ETag, Retry-After');
-    }
+export function dataCors(allowedOrigins: readonly string[]): DataCors {
+  // The answer differs by origin, so shared caches must key on it.
+  const none: Readonly<Record<string, string>> = Object.freeze({ Vary: 'Origin' });
+  const grant = (origin: string, credentials: boolean): Grant => {
+    const allow = {
+      'Access-Control-Allow-Origin': origin,
+      ...(credentials ? { 'Access-Control-Allow-Credentials': 'true' } : {}),
+    };
+    return {
+      allow,
+      headers: Object.freeze({
+        ...none,
+        ...allow,
+        'Access-Control-Expose-Headers': 'ETag, Retry-After',
+      }),
+    };
   };
+  const exact = new Map(
+    allowedOrigins.filter((o) => o !== '*').map((origin) => [origin, grant(origin, true)]),
+  );
+  const any = allowedOrigins.includes('*') ? grant('*', false) : undefined;
+  const granted = (origin: string | undefined) => (origin ? (exact.get(origin) ?? any) : undefined);
+
+  return {
+    headersFor: (origin) => granted(origin)?.headers ?? none,
+    preflight(origin) {
+      const g = granted(origin);
+      const headers = g
+        ? {
+            ...API_SECURITY_HEADERS,
+            ...none,
+            ...g.allow,
+            'Access-Control-Allow-Methods': 'GET',
+            'Access-Control-Allow-Headers': 'Authorization, If-None-Match',
+            'Access-Control-Max-Age': '600',
+          }
+        : { ...API_SECURITY_HEADERS, ...none };
+      return new Response(null, { status: 204, headers });
+    },
+  };
+}
+
+/** What an allowed origin is granted: the preflight's allowance, and every answer's headers. */
+interface Grant {
+  allow: Readonly<Record<string, string>>;
+  headers: Readonly<Record<string, string>>;
 }

@@ -15,6 +15,7 @@ import { etagMatches } from '../http/respond.ts';
 import { API_SECURITY_HEADERS } from '../http/security-headers.ts';
 import { fingerprint } from '../log/logger.ts';
 import { toChartPayload, wholeSecondWindow } from '../payload/to-chart-payload.ts';
+import type { DataCors } from '../protection/data-cors.ts';
 import { Lru } from '../protection/lru.ts';
 import {
   type CachedResult,
@@ -71,8 +72,9 @@ function headersFor(etag: string): ReadyBody['headers'] {
  * The data route: verify the id, check revocation, limits, audience and session, resolve the
  * query, answer from the cache or the backend, trimmed to the chart payload. The common case (a
  * remembered id, a fresh cached result, in-memory limits) runs synchronously: no HMAC, no await.
+ * With `cors`, its answers carry the CORS headers for the request's origin.
  */
-export function dataRoute(runtime: EdgeRuntime) {
+export function dataRoute(runtime: EdgeRuntime, cors?: DataCors) {
   const { settings, logger, keyring, registry } = runtime;
   const verified = new Lru<string, VerifiedEntry>(settings.verifiedCacheSize);
   const cache = new ResultCache(settings.cacheEntries);
@@ -279,7 +281,8 @@ export function dataRoute(runtime: EdgeRuntime) {
   }
 
   function send(c: Context, body: ReadyBody, stale: boolean): Response {
-    const headers = stale ? body.staleHeaders : body.headers;
+    const ready = stale ? body.staleHeaders : body.headers;
+    const headers = cors ? { ...ready, ...cors.headersFor(c.req.header('origin')) } : ready;
     const inm = c.req.header('if-none-match');
     if (inm && etagMatches(inm, body.etag)) return new Response(null, { status: 304, headers });
     return new Response(body.bytes, { status: 200, headers });

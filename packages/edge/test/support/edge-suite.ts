@@ -668,9 +668,44 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       expect(signEvil.headers.get('access-control-allow-origin')).toBeNull();
       const id = await publicId(`cors-${hex(3)}`);
       const read = await data(id, { headers: { origin: APP_ORIGIN } });
+      expect(read.status).toBe(200);
       expect(read.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      expect(read.headers.get('access-control-allow-credentials')).toBe('true');
+      expect(read.headers.get('access-control-expose-headers')).toContain('ETag');
+      expect(read.headers.get('vary')).toContain('Origin');
+      expect(read.headers.get('etag')).toBeTruthy();
       const foreign = await data(id, { headers: { origin: 'https://evil.example' } });
       expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+      expect(foreign.headers.get('vary')).toContain('Origin');
+    });
+
+    it('lets an allowed origin read revalidations and refusals too', async () => {
+      const id = await publicId(`cors-${hex(3)}`);
+      const origin = { origin: APP_ORIGIN };
+      const etag = (await data(id, { headers: origin })).headers.get('etag') ?? '';
+      const same = await data(id, { headers: { ...origin, 'if-none-match': etag } });
+      expect(same.status).toBe(304);
+      expect(same.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      expect(same.headers.get('vary')).toContain('Origin');
+      // A cross-origin widget must read the code of a refusal (`expired` makes it renew): one
+      // refused before any await, one after the signature check, one expired.
+      const t = now();
+      for (const [token, code] of [
+        ['not-a-jwt', 'invalid'],
+        [forgeToken(header(), publicClaims(), hex(24)), 'invalid'],
+        [
+          forgeToken(header(), publicClaims({ iat: t - 700, exp: t - 100 }), current.secret),
+          'expired',
+        ],
+      ] as const) {
+        const refused = await data(token, { headers: origin });
+        expectRefused(refused, 401, code);
+        expect(refused.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+        expect(refused.headers.get('access-control-allow-credentials')).toBe('true');
+        expect(refused.headers.get('vary')).toContain('Origin');
+        const elsewhere = await data(token, { headers: { origin: 'https://evil.example' } });
+        expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
+      }
     });
 
     it('holds ids with an audience to their origins', async () => {
