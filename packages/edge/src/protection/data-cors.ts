@@ -21,9 +21,9 @@ export interface DataCors {
  *
  * The route puts these headers into the answers it builds, rather than a middleware setting them
  * on the finished response: on Node, changing a response's headers after the fact turns
- * `@hono/node-server`'s light response into a full one, which cost a cross-origin embed a third
- * of the route's throughput (measured with a cached result: 21k requests/s without CORS, 15k with
- * `'*'` and 12k with an exact origin).
+ * `@hono/node-server`'s light response into a full one. Measured by `pnpm bench edge`, a cached
+ * request from another origin took 43–44 µs of server CPU that way, and takes 25 µs this way,
+ * like a same-origin one.
  */
 export function dataCors(allowedOrigins: readonly string[]): DataCors {
   // The answer differs by origin, so shared caches must key on it.
