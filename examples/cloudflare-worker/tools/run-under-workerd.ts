@@ -49,8 +49,15 @@ const bundleAsText: Plugin = {
   },
 };
 
+/** The bundled Worker: its script, and the source files that put bytes into it. */
+export interface WorkerBundle {
+  script: string;
+  /** Paths (relative to the working directory) of the files the script has code from. */
+  sources: string[];
+}
+
 /** Bundles the Worker into one ES module, as wrangler would for workerd. */
-export async function bundleWorker(): Promise<string> {
+export async function bundleWorker(): Promise<WorkerBundle> {
   await ensureElementBundle(() => {});
   const built = await build({
     entryPoints: [fileURLToPath(new URL(wranglerSettings().main, HERE))],
@@ -62,11 +69,17 @@ export async function bundleWorker(): Promise<string> {
     conditions: ['workerd', 'worker', 'browser'],
     plugins: [bundleAsText],
     write: false,
+    metafile: true,
     logLevel: 'silent',
   });
   const script = built.outputFiles[0]?.text;
   if (!script) throw new Error('esbuild produced no Worker script');
-  return script;
+  const sources = Object.values(built.metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([path]) => path),
+  );
+  return { script, sources };
 }
 
 /** The Worker running under workerd. */
@@ -80,7 +93,7 @@ export interface LocalWorker {
 
 /** Starts the bundled Worker under workerd with these bindings (vars and secrets alike). */
 export async function runUnderWorkerd(bindings: Record<string, string>): Promise<LocalWorker> {
-  const script = await bundleWorker();
+  const { script } = await bundleWorker();
   const logs: string[] = [];
   const capture = (stream: NodeJS.ReadableStream) => {
     let pending = '';

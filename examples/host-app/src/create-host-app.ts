@@ -2,7 +2,7 @@ import type { Edge, QueryDefinition } from '@analytics-chart/edge';
 import { type Context, Hono } from 'hono';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadAssets } from './assets.ts';
 import {
   DASHBOARD_LAYOUT,

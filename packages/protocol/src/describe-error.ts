@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { REQUIRED } from './query-request.ts';
 
 const MAX_KEY = 40;

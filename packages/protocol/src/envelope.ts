@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The response envelope of `POST /api/visualize/data`: `result`, optional `compare_result`, and

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FILTER_OPERATORS, type FilterOperator, matchWord } from './vocabulary.ts';
 
 /** A filter value as clients send it: the spec allows strings and numbers alike. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type FilterGroups, filtersSchema } from './filters.ts';
 import { parseTimeOffset, parseTimeValue, type TimeValue } from './time-value.ts';
 import { DEFAULT_TIME_ZONE, isValidTimeZone } from './time-zone.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The claims of a signed query id (a compact JWT). The header carries `alg` and `kid`; these

@@ -117,7 +117,7 @@ describe('andFilters', () => {
 
 describe('describeZodError never echoes kilobytes', () => {
   it('clips long keys and messages of strict objects', async () => {
-    const { z } = await import('zod');
+    const z = await import('zod');
     const long = 'k'.repeat(1000);
     const strict = z.strictObject({ query: z.string() });
     const unknownKey = strict.safeParse({ query: 'x', [long]: 1 });

@@ -1,5 +1,5 @@
 import { describeZodError } from '@analytics-chart/protocol';
-import { z } from 'zod';
+import * as z from 'zod';
 import { repoPath } from './repo-paths.ts';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);

@@ -1,5 +1,5 @@
 import { GRANULARITIES, type Granularity, type ParamValue } from '@analytics-chart/protocol';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A parameter filled from the signed-in session, e.g. the tenant: never from a request body. */
 export interface SessionParam {

@@ -1,6 +1,6 @@
 import { describeZodError, type ParamValue } from '@analytics-chart/protocol';
 import type { Context } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   currentSession,
   type EdgeRuntime,

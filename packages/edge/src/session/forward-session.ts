@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Authorize, Session } from './session.ts';
 
 /** Options of {@link forwardSession}. */

@@ -1,5 +1,5 @@
 import { type SignedQueryClaims, signedQueryClaimsSchema } from '@analytics-chart/protocol';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The claims the edge reads from a verified id: the protocol's signed-query claims plus `r`, the

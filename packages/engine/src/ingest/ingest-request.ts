@@ -4,7 +4,7 @@ import {
   expected,
   REQUIRED,
 } from '@analytics-chart/protocol';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EngineError } from '../engine-error.ts';
 import { CompactLineScanner, scanCompactText } from './compact-line.ts';
 import { KeyDiscovery, type SeenKey } from './discover-keys.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { consoleLogSink, type LogSink } from '../../log/logger.ts';
 import {
   memoryRateLimitStore,
