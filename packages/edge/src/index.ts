@@ -26,6 +26,7 @@ export type {
 export { defineEdgeConfig, type EdgeModuleConfig } from './config/edge-module-config.ts';
 export { createEdge, type Edge } from './create-edge.ts';
 export { EdgeError } from './http/edge-error.ts';
+export { mountEdge } from './http/mount-edge.ts';
 export { consoleLogSink, type LogEntry, type LogLevel, type LogSink } from './log/logger.ts';
 export { type TrimContext, toChartPayload } from './payload/to-chart-payload.ts';
 export {

@@ -49,9 +49,28 @@ export function etagMatches(header: string, etag: string): boolean {
   return false;
 }
 
-/** The client address for per-IP limits when the config names no other source. */
+/** What each runtime's server hands Hono as `c.env`, as far as the client address goes. */
+interface ServerEnv {
+  /** `@hono/node-server`: the Node request. */
+  incoming?: { socket?: { remoteAddress?: string } };
+  /** `Bun.serve`: the server itself. */
+  requestIP?: (request: Request) => { address?: string } | null;
+  /** `Deno.serve`: the connection info. */
+  remoteAddr?: { hostname?: string };
+}
+
+/**
+ * The client address for per-IP limits when the config names no other source: the socket's peer
+ * on Node, Bun and Deno, `cf-connecting-ip` on Workers. Duck-typed on what each server passes as
+ * `c.env`, so the core imports no runtime's module; without it every client would share one
+ * bucket.
+ */
 export function defaultClientIp(c: Context): string | undefined {
-  // @hono/node-server passes the Node request as `env.incoming`; duck-typed so no `node:` import.
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? c.req.header('cf-connecting-ip');
+  const env = c.env as ServerEnv | undefined;
+  return (
+    env?.incoming?.socket?.remoteAddress ??
+    (typeof env?.requestIP === 'function' ? env.requestIP(c.req.raw)?.address : undefined) ??
+    env?.remoteAddr?.hostname ??
+    c.req.header('cf-connecting-ip')
+  );
 }

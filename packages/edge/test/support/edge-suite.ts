@@ -14,7 +14,7 @@ import { type EngineTap, engineTap } from './engine-tap.ts';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { dailyCounts, eventsIn } from './fixtures.ts';
 import { b64url, forgeToken, parts } from './forge.ts';
-import type { EdgeUnderTest } from './harness.ts';
+import type { EdgeUnderTest, Runtime } from './harness.ts';
 import { APP_ORIGIN, TEST_LIMITS, TEST_QUERIES } from './test-config.ts';
 
 const hex = (n: number) =>
@@ -31,7 +31,7 @@ interface Seen {
 
 /** How the edge under test is run: its runtime, and its backend (HTTP to the engine, or in process). */
 export interface SuiteVariant {
-  runtime: 'node' | 'workerd';
+  runtime: Runtime;
   /** Set for the in-process backend: the harness builds `engineBackend` over this tap. */
   inProcess?: boolean;
   start(env: Record<string, string>, tap?: EngineTap): Promise<EdgeUnderTest>;
@@ -162,6 +162,11 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       jti: `j-${hex(6)}`,
       ...extra,
     });
+
+    /** An answer of the HTTP server itself (an oversized request), before the edge sees it. */
+    function serverRefusal(response: { status: number; text: string }) {
+      return response.status === 431 || (response.status === 400 && response.text === '');
+    }
 
     function expectRefused(
       response: { status: number; json(): Record<string, unknown> },
@@ -318,9 +323,11 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       const calls = tap.calls.length;
       const [h, p, s] = parts(await publicId('acme'));
       expectRefused(await data(`${h}.${p}${'A'.repeat(9000)}.${s}`), 401, 'invalid');
-      // Far beyond any header limit: the server refuses it one way or another, never with a 5xx.
+      // Far beyond any header limit: the server refuses it one way or another, never with a 5xx
+      // (Node's server with a 431, Deno's with an empty 400, before the edge sees it).
       const huge = await data(`${h}.${'A'.repeat(70_000)}.${s}`);
-      expect([401, 413, 431]).toContain(huge.status);
+      expect([401, 413, 431, 400]).toContain(huge.status);
+      if (huge.status === 400) expect(serverRefusal(huge)).toBe(true);
       expect(tap.calls.length).toBe(calls);
     });
 
@@ -530,7 +537,10 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       tap.mode({ kind: 'close' });
       let before = tap.calls.length;
       expectRefused(await data(await publicId(`down-${hex(3)}`)), 502, 'backend');
-      expect(tap.calls.length - before).toBe(1 + retries);
+      // Deno's fetch itself sends a request once more when the pooled connection it picked is
+      // closed under it (hyper retries such requests); the edge's own policy is one retry.
+      const resent = runtime === 'deno' ? [0, 1] : [0];
+      expect(resent.map((n) => 1 + retries + n)).toContain(tap.calls.length - before);
 
       tap.mode({ kind: 'hang' });
       expectRefused(await data(await publicId(`hang-${hex(3)}`)), 504, 'timeout');
@@ -753,7 +763,7 @@ export function describeEdgeSuite(variant: SuiteVariant) {
             expect(`${name}: ${value}`).not.toContain(secret);
         }
         expect([500, 501, 503]).not.toContain(response.status);
-        if (response.status !== 204 && response.status !== 431) {
+        if (response.status !== 204 && !serverRefusal(response)) {
           expect(response.headers.get('x-content-type-options'), String(response.status)).toBe(
             'nosniff',
           );

@@ -1,8 +1,11 @@
 /**
- * Starts the edge under test on a real socket, on Node (`@hono/node-server`) or under workerd
- * (the Workers adapter bundled with esbuild, run by miniflare), with the same environment, and
- * captures its log lines.
+ * Starts the edge under test on a real socket, on Node (`@hono/node-server`), under workerd
+ * (the Workers adapter bundled with esbuild, run by miniflare), or under Bun or Deno (their own
+ * servers, the runtimes from npm), with the same environment, and captures its log lines.
  */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
@@ -12,9 +15,12 @@ import { type EdgeEnv, edgeConfigFromEnv } from '../../src/config/config-from-en
 import { createEdge, type Edge } from '../../src/create-edge.ts';
 import { testEdgeOverrides } from './test-config.ts';
 
+/** Where the suite runs the edge. */
+export type Runtime = 'node' | 'workerd' | 'bun' | 'deno';
+
 /** A running edge: its base URL (the mount path included), its captured log, a way to stop it. */
 export interface EdgeUnderTest {
-  runtime: 'node' | 'workerd';
+  runtime: Runtime;
   url: string;
   logs: string[];
   /** The Edge object, on Node only (revocation and key rotation at run time). */
@@ -103,5 +109,96 @@ export async function startWorkerdEdge(env: Record<string, string>): Promise<Edg
     close: async () => {
       await mf.dispose();
     },
+  };
+}
+
+const RUNTIME_ENTRY = fileURLToPath(new URL('./runtime-entry.ts', import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * A runtime's executable from the per-platform package its npm package depends on (pnpm installs
+ * the one for this machine). Called there directly: nothing builds at install here, so the npm
+ * packages' own postinstall, which would copy it under their `bin`, never runs.
+ */
+function platformBinary(pkg: string, platformPackages: string[], file: string): string {
+  const fromPkg = createRequire(createRequire(import.meta.url).resolve(`${pkg}/package.json`));
+  for (const name of platformPackages) {
+    try {
+      return join(dirname(fromPkg.resolve(`${name}/package.json`)), file);
+    } catch {
+      // Not this machine's platform package: try the next.
+    }
+  }
+  throw new Error(`no ${pkg} binary for ${process.platform}-${process.arch}: run pnpm install`);
+}
+
+const PLATFORM = `${process.platform}-${process.arch}`;
+
+/**
+ * How each runtime runs `runtime-entry.ts`, and for Deno only the permissions the edge needs
+ * (its settings, loopback sockets, this package's files).
+ */
+const RUNTIME_COMMANDS: Record<'bun' | 'deno', () => string[]> = {
+  bun: () => [
+    platformBinary(
+      'bun',
+      [`@oven/bun-${PLATFORM}`, `@oven/bun-${PLATFORM}-baseline`, `@oven/bun-${PLATFORM}-musl`],
+      'bin/bun',
+    ),
+    RUNTIME_ENTRY,
+  ],
+  deno: () => [
+    platformBinary('deno', [`@deno/${PLATFORM}-glibc`, `@deno/${PLATFORM}`], 'deno'),
+    'run',
+    '--allow-env',
+    '--allow-net=127.0.0.1',
+    `--allow-read=${PACKAGE_DIR}`,
+    '--no-prompt',
+    RUNTIME_ENTRY,
+  ],
+};
+
+/** The edge under Bun or Deno, in a process of its own, configured from `env` alone. */
+export async function startRuntimeEdge(
+  runtime: 'bun' | 'deno',
+  env: Record<string, string>,
+): Promise<EdgeUnderTest> {
+  const [command, ...args] = RUNTIME_COMMANDS[runtime]() as [string, ...string[]];
+  const child = spawn(command, args, {
+    cwd: PACKAGE_DIR,
+    // Only what the edge is given, plus what the runtime itself needs to start.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  captureLines(logs)(child.stdout, child.stderr);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onExit = (code: number | null) =>
+      reject(new Error(`${runtime} exited with ${code} before listening: ${logs.join('\n')}`));
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const listening = /^listening on (http:\/\/\S+)$/m.exec(out);
+      if (!listening) return;
+      child.stdout.off('data', onData);
+      child.off('exit', onExit);
+      resolve(listening[1] as string);
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', onExit);
+  });
+  // The log holds the edge's own lines only (captureLines, registered first, has the line).
+  const at = logs.indexOf(`listening on ${url}`);
+  if (at >= 0) logs.splice(at, 1);
+  return {
+    runtime,
+    url: `${url}/analytics`,
+    logs,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import type { Edge } from '../../create-edge.ts';
-import { notFoundResponse } from '../../http/respond.ts';
+import { mountEdge } from '../../http/mount-edge.ts';
 
 /** Options of {@link serveEdge}. */
 export interface ServeEdgeOptions {
@@ -30,10 +30,7 @@ export async function serveEdge(
   edge: Edge | Hono,
   options: ServeEdgeOptions = {},
 ): Promise<ServedEdge> {
-  const app = new Hono();
-  // Hono answers unmatched paths with the outermost app's handler, so this one must be the edge's.
-  app.notFound(notFoundResponse);
-  app.route(options.basePath ?? '', edge instanceof Hono ? edge : edge.app);
+  const app = mountEdge(edge, options.basePath);
   const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = serve(

@@ -16,10 +16,11 @@
  *   authorize: jwtSession({ secret: String(env.SESSION_SECRET) }),
  * }), { basePath: '/analytics' });
  */
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import { type EdgeEnv, edgeConfigFromEnv } from '../../config/config-from-env.ts';
 import type { EdgeConfig } from '../../config/edge-config.ts';
 import { createEdge, type Edge } from '../../create-edge.ts';
+import { mountEdge } from '../../http/mount-edge.ts';
 import { jsonResponse } from '../../http/respond.ts';
 import { durableObjectRateLimitStore, type RateLimiterNamespace } from './durable-rate-limit.ts';
 import { kvRevocationCheck, type RevocationNamespace } from './kv-revocation.ts';
@@ -76,10 +77,7 @@ export function createWorker(configure: WorkerConfigure, options: WorkerOptions 
           isRevoked,
         }),
       );
-      const app = new Hono();
-      app.route(options.basePath ?? '', edge.app);
-      app.notFound(() => jsonResponse({ error: 'There is nothing here.', code: 'not_found' }, 404));
-      built = { env, app, edge };
+      built = { env, app: mountEdge(edge, options.basePath), edge };
     } catch (error) {
       console.error(
         JSON.stringify({ level: 'error', event: 'edge.config', message: (error as Error).message }),

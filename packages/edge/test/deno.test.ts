@@ -1,0 +1,6 @@
+import { describeEdgeSuite } from './support/edge-suite.ts';
+import { startRuntimeEdge } from './support/harness.ts';
+import { describeRuntimeServer } from './support/runtime-server-suite.ts';
+
+describeEdgeSuite({ runtime: 'deno', start: (env) => startRuntimeEdge('deno', env) });
+describeRuntimeServer('deno');
