@@ -136,7 +136,7 @@ const PLATFORM = `${process.platform}-${process.arch}`;
 
 /**
  * How each runtime runs `runtime-entry.ts`, and for Deno only the permissions the edge needs
- * (its settings, loopback sockets, this package's files).
+ * (its settings and loopback sockets: modules load without a read permission).
  */
 const RUNTIME_COMMANDS: Record<'bun' | 'deno', () => string[]> = {
   bun: () => [
@@ -152,7 +152,6 @@ const RUNTIME_COMMANDS: Record<'bun' | 'deno', () => string[]> = {
     'run',
     '--allow-env',
     '--allow-net=127.0.0.1',
-    `--allow-read=${PACKAGE_DIR}`,
     '--no-prompt',
     RUNTIME_ENTRY,
   ],
