@@ -133,6 +133,8 @@ function platformBinary(pkg: string, platformPackages: string[], file: string): 
 }
 
 const PLATFORM = `${process.platform}-${process.arch}`;
+/** Bun names its ARM packages `aarch64`. */
+const BUN_PLATFORM = PLATFORM.replace(/-arm64$/, '-aarch64');
 
 /**
  * How each runtime runs `runtime-entry.ts`, and for Deno only the permissions the edge needs
@@ -142,7 +144,11 @@ const RUNTIME_COMMANDS: Record<'bun' | 'deno', () => string[]> = {
   bun: () => [
     platformBinary(
       'bun',
-      [`@oven/bun-${PLATFORM}`, `@oven/bun-${PLATFORM}-baseline`, `@oven/bun-${PLATFORM}-musl`],
+      [
+        `@oven/bun-${BUN_PLATFORM}`,
+        `@oven/bun-${BUN_PLATFORM}-baseline`,
+        `@oven/bun-${BUN_PLATFORM}-musl`,
+      ],
       'bin/bun',
     ),
     RUNTIME_ENTRY,

@@ -147,6 +147,10 @@ export class LoadWriters {
     const previous = this.#lastCommit;
     this.#lastCommit = this.#queue(writer, async () => {
       await previous;
+      // The transaction before this one may have failed while this one waited for it: then
+      // this one must not commit either, or the collection would hold events after a gap (close
+      // rolls it back).
+      if (this.#failed) return;
       await writer.conn.run('COMMIT');
       writer.open = false;
     });
