@@ -190,38 +190,16 @@ describe('several writers', () => {
   });
 
   test('a failing append: what committed before it stays, in order; nothing after it', async () => {
-    const batch = (first: number, count: number, claimed = count) => {
-      const records: EventRecord[] = Array.from({ length: count }, (_, k) => ({
-        timestamp: 1_700_000_000,
-        payload: JSON.stringify({ i: first + k }),
-      }));
-      return {
-        keys: [{ path: ['i'], kinds: new Set(['number'] as const) }],
-        events: claimed,
-        source: (params: Parameters<typeof recordsRelation>[1]) => recordsRelation(records, params),
-      };
-    };
-    const writers = await LoadWriters.open(db, 'failing', { writers: 2, commitEvents: 4 });
-    let failure: unknown;
-    try {
-      // Writer 0 commits 0-3, writer 1 commits 4-7; writer 0's next transaction fails.
-      for (const [first, count, claimed] of [
-        [0, 2],
-        [2, 2],
-        [4, 2],
-        [6, 2],
-        [8, 2, 3],
-        [10, 2],
-        [12, 2],
-      ] as const) {
-        await writers.append(batch(first, count, claimed));
-      }
-      await writers.finish();
-    } catch (error) {
-      failure = error;
-    } finally {
-      await writers.close();
-    }
+    // Writer 0 commits 0-3, writer 1 commits 4-7; writer 0's next transaction fails.
+    const failure = await appendAll('failing', [
+      numbered(0, 2),
+      numbered(2, 2),
+      numbered(4, 2),
+      numbered(6, 2),
+      numbered(8, 2, { claimed: 3 }),
+      numbered(10, 2),
+      numbered(12, 2),
+    ]);
     expect(String(failure)).toMatch(/staged 3 events, but DuckDB read 2/);
     // Writer 0's commit (0-3) precedes its failing insert on its own connection, so it stays.
     // Writer 1's (4-7) stays too unless its inserts are still running when the failure comes: a
@@ -232,52 +210,64 @@ describe('several writers', () => {
       [0, 1, 2, 3, 4, 5, 6, 7],
     ]).toContainEqual(await stored('failing'));
   });
-});
 
-describe('several writers, a failure in an earlier transaction', () => {
-  test('a later transaction never commits after an earlier one failed (no hole)', async () => {
-    const batch = (
-      first: number,
-      count: number,
-      options: { claimed?: number; slow?: boolean } = {},
-    ) => {
-      const records: EventRecord[] = Array.from({ length: count }, (_, k) => ({
-        timestamp: 1_700_000_000,
-        payload: JSON.stringify({ i: first + k }),
-      }));
-      return {
-        keys: [{ path: ['i'], kinds: new Set(['number'] as const) }],
-        events: options.claimed ?? count,
-        source: (params: Parameters<typeof recordsRelation>[1]) => {
-          const relation = recordsRelation(records, params);
-          // A slow read of the same rows: a scalar subquery over a long range first.
-          return options.slow
-            ? `(SELECT * FROM ${relation} WHERE (SELECT sum(x) FROM range(40000000) t(x)) > 0)`
-            : relation;
-        },
-      };
-    };
-    const writers = await LoadWriters.open(db, 'hole', { writers: 2, commitEvents: 4 });
-    let failure: unknown;
-    try {
-      // Writer 0's transaction: 0-1, then 2-3, which fails (it claims one event more than it
-      // holds) and is slow to read, so that writer 1's transaction, after it in the input, is
-      // inserted and waiting to commit when the failure comes.
-      await writers.append(batch(0, 2));
-      await writers.append(batch(2, 2, { claimed: 3, slow: true }));
-      await writers.append(batch(4, 2));
-      await writers.append(batch(6, 2));
-      await writers.finish();
-    } catch (error) {
-      failure = error;
-    } finally {
-      await writers.close();
-    }
+  test('a later transaction never commits after an earlier one failed (no gap)', async () => {
+    // Writer 0's transaction: 0-1, then 2-3, which fails (it claims one event more than it
+    // holds) and is slow to read, so that writer 1's transaction, after it in the input, is
+    // inserted and waiting to commit when the failure comes.
+    const failure = await appendAll('gap', [
+      numbered(0, 2),
+      numbered(2, 2, { claimed: 3, slow: true }),
+      numbered(4, 2),
+      numbered(6, 2),
+    ]);
     expect(String(failure)).toMatch(/staged 3 events, but DuckDB read 2/);
     // Nothing of writer 1's transaction without writer 0's before it: none of it at all.
-    expect(await stored('hole')).toEqual([]);
+    expect(await stored('gap')).toEqual([]);
   });
 });
+
+/**
+ * A staged batch of `count` events `{i: first…}`; `claimed` is the count it reports (more than
+ * it holds makes its insert fail), `slow` puts a slow subquery in front of reading it.
+ */
+function numbered(
+  first: number,
+  count: number,
+  options: { claimed?: number; slow?: boolean } = {},
+) {
+  const records: EventRecord[] = Array.from({ length: count }, (_, k) => ({
+    timestamp: 1_700_000_000,
+    payload: JSON.stringify({ i: first + k }),
+  }));
+  return {
+    keys: [{ path: ['i'], kinds: new Set(['number'] as const) }],
+    events: options.claimed ?? count,
+    source: (params: Parameters<typeof recordsRelation>[1]) => {
+      const relation = recordsRelation(records, params);
+      return options.slow
+        ? `(SELECT * FROM ${relation} WHERE (SELECT sum(x) FROM range(40000000) t(x)) > 0)`
+        : relation;
+    },
+  };
+}
+
+/** Appends `batches` on two writers committing every 4 events; the failure, if any. */
+async function appendAll(
+  collection: string,
+  batches: ReturnType<typeof numbered>[],
+): Promise<unknown> {
+  const writers = await LoadWriters.open(db, collection, { writers: 2, commitEvents: 4 });
+  try {
+    for (const batch of batches) await writers.append(batch);
+    await writers.finish();
+    return undefined;
+  } catch (error) {
+    return error;
+  } finally {
+    await writers.close();
+  }
+}
 
 /**
  * Lines exercising every rule: timestamps as numbers, fractions and digit strings, payloads as
