@@ -177,24 +177,22 @@ export async function startRuntimeEdge(
   });
   const logs: string[] = [];
   captureLines(logs)(child.stdout, child.stderr);
+  const LISTENING = 'listening on ';
   const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
     const onExit = (code: number | null) =>
       reject(new Error(`${runtime} exited with ${code} before listening: ${logs.join('\n')}`));
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const listening = /^listening on (http:\/\/\S+)$/m.exec(out);
-      if (!listening) return;
+    // captureLines, registered first, has already put each whole line of the chunk in `logs`.
+    const onData = () => {
+      const at = logs.findIndex((line) => line.startsWith(LISTENING));
+      if (at < 0) return;
       child.stdout.off('data', onData);
       child.off('exit', onExit);
-      resolve(listening[1] as string);
+      // The log keeps the edge's own lines only.
+      resolve((logs.splice(at, 1)[0] as string).slice(LISTENING.length));
     };
     child.stdout.on('data', onData);
     child.once('exit', onExit);
   });
-  // The log holds the edge's own lines only (captureLines, registered first, has the line).
-  const at = logs.indexOf(`listening on ${url}`);
-  if (at >= 0) logs.splice(at, 1);
   return {
     runtime,
     url: `${url}/analytics`,
