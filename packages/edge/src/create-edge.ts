@@ -11,6 +11,7 @@ import {
   errorResponse,
   etagMatches,
   jsonResponse,
+  methodNotAllowedResponse,
   notFoundResponse,
 } from './http/respond.ts';
 import { BUNDLE_SECURITY_HEADERS, withApiSecurityHeaders } from './http/security-headers.ts';
@@ -188,15 +189,24 @@ export function createEdge(config: EdgeConfig): Edge {
   if (corsForData) {
     app.options('/api/data', (c) => corsForData.preflight(c.req.header('origin')));
   }
-  app.get(
-    '/api/data',
-    safe(data.handle, corsForData && ((c) => corsForData.headersFor(c.req.header('origin')))),
+  const dataCorsHeaders =
+    corsForData && ((c: Context) => corsForData.headersFor(c.req.header('origin')));
+  app.get('/api/data', safe(data.handle, dataCorsHeaders));
+  app.all('/api/data', (c) =>
+    methodNotAllowedResponse(
+      corsForData ? 'GET, HEAD, OPTIONS' : 'GET, HEAD',
+      dataCorsHeaders?.(c),
+    ),
   );
   app.use('/api/sign', withApiSecurityHeaders, signCors);
   app.use('/api/renew', withApiSecurityHeaders, signCors);
   app.post('/api/sign', limitBody, safe(sign));
   app.post('/api/renew', limitBody, safe(renew));
+  // Preflights never get here: the CORS middleware above answers every OPTIONS.
+  app.all('/api/sign', () => methodNotAllowedResponse('POST, OPTIONS'));
+  app.all('/api/renew', () => methodNotAllowedResponse('POST, OPTIONS'));
   app.get('/health', () => jsonResponse({ ok: true }));
+  app.all('/health', () => methodNotAllowedResponse('GET, HEAD'));
   app.get(
     BUNDLE_ROUTE,
     safe(async (c) => {
@@ -226,6 +236,7 @@ export function createEdge(config: EdgeConfig): Edge {
       return new Response(c.req.method === 'HEAD' ? null : asset.bytes, { status: 200, headers });
     }),
   );
+  app.all(BUNDLE_ROUTE, () => methodNotAllowedResponse('GET, HEAD'));
 
   return {
     app,

@@ -599,17 +599,17 @@ describe('fixed hostile cases', () => {
     }
   });
 
-  test('other methods and routes: JSON 404s with the security headers', async () => {
-    for (const [method, path] of [
-      ['GET', '/api/sign'],
-      ['PUT', '/api/data'],
-      ['GET', '/%ff%fe'],
-      ['GET', '/api/../../etc/passwd'],
-      ['DELETE', '/api/renew'],
-      ['GET', '/analytics-chart.0123456789abcdef.js'],
+  test('other routes: JSON 404s; other methods: 405s; both with the security headers', async () => {
+    for (const [method, path, status] of [
+      ['GET', '/api/sign', 405],
+      ['PUT', '/api/data', 405],
+      ['GET', '/%ff%fe', 404],
+      ['GET', '/api/../../etc/passwd', 404],
+      ['DELETE', '/api/renew', 405],
+      ['GET', '/analytics-chart.0123456789abcdef.js', 404],
     ] as const) {
       const answer = await ledger.send(`${method} (other routes)`, { method, path });
-      expect(answer.status).toBe(404);
+      expect(answer.status, `${method} ${path}`).toBe(status);
     }
   });
 });

@@ -298,7 +298,7 @@ describe('every answer of the edge', () => {
     );
     await check('GET /health 200', get('/health'), 200);
     await check('GET /nope 404', get('/nope'), 404);
-    await check('PUT /api/data 404', { method: 'PUT', path: '/api/data' }, 404);
+    await check('PUT /api/data 405', { method: 'PUT', path: '/api/data' }, 405);
   });
 
   test('CORS preflights', async () => {

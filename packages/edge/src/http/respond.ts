@@ -39,6 +39,20 @@ export function notFoundResponse(): Response {
   return errorResponse(new EdgeError('not_found', 'There is nothing here.'));
 }
 
+/**
+ * The answer to a method an address does not serve: 405 with the `Allow` header HTTP requires
+ * (RFC 9110, 15.5.6), so that a developer who sends a POST where a GET belongs reads why.
+ */
+export function methodNotAllowedResponse(
+  allow: string,
+  extra?: Readonly<Record<string, string>>,
+): Response {
+  return errorResponse(
+    new EdgeError('bad_request', `This address answers ${allow} only.`, { status: 405 }),
+    { ...extra, Allow: allow },
+  );
+}
+
 /** Whether an `If-None-Match` header matches an entity tag (weak comparison, as for GET). */
 export function etagMatches(header: string, etag: string): boolean {
   const bare = etag.replace(/^W\//, '');

@@ -624,17 +624,40 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       expect(statuses.indexOf(429)).toBeGreaterThan(0);
     });
 
-    it('answers unknown paths and methods with the JSON 404, and every preflight with the security headers', async () => {
+    it('answers unknown paths with the JSON 404, other methods with a 405 and Allow, and every preflight with the security headers', async () => {
       for (const [path, method] of [
         ['/nope', 'GET'],
-        ['/api/sign', 'GET'],
-        ['/api/data', 'PUT'],
+        ['/api/nope', 'POST'],
       ] as const) {
         const res = await call(path, { method });
         expect(res.status, `${method} ${path}`).toBe(404);
         expect(res.headers.get('content-type')).toContain('application/json');
         expect(await res.json()).toEqual({ error: 'There is nothing here.', code: 'not_found' });
         expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      }
+      for (const [path, method, allow] of [
+        ['/api/sign', 'GET', 'POST, OPTIONS'],
+        ['/api/renew', 'PUT', 'POST, OPTIONS'],
+        ['/api/data', 'POST', 'GET, HEAD, OPTIONS'],
+        ['/api/data', 'DELETE', 'GET, HEAD, OPTIONS'],
+        ['/health', 'POST', 'GET, HEAD'],
+        ['/analytics-chart.js', 'PUT', 'GET, HEAD'],
+      ] as const) {
+        const res = await call(path, { method, headers: { origin: APP_ORIGIN } });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
+        expect(res.headers.get('content-type')).toContain('application/json');
+        expect(await res.json()).toEqual({
+          error: `This address answers ${allow} only.`,
+          code: 'bad_request',
+        });
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+        // The API's callers on an allowed origin can read why (the bundle and /health have no CORS).
+        if (path.startsWith('/api/')) {
+          expect(res.headers.get('access-control-allow-origin'), `${method} ${path}`).toBe(
+            APP_ORIGIN,
+          );
+        }
       }
       for (const [path, method] of [
         ['/api/data', 'GET'],
