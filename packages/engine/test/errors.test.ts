@@ -270,6 +270,21 @@ describe('HTTP', () => {
     expect(answer.status).toBe(404);
     expectOneSentence(answer.body);
   });
+  test('a method a route does not answer is a JSON 405 that says which ones it does', async () => {
+    for (const [method, path, allow] of [
+      ['GET', '/api/visualize/data', 'POST, OPTIONS'],
+      ['PUT', '/api/log', 'POST, OPTIONS'],
+      ['DELETE', '/api/bulk-log', 'POST, OPTIONS'],
+      ['GET', '/api/collections', 'POST, OPTIONS'],
+      ['POST', '/health', 'GET, HEAD'],
+    ] as const) {
+      const answer = await fetch(`${server.url}${path}`, { method });
+      expect(answer.status, `${method} ${path}`).toBe(405);
+      expect(answer.headers.get('allow'), `${method} ${path}`).toBe(allow);
+      expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+      expect(await answer.json()).toEqual({ error: `${path} answers ${allow} only` });
+    }
+  });
   test('CORS is open, as the service has it', async () => {
     const preflight = await fetch(`${server.url}/api/visualize/data`, {
       method: 'OPTIONS',

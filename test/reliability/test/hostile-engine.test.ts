@@ -413,16 +413,16 @@ describe('fixed hostile cases', () => {
     }
   });
 
-  test('unknown routes and methods: 404 JSON', async () => {
-    for (const [method, path] of [
-      ['GET', '/api/log'],
-      ['PUT', '/api/visualize/data'],
-      ['GET', '/%ff%fe'],
-      ['DELETE', '/api/collections'],
-      ['GET', '/api/../../etc/passwd'],
+  test('unknown routes: 404 JSON; other methods: 405 JSON', async () => {
+    for (const [method, path, status] of [
+      ['GET', '/api/log', 405],
+      ['PUT', '/api/visualize/data', 405],
+      ['GET', '/%ff%fe', 404],
+      ['DELETE', '/api/collections', 405],
+      ['GET', '/api/../../etc/passwd', 404],
     ] as const) {
       const answer = await ledger.send(`${method} (other routes)`, { method, path });
-      expect(answer.status).toBe(404);
+      expect(answer.status, `${method} ${path}`).toBe(status);
     }
   });
 });

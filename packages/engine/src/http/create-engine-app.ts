@@ -37,12 +37,19 @@ function sizeLimit(maxBytes: number, tooLarge: (c: Context) => Response): Middle
  * the service has. Bodies are read as JSON whatever their content type; the key is only ever
  * read from the body (a header, query string or cookie is not looked at). Every failure is
  * `{"error": "<sentence>"}`: 400 for a body that is not JSON, 413 above the size limit, 404 for
- * unknown routes.
+ * unknown routes, 405 (with `Allow`) for a method a route does not answer.
  */
 export function createEngineApp(engine: Engine): Hono {
   const app = new Hono();
   app.options('*', cors());
+  // A known path asked with another method: which ones it answers, in the body and in the Allow
+  // header HTTP requires (a 404 would send the caller looking for a missing route).
+  const only = (path: string, allow: string) =>
+    app.all(path, (c) =>
+      c.json({ error: `${path} answers ${allow} only` }, 405, { ...OPEN, Allow: allow }),
+    );
   app.get('/health', (c) => c.json({ ok: true }, 200, OPEN));
+  only('/health', 'GET, HEAD');
 
   const limit = sizeLimit(engine.maxBodyBytes, (c) =>
     c.json({ error: `request body is larger than ${engine.maxBodyBytes} bytes` }, 413, OPEN),
@@ -61,6 +68,7 @@ export function createEngineApp(engine: Engine): Hono {
       if (raw !== undefined) return c.body(raw, status, JSON_TYPE);
       return c.json(answer.body as object, status, OPEN);
     });
+    only(path, 'POST, OPTIONS');
   };
   route('/api/visualize/data', (body) => engine.query(body));
   route('/api/log', (body) => engine.log(body));
