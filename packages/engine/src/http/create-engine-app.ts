@@ -43,11 +43,16 @@ export function createEngineApp(engine: Engine): Hono {
   const app = new Hono();
   app.options('*', cors());
   // A known path asked with another method: which ones it answers, in the body and in the Allow
-  // header HTTP requires (a 404 would send the caller looking for a missing route).
-  const only = (path: string, allow: string) =>
-    app.all(path, (c) =>
+  // header HTTP requires (a 404 would send the caller looking for a missing route). The methods
+  // are listed rather than `app.all`: a served request matching one more handler would leave
+  // Hono's one-handler fast path. (HEAD is dispatched as GET; preflights are answered above.)
+  const only = (path: string, allow: string) => {
+    const served = allow.split(', ');
+    const refused = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !served.includes(m));
+    app.on(refused, path, (c) =>
       c.json({ error: `${path} answers ${allow} only` }, 405, { ...OPEN, Allow: allow }),
     );
+  };
   app.get('/health', (c) => c.json({ ok: true }, 200, OPEN));
   only('/health', 'GET, HEAD');
 
