@@ -44,8 +44,9 @@ export function createEngineApp(engine: Engine): Hono {
   app.options('*', cors());
   // A known path asked with another method: which ones it answers, in the body and in the Allow
   // header HTTP requires (a 404 would send the caller looking for a missing route). The methods
-  // are listed rather than `app.all`: a served request matching one more handler would leave
-  // Hono's one-handler fast path. (HEAD is dispatched as GET; preflights are answered above.)
+  // are listed rather than `app.all`, which would add a handler to every served request's chain
+  // (and take /health off Hono's one-handler path). HEAD is dispatched as GET; preflights are
+  // answered above.
   const only = (path: string, allow: string) => {
     const served = allow.split(', ');
     const refused = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !served.includes(m));
