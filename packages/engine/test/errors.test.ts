@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generateDemoData } from '../src/index.ts';
 import { API_KEY, startServer, type TestServer } from './helpers/engine-server.ts';
 
-/** The error table of DESIGN.md, over real HTTP. Every failure is one JSON sentence. */
+/** The error rules of docs/query-semantics.md, over real HTTP. Every failure is one JSON sentence. */
 
 let server: TestServer;
 const NOW = 1_700_000_000;

@@ -1,6 +1,6 @@
 /**
  * Whether the engine must accept a request body, written from the documented contract (engine
- * README "Storage" and "Semantics", DESIGN "Ingest") and not from the engine's code: the fuzzer
+ * README "Storage" and "Semantics", docs/query-semantics.md "Ingest") and not from the engine's code: the fuzzer
  * compares every answer with it.
  */
 import { nestingDepth } from './fuzz-ledger.ts';

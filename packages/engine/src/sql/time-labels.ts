@@ -2,7 +2,7 @@ import type { WallTime } from '@analytics-chart/protocol';
 
 /**
  * Time values of SQL results as labels in the request's zone, in the formats of collection mode
- * (DESIGN.md): Month `2024-03`, Week and Day `2024-03-05`, Hour `2024-03-05 14:00`, Minute
+ * (docs/query-semantics.md): Month `2024-03`, Week and Day `2024-03-05`, Hour `2024-03-05 14:00`, Minute
  * `2024-03-05 14:07`, plus Second `2024-03-05 14:07:09` for values finer than a minute. A SQL
  * query states no granularity, so each column's is read from its values (see {@link labelFormat}).
  */

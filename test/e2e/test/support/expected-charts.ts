@@ -1,7 +1,7 @@
 /**
  * The test's own reading of a query: the request the engine gets for a chart, and what a
  * correct chart of the engine's answer must show. Written from the Data Query API's envelope
- * shapes (SPEC.md, DESIGN.md), independently of the edge's payload code and the element's
+ * shapes (docs/query-api.md, docs/query-semantics.md), independently of the edge's payload code and the element's
  * drawing code, so a bug in either shows up as a difference.
  */
 import type { QueryDefinition, RangeOption } from '@analytics-chart/edge';
