@@ -146,7 +146,7 @@ const WARM_UP_MS = 2_000;
  */
 const MEASURE_MS = 1_000;
 
-/** Connections posting to /api/bulk-log at once (issue 3 allows 4 to 8). */
+/** Connections posting to /api/bulk-log at once (the target allows 4 to 8). */
 const BULK_CONNECTIONS = 8;
 /** Batches of 1,000 sent to /api/bulk-log before its clock starts. */
 const BULK_WARM_UP = 20;
