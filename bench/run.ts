@@ -1,9 +1,12 @@
 /**
- * `pnpm bench [name…]`: runs the named benchmark suites (all when none is named). Each suite is a
- * module `bench/<name>/main.ts` exporting `run(args)`, and prints its own table of medians and
- * ratios against a baseline measured in the same run.
+ * `pnpm bench [name…] [options]`: runs the named benchmark suites (all when none is named). Each
+ * suite is a module `bench/<name>/main.ts` exporting `run(args)`, and prints its own table of
+ * medians and ratios against a baseline measured in the same run. What a suite prints is also
+ * written to `bench/results/<name>.md` (replaced by every complete run), with the command that
+ * reproduces it, the date and the machine, so READMEs can cite the latest figures.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -13,6 +16,41 @@ const args = process.argv.slice(2);
 const named = args.filter((a) => (SUITES as readonly string[]).includes(a));
 const rest = args.filter((a) => !named.includes(a));
 
+/** Runs `body` while copying everything written to stdout (console.log and console.table too). */
+async function captureStdout(body: () => Promise<void>): Promise<string> {
+  const write = process.stdout.write.bind(process.stdout);
+  let captured = '';
+  process.stdout.write = ((chunk: string | Uint8Array, ...more: never[]) => {
+    captured += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    return write(chunk, ...more);
+  }) as typeof process.stdout.write;
+  try {
+    await body();
+  } finally {
+    process.stdout.write = write;
+  }
+  return captured;
+}
+
+/** The results file of one suite: how to reproduce it, when and where it ran, and its output. */
+function resultsFile(suite: string, started: Date, output: string): string {
+  const command = ['pnpm bench', suite, ...rest].join(' ');
+  const cpu = cpus();
+  return [
+    `# \`${suite}\` benchmark: latest results`,
+    '',
+    `Written by \`${command}\` (\`bench/${suite}/main.ts\`); every complete run replaces this file.`,
+    '',
+    `- run: ${started.toISOString().slice(0, 16)}Z`,
+    `- machine: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${loadavg()[0]?.toFixed(2)} at the start`,
+    '',
+    '```text',
+    output.replace(/\s+$/, ''),
+    '```',
+    '',
+  ].join('\n');
+}
+
 for (const suite of named.length ? named : SUITES) {
   const entry = join(here, suite, 'main.ts');
   if (!existsSync(entry)) {
@@ -21,5 +59,10 @@ for (const suite of named.length ? named : SUITES) {
   }
   console.log(`\n# ${suite}`);
   const mod = (await import(pathToFileURL(entry).href)) as { run(args: string[]): Promise<void> };
-  await mod.run(rest);
+  const started = new Date();
+  const output = await captureStdout(() => mod.run(rest));
+  mkdirSync(join(here, 'results'), { recursive: true });
+  const file = join(here, 'results', `${suite}.md`);
+  writeFileSync(file, resultsFile(suite, started, output));
+  console.log(`\nwritten to ${file}`);
 }

@@ -146,7 +146,7 @@ const WARM_UP_MS = 2_000;
  */
 const MEASURE_MS = 1_000;
 
-/** Connections posting to /api/bulk-log at once (issue 3 allows 4 to 8). */
+/** Connections posting to /api/bulk-log at once (the target allows 4 to 8). */
 const BULK_CONNECTIONS = 8;
 /** Batches of 1,000 sent to /api/bulk-log before its clock starts. */
 const BULK_WARM_UP = 20;
@@ -573,7 +573,7 @@ export async function run(args: string[]): Promise<void> {
   log(
     `serving process memory: ${fmt(memory.rss / 2 ** 30, 2)} GiB RSS at the end, ${fmt(peakRss / 2 ** 30, 2)} GiB highest after a query block, ${fmt(memory.peak / 2 ** 30, 2)} GiB high-water mark (VmHWM, includes startup)`,
   );
-  // The issue's targets against this run's figures, so that a reader need not work them out.
+  // The targets against this run's figures, so that a reader need not work them out.
   const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
   const over = rows.filter((r) => r.engine / r.floor > 1.5);
   const overHttp = rows.filter((r) => r.engine / r.floorHttp > 1.5);
@@ -587,7 +587,7 @@ export async function run(args: string[]): Promise<void> {
     `  each query at most 1.5x its floor: ${verdict(over.length === 0)}${over.length ? ` (${over.map((r) => `${r.name}: ${fmt(r.engine / r.floor, 2)}`).join('; ')})` : ''}`,
   );
   log(
-    `  (the same against the floor served over HTTP: ${verdict(overHttp.length === 0)}${overHttp.length ? `, ${overHttp.map((r) => `${r.name}: ${fmt(r.engine / r.floorHttp, 2)}`).join('; ')}` : ''}; the issue names the floor, not this)`,
+    `  (the same against the floor served over HTTP: ${verdict(overHttp.length === 0)}${overHttp.length ? `, ${overHttp.map((r) => `${r.name}: ${fmt(r.engine / r.floorHttp, 2)}`).join('; ')}` : ''}; the target names the floor, not this)`,
   );
   log(
     options.events >= 10_000_000 && dayCase

@@ -68,9 +68,9 @@ const lazyConverter = {
  *
  * @summary A chart of a signed analytics query: drop it into any page with its query id.
  *
- * @fires analytics-chart-load - A payload arrived and was drawn; `detail.payload` is the chart payload.
- * @fires analytics-chart-error - Loading failed for good; `detail` is `{ status, message, code }`.
- * @fires analytics-chart-token-expired - The query id expired; call `detail.renew(idOrPromise)` synchronously to answer with a fresh one, otherwise the element asks `token-url`.
+ * @fires {CustomEvent<ChartLoadDetail>} analytics-chart-load - A payload arrived and was drawn; `detail.payload` is the chart payload.
+ * @fires {CustomEvent<ChartErrorDetail>} analytics-chart-error - Loading failed for good; `detail` is `{ status, message, code }`.
+ * @fires {CustomEvent<ChartTokenExpiredDetail>} analytics-chart-token-expired - The query id expired; call `detail.renew(idOrPromise)` synchronously to answer with a fresh one, otherwise the element asks `token-url`.
  *
  * @slot loading - Shown while the first data loads (default: a skeleton of the chart's size).
  * @slot empty - Shown when the query returned nothing (default: "No data for this period").
@@ -92,20 +92,27 @@ const lazyConverter = {
  * @csspart skeleton - The default loading placeholder.
  * @csspart message - The default empty and error sentences.
  *
- * @cssproperty --analytics-chart-color-1 - First series color (through `--analytics-chart-color-8`; series cycle through the eight).
- * @cssproperty --analytics-chart-background - Background of the chart and exported PNG.
- * @cssproperty --analytics-chart-text - Text, legend and title color.
- * @cssproperty --analytics-chart-muted - Axis ticks and secondary text.
- * @cssproperty --analytics-chart-grid - Grid lines, table rules and button borders.
- * @cssproperty --analytics-chart-font - Font family of the whole chart, canvas included.
- * @cssproperty --analytics-chart-font-size - Base font size (default 12px).
- * @cssproperty --analytics-chart-positive - Color of an upward Single Value delta.
- * @cssproperty --analytics-chart-negative - Color of a downward Single Value delta.
- * @cssproperty --analytics-chart-skeleton - Color of the loading skeleton.
- * @cssproperty --analytics-chart-focus - Focus ring color.
- * @cssproperty --analytics-chart-padding - Padding inside the box (default 12px).
- * @cssproperty --analytics-chart-radius - Corner radius of the box (default 8px).
- * @cssproperty --analytics-chart-value-size - Font size of Single Value's number.
+ * @cssproperty [--analytics-chart-color-1=#2563eb] - First series color; series cycle through the eight palette colors.
+ * @cssproperty [--analytics-chart-color-2=#ea580c] - Second series color.
+ * @cssproperty [--analytics-chart-color-3=#16a34a] - Third series color.
+ * @cssproperty [--analytics-chart-color-4=#9333ea] - Fourth series color.
+ * @cssproperty [--analytics-chart-color-5=#0891b2] - Fifth series color.
+ * @cssproperty [--analytics-chart-color-6=#db2777] - Sixth series color.
+ * @cssproperty [--analytics-chart-color-7=#a16207] - Seventh series color.
+ * @cssproperty [--analytics-chart-color-8=#4b5563] - Eighth series color.
+ * @cssproperty [--analytics-chart-background=#ffffff] - Background of the chart and exported PNG.
+ * @cssproperty [--analytics-chart-text=#1f2328] - Text, legend and title color.
+ * @cssproperty [--analytics-chart-muted=#59636e] - Axis ticks and secondary text.
+ * @cssproperty [--analytics-chart-grid=rgba(31, 35, 40, 0.12)] - Grid lines, table rules and button borders.
+ * @cssproperty [--analytics-chart-font=system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif] - Font family of the whole chart, canvas included.
+ * @cssproperty [--analytics-chart-font-size=12px] - Base font size.
+ * @cssproperty [--analytics-chart-positive=#1a7f37] - Color of an upward Single Value delta.
+ * @cssproperty [--analytics-chart-negative=#cf222e] - Color of a downward Single Value delta.
+ * @cssproperty [--analytics-chart-skeleton=#eaeef2] - Color of the loading skeleton.
+ * @cssproperty [--analytics-chart-focus=#0969da] - Focus ring color.
+ * @cssproperty [--analytics-chart-padding=12px] - Padding inside the box.
+ * @cssproperty [--analytics-chart-radius=8px] - Corner radius of the box.
+ * @cssproperty [--analytics-chart-value-size=3.5em] - Font size of Single Value's number.
  */
 export class AnalyticsChart extends LitElement {
   static override styles = analyticsChartStyles;

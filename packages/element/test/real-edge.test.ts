@@ -1,7 +1,7 @@
 /**
  * Against the real edge (`@analytics-chart/edge` on Node, another origin than this page) with the
  * real engine behind it, started by the test runner: cross-origin data with a public id, the CDN
- * bundle served by the edge on a plain page (the "Done when" of the issue), a session-bound id
+ * bundle served by the edge on a plain page, a session-bound id
  * with the host's cookie, and renewal of an expired id through the edge.
  */
 import { expect } from 'chai';

@@ -111,7 +111,7 @@ afterAll(async () => {
 });
 
 describe('SQL mode over HTTP', () => {
-  test("the issue's Done-when query returns the right rows", async () => {
+  test('a count per action_id over the last 30 days returns the right rows', async () => {
     const reply = await sql(
       `SELECT JSONExtractString(json,'action_id') AS action_id, count(*) AS c FROM base WHERE timestamp > toUnixTimestamp(now()) - 86400*30 GROUP BY action_id ORDER BY c DESC, action_id`,
       { graph_type: 'Bar Chart', label_column: 'action_id', value_column: 'c' },

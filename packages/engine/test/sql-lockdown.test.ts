@@ -12,7 +12,7 @@ import { type Answer, answer } from './sql-fixtures/answer.ts';
 import { CANARIES, EVENTS, openSqlTestBed, type SqlTestBed } from './sql-fixtures/workspaces.ts';
 
 /**
- * The lock-down of SQL mode: every blocked statement kind of issue 4 and a catalogue of hostile
+ * The lock-down of SQL mode: every statement kind SQL mode blocks and a catalogue of hostile
  * queries, each with its exact status, and after every one the same checks: no canary string
  * (another workspace's data, a storage table that is not a collection, a file beside the
  * databases, an environment variable) and no path of the data directory in the answer. At the end

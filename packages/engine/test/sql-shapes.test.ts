@@ -22,7 +22,7 @@ async function ok(body: Record<string, unknown>, options = {}) {
   return envelope as { result: Record<string, unknown>[]; metadata: Record<string, unknown> };
 }
 
-describe("the issue's Done-when query", () => {
+describe('a count per action_id over the last 30 days', () => {
   const sql = `SELECT JSONExtractString(json,'action_id') AS action_id, count(*) AS c FROM base WHERE timestamp > toUnixTimestamp(now()) - 86400*30 GROUP BY action_id ORDER BY c DESC`;
 
   test('returns the right rows for the hosted service SQL', async () => {

@@ -33,8 +33,8 @@ interface Writer {
  *
  * DuckDB's insert of staged events runs on one thread per statement (CSV reading, JSON
  * extraction of the typed columns, compression); two statements on two connections use two
- * cores, which a single statement with two threads does not (measured: the parallel CSV reader
- * costs more than it gains). Appends to one table from concurrent transactions never conflict.
+ * cores, which a single statement with two threads does not (the parallel CSV reader costs more
+ * than it gains). Appends to one table from concurrent transactions never conflict.
  * Consecutive batches go to the same writer until its transaction holds `commitEvents`, then the
  * next writer takes over; a writer commits only after the writer before it has, so rows keep
  * the file's order (row ids follow commit order) and a load stopped midway keeps a prefix of

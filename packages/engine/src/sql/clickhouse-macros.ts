@@ -281,8 +281,8 @@ export const CLICKHOUSE_FUNCTIONS: readonly string[] = [
 
 /**
  * The statements creating the macros a query calls (named in `functionNames`, any case) and the
- * helpers they need, helpers first. Creating all of them costs ~30 ms per connection; a query
- * usually calls two or three, so only those are made.
+ * helpers they need, helpers first. Creating all of them would slow every new connection; a
+ * query usually calls two or three, so only those are made.
  */
 export function macroStatementsFor(functionNames: Iterable<string>): string[] {
   const ordered: string[] = [];

@@ -4,8 +4,8 @@ import type * as Api from '@duckdb/node-api';
 /**
  * The values the engine takes from `@duckdb/node-api`, loaded with `require`. The package is
  * CommonJS: imported from an ES module, Node's loader first lexes each of its files for their
- * named exports, which took 0.15 s of every process start here against 0.08 s for `require`
- * (measured; `engine load` of 1M events takes about 3.4 s in all). Types still come from the
+ * named exports, which makes every process start (a CLI `load` included) noticeably slower than
+ * `require` does. Types still come from the
  * package itself with `import type`, which leaves nothing behind at run time. The benchmark
  * takes its DuckDB from here too, so that its floor runs on the very build the engine uses.
  */

@@ -10,8 +10,8 @@ import type { SqlParams } from './sql-params.ts';
  * Prepared statements kept per connection, keyed by their SQL text. Ingest runs the same wide
  * INSERT (one expression per typed column) for every batch; planning it anew costs a few
  * milliseconds each time, which for a request of 1,000 events is as much as inserting them.
- * Queries of one shape share a text too (their values are parameters): preparing each anew cost
- * 1–1.5 ms of a 10 ms hourly split over 10M events.
+ * Queries of one shape share a text too (their values are parameters): preparing each anew is a
+ * sizeable share of a fast query.
  * The text holds only generated identifiers and `$n` placeholders, so equal texts are equal
  * statements; values are bound on each run. When the catalog changes, DuckDB rebinds a
  * prepared statement by itself; a column list change gives a new text, hence a new statement.
@@ -39,8 +39,8 @@ export function runPrepared(
  * materialized when the run resolves, so its chunks are read synchronously, column by column:
  * the reader's own asynchronous chunk fetches each cost a round trip through Node's thread pool
  * (two for a one-chunk answer), and its row-by-row reading asks for the chunk's column count and
- * each vector's type once per value. For the 437 cells of an hourly split that is about 100 µs
- * instead of 170-230 µs.
+ * each vector's type once per value, which for a split of a few hundred cells costs more than
+ * the reading itself.
  */
 export async function readPrepared(
   conn: DuckDBConnection,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ingest, startServer, type TestServer } from './helpers/engine-server.ts';
 
-/** The two "Done when" examples of the issue, as the service's real clients send them. */
+/** Two requests as the hosted service's real clients send them: a grouped Table and Samples paging. */
 
 const KEY = 'K-live-4f1c2e9a';
 const NOW = Date.parse('2024-06-01T12:00:00Z') / 1000;

@@ -1,0 +1,251 @@
+/**
+ * The element as a React 19 or Vue 3 developer gets it: packed with `pnpm pack`, installed with
+ * npm into a copy of `react-app/` or `vue-app/` outside the workspace, built with the app's own
+ * `npm run build` (React: `tsc -b && vite build`, so the generated JSX typings are what type-checks
+ * `<analytics-chart …>`), and opened in Chromium against the workspace's real engine and edge. The
+ * packed manifest's claims are checked against the tarball's own files.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROME_PATH, CHROMIUM_ARGS } from '../../../scripts/chromium.mjs';
+import { type ChartEdge, startChartEdge } from './support/chart-edge.ts';
+import { readDrawnChart } from './support/drawn-chart.ts';
+import { packWorkspacePackage, tarballFiles } from './support/pack.ts';
+import { mustRun, run } from './support/run.ts';
+import { installScratchApp } from './support/scratch-app.ts';
+import { startStaticServer } from './support/static-server.ts';
+
+interface ManifestMember {
+  kind: string;
+  name: string;
+  privacy?: string;
+  readonly?: boolean;
+}
+interface ManifestElement {
+  tagName: string;
+  attributes: { name: string; fieldName: string }[];
+  members: ManifestMember[];
+  events: { name: string; type?: { text: string } }[];
+  cssProperties: { name: string; default?: string }[];
+}
+interface Manifest {
+  modules: { path: string; declarations?: ManifestElement[] }[];
+}
+
+const work = mkdtempSync(join(tmpdir(), 'analytics-chart-frameworks-'));
+const tarballs: Record<string, string> = {};
+let files: string[] = [];
+let unpacked = '';
+let manifest: Manifest;
+let element: ManifestElement;
+let edge: ChartEdge;
+let browser: Browser;
+const pages = await Promise.all([startStaticServer(), startStaticServer()]);
+const [reactPages, vuePages] = pages as [(typeof pages)[0], (typeof pages)[0]];
+
+beforeAll(async () => {
+  tarballs['@analytics-chart/protocol'] = await packWorkspacePackage('protocol', work);
+  tarballs['@analytics-chart/element'] = await packWorkspacePackage('element', work);
+  const elementTarball = tarballs['@analytics-chart/element'];
+  files = await tarballFiles(elementTarball);
+  unpacked = `${work}/element-unpacked`;
+  await mustRun('mkdir', ['-p', unpacked], work);
+  await mustRun('tar', ['-xzf', elementTarball, '-C', unpacked, '--strip-components=1'], work);
+  manifest = JSON.parse(readFileSync(`${unpacked}/custom-elements.json`, 'utf8'));
+  const found = manifest.modules.flatMap((m) => m.declarations ?? []).filter((d) => d.tagName);
+  expect(found.map((d) => d.tagName)).toEqual(['analytics-chart']);
+  element = found[0] as ManifestElement;
+  edge = await startChartEdge([reactPages.origin, vuePages.origin]);
+  browser = await puppeteer.launch({
+    executablePath: CHROME_PATH,
+    headless: true,
+    args: [...CHROMIUM_ARGS],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await edge?.close();
+  await Promise.all(pages.map((p) => p.close()));
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Every string under a `path` or `module` key of the manifest. */
+function referencedPaths(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) for (const item of node) referencedPaths(item, out);
+  else if (node && typeof node === 'object')
+    for (const [key, value] of Object.entries(node)) {
+      if ((key === 'path' || key === 'module') && typeof value === 'string') out.push(value);
+      else referencedPaths(value, out);
+    }
+  return out;
+}
+
+/** The shipped JavaScript of the element, concatenated. */
+function shippedJs(): string {
+  return files
+    .filter((f) => f.startsWith('dist/esm/') && f.endsWith('.js'))
+    .map((f) => readFileSync(`${unpacked}/${f}`, 'utf8'))
+    .join('\n');
+}
+
+describe('the packed custom-elements.json', () => {
+  it('names only files the tarball ships, and every export target is in it', () => {
+    const paths = referencedPaths(manifest.modules);
+    expect(paths.length).toBeGreaterThan(20);
+    expect(paths.filter((p) => !files.includes(p))).toEqual([]);
+    const pkg = JSON.parse(readFileSync(`${unpacked}/package.json`, 'utf8'));
+    const targets = referencedExportTargets(pkg.exports);
+    expect(targets).toContain('./package.json');
+    expect(targets).toContain('./dist/jsx/react.d.ts');
+    expect(targets.filter((t) => !files.includes(t.slice(2)))).toEqual([]);
+    expect(files).toContain(pkg.customElements);
+  });
+
+  it('lists exactly the custom properties the shipped styles read, with their light defaults', () => {
+    const styles = readFileSync(`${unpacked}/dist/esm/analytics-chart.styles.js`, 'utf8');
+    const used = new Set(styles.match(/--analytics-chart-[a-z0-9-]+/g));
+    expect(element.cssProperties.map((p) => p.name).sort()).toEqual([...used].sort());
+    for (const property of element.cssProperties) {
+      // The first `var(--name, fallback)` of each is the light theme's.
+      const fallback = new RegExp(`var\\(\\s*${property.name},\\s*([^;]*?)\\s*\\);`).exec(styles);
+      expect(fallback?.[1]?.replace(/\s+/g, ' ').replace(/, /g, ', '), property.name).toBe(
+        property.default,
+      );
+    }
+  });
+
+  it('lists exactly the events the shipped code dispatches, each typed with an exported detail', () => {
+    const dispatched = [...shippedJs().matchAll(/chartEvent\(\s*['"]([a-z-]+)['"]/g)].map(
+      (m) => m[1],
+    );
+    expect(element.events.map((e) => e.name).sort()).toEqual([...new Set(dispatched)].sort());
+    const types = readFileSync(`${unpacked}/dist/types/index.d.ts`, 'utf8');
+    for (const event of element.events) {
+      const detail = /^CustomEvent<(\w+)>$/.exec(event.type?.text ?? '')?.[1];
+      expect(detail, event.name).toBeTruthy();
+      expect(types, event.name).toMatch(new RegExp(`\\b${detail}\\b`));
+    }
+  });
+
+  it('lists no internal member, and every attribute maps to a listed field', () => {
+    const internal = element.members.filter(
+      (m) => /^[_#]/.test(m.name) || m.privacy === 'private' || m.privacy === 'protected',
+    );
+    expect(internal).toEqual([]);
+    const fields = new Set(element.members.map((m) => m.name));
+    expect(element.attributes.filter((a) => !fields.has(a.fieldName))).toEqual([]);
+    const readOnly = element.members.filter((m) => m.readonly).map((m) => m.name);
+    expect(readOnly.sort()).toEqual(['chart', 'mode', 'payload', 'status']);
+  });
+
+  it('generated VS Code custom data with the same tag and attributes', () => {
+    const data = JSON.parse(readFileSync(`${unpacked}/dist/vscode.html-custom-data.json`, 'utf8'));
+    const tag = data.tags.find((t: { name: string }) => t.name === 'analytics-chart');
+    expect(tag.attributes.map((a: { name: string }) => a.name).sort()).toEqual(
+      element.attributes.map((a) => a.name).sort(),
+    );
+  });
+});
+
+/** Every file an `exports` map points at (conditions flattened). */
+function referencedExportTargets(exports: unknown): string[] {
+  if (typeof exports === 'string') return [exports];
+  if (exports && typeof exports === 'object')
+    return Object.values(exports).flatMap(referencedExportTargets);
+  return [];
+}
+
+async function expectChartDrawn(origin: string, dist: string): Promise<void> {
+  expect(existsSync(`${dist}/index.html`), 'the app was built').toBe(true);
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warn') errors.push(message.text());
+  });
+  const query = new URLSearchParams({ endpoint: edge.url, id: edge.queryId });
+  await page.goto(`${origin}/?${query}`);
+  const members = element.members.map((m) => m.name);
+  const drawn = await readDrawnChart(page, members);
+  expect(drawn.status).toBe('ready');
+  expect(drawn.title).toBe('Daily views');
+  expect(drawn.total).toBe(edge.eventCount);
+  expect(drawn.seriesPixels).toBeGreaterThan(100);
+  expect(drawn.missingMembers).toEqual([]);
+  expect(await page.$eval('#status', (p) => p.textContent)).toBe('Loaded: Daily views');
+  expect(errors).toEqual([]);
+  await page.close();
+}
+
+describe('a Vite + React 19 app', () => {
+  let app = '';
+
+  it('type-checks and builds with the shipped typings (tsc -b && vite build)', async () => {
+    app = await installScratchApp('react-app', work, tarballs);
+    await mustRun('npm', ['run', 'build'], app);
+    const pkg = await mustRun(
+      'node',
+      [
+        '--input-type=module',
+        '-e',
+        "import p from '@analytics-chart/element/package.json' with { type: 'json' }; console.log(p.name)",
+      ],
+      app,
+    );
+    expect(pkg.trim()).toBe('@analytics-chart/element');
+  });
+
+  it('rejects an attribute of the wrong type', async () => {
+    writeFileSync(
+      `${app}/src/Wrong.tsx`,
+      [
+        "import '@analytics-chart/element/react';",
+        'export const wrongTheme = <analytics-chart theme="blue" />;',
+        'export const wrongRefresh = <analytics-chart refresh="often" />;',
+        // (TypeScript lets any dashed name through, as HTML allows data-* and aria-*.)
+        'export const unknownProperty = <analytics-chart refreshEvery={5} />;',
+        '',
+      ].join('\n'),
+    );
+    const { code, output } = await run('npx', ['tsc', '-p', 'tsconfig.app.json'], app);
+    rmSync(`${app}/src/Wrong.tsx`);
+    expect(code).not.toBe(0);
+    const errors = output.split('\n').filter((line) => line.includes('error TS'));
+    expect(
+      errors.every((line) => line.startsWith('src/Wrong.tsx')),
+      output,
+    ).toBe(true);
+    expect(
+      errors.map((line) => /\((\d+),/.exec(line)?.[1]),
+      output,
+    ).toEqual(['2', '3', '4']);
+  });
+
+  it('draws the chart in Chromium', async () => {
+    reactPages.serve(`${app}/dist`);
+    await expectChartDrawn(reactPages.origin, `${app}/dist`);
+  });
+});
+
+describe('a Vite + Vue 3 app with isCustomElement', () => {
+  let app = '';
+
+  it('builds, compiling <analytics-chart> as a plain element rather than a component', async () => {
+    app = await installScratchApp('vue-app', work, tarballs);
+    await mustRun('npm', ['run', 'build'], app);
+    const assets = readdirSync(`${app}/dist/assets`).filter((f) => f.endsWith('.js'));
+    const bundle = assets.map((f) => readFileSync(`${app}/dist/assets/${f}`, 'utf8')).join('\n');
+    // Without isCustomElement the template asks resolveComponent('analytics-chart') (and Vue
+    // warns in development); with it, the tag goes straight into an element vnode with its props.
+    expect(bundle).toMatch(/\([`'"]analytics-chart[`'"],\{"query-id"/);
+  });
+
+  it('draws the chart in Chromium', async () => {
+    vuePages.serve(`${app}/dist`);
+    await expectChartDrawn(vuePages.origin, `${app}/dist`);
+  });
+});
