@@ -69,7 +69,7 @@ export interface EmbedPageInput {
 }
 
 function head(title: string, extra: string): string {
-  return `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${EMBED_STYLE}</style>${extra}<script src="../embed-frame.js" defer></script>`;
+  return `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><meta name="robots" content="noindex"><link rel="icon" href="data:,"><title>${escapeHtml(title)}</title><style>${EMBED_STYLE}</style>${extra}<script src="../embed-frame.js" defer></script>`;
 }
 
 /** The embed page of a public id: the element and nothing else. */
