@@ -122,6 +122,8 @@ describe('parseEmbedOptions', () => {
     ['range=90d', "range '90d' is not allowed for this chart; choose one of 7d, 30d."],
     ['range=7d&range=7d', 'Give range once.'],
     ['endpoint=https://evil.example', "Unknown option 'endpoint'"],
+    ['__proto__=1', "Unknown option '__proto__'"],
+    ['constructor=x&range=7d', "Unknown option 'constructor'"],
   ])('refuses %s with a sentence naming it', (query, sentence) => {
     const parsed = parse(query);
     expect(parsed.ok).toBe(false);

@@ -50,12 +50,13 @@ export function parseEmbedOptions(
   search: URLSearchParams,
   rangeKeys: readonly string[],
 ): ParsedEmbedOptions {
-  const raw: Record<string, string> = {};
-  for (const [key, value] of search) {
-    if (Object.hasOwn(raw, key)) return { ok: false, error: `Give ${key.slice(0, 40)} once.` };
-    raw[key] = value;
+  const seen = new Set<string>();
+  for (const [key] of search) {
+    if (seen.has(key)) return { ok: false, error: `Give ${key.slice(0, 40)} once.` };
+    seen.add(key);
   }
-  const parsed = optionsSchema.safeParse(raw);
+  // fromEntries defines each key as an own property, `__proto__` included, so zod sees them all.
+  const parsed = optionsSchema.safeParse(Object.fromEntries(search));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (issue?.code === 'unrecognized_keys') {

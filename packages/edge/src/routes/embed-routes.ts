@@ -44,10 +44,8 @@ const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Cache-Control': 'no-store',
 };
 
-const OEMBED_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Origin': '*',
-  'Cross-Origin-Resource-Policy': 'cross-origin',
-};
+/** oEmbed answers are public: editors in any origin's browser may read them with a CORS fetch. */
+const OEMBED_HEADERS: Readonly<Record<string, string>> = { 'Access-Control-Allow-Origin': '*' };
 
 /**
  * The embed routes: `GET /embed/:id` (the chart page, for iframes), `GET /oembed` (the oEmbed
