@@ -30,6 +30,9 @@ interface Admitted {
   compiled: CompiledDefinition;
 }
 
+/** The refusal of a session-bound id: a private resource, in oEmbed's terms (401). */
+const SESSION_BOUND = 'This chart is only for a signed-in viewer and cannot be embedded.';
+
 /** Width of an oEmbed answer when the consumer gives no `maxwidth`: a typical article column. */
 const DEFAULT_OEMBED_WIDTH = 600;
 const MAX_OEMBED_WIDTH = 4000;
@@ -96,12 +99,7 @@ export function embedRoutes(runtime: EdgeRuntime, bundle: () => Promise<BundleAs
       deny('invalid', 'This chart link is not valid.', claims.jti, 'revoked');
     }
     if (claims.pub !== true) {
-      deny(
-        'forbidden',
-        'This chart is only for a signed-in viewer and cannot be embedded.',
-        claims.jti,
-        'session-bound id on the embed route',
-      );
+      deny('forbidden', SESSION_BOUND, claims.jti, 'session-bound id on the embed route');
     }
     if (settings.perId !== false) {
       await limit(runtime, publicIdBucket(claims.jti, runtime.clientIp(c)), settings.perId, nowMs);
@@ -257,8 +255,11 @@ export function embedRoutes(runtime: EdgeRuntime, bundle: () => Promise<BundleAs
         if (error instanceof EdgeError && (error.code === 'invalid' || error.code === 'expired')) {
           throw new EdgeError('not_found', 'There is no chart at that URL.');
         }
+        if (error instanceof EdgeError && error.message === SESSION_BOUND) {
+          throw new EdgeError('forbidden', SESSION_BOUND, { status: 401 });
+        }
         if (error instanceof EdgeError && error.code === 'forbidden') {
-          throw new EdgeError('forbidden', error.message, { status: 401 });
+          throw new EdgeError('not_found', 'There is no chart at that URL.');
         }
         throw error;
       }
