@@ -21,6 +21,7 @@ import { memoryRateLimitStore } from './protection/rate-limit.ts';
 import { compileRegistry } from './registry/compile-definition.ts';
 import { bundleAssets } from './routes/bundle-asset.ts';
 import { dataRoute } from './routes/data-route.ts';
+import { embedRoutes } from './routes/embed-routes.ts';
 import { signRoutes } from './routes/sign-routes.ts';
 import { Keyring } from './tokens/keyring.ts';
 import {
@@ -56,7 +57,8 @@ const BUNDLE_ROUTE = '/:file{analytics-chart(?:\\.[0-9a-f]{16})?\\.js}';
  * Builds an edge from one config object and checks it before serving anything: missing or weak
  * signing secrets, a missing backend, a broken query definition or a bad setting throw an error
  * naming the culprit. Routes (relative to where the app is mounted): `GET /api/data`,
- * `POST /api/sign`, `POST /api/renew`, `GET /analytics-chart.js` (+ hashed name), `GET /health`.
+ * `POST /api/sign`, `POST /api/renew`, `GET /analytics-chart.js` (+ hashed name), `GET /health`,
+ * and for CMS embeds `GET /embed/:id`, `GET /oembed`, `GET /embed.js`, `GET /embed-frame.js`.
  */
 export function createEdge(config: EdgeConfig): Edge {
   if (typeof config !== 'object' || config === null)
@@ -123,6 +125,7 @@ export function createEdge(config: EdgeConfig): Edge {
   const data = dataRoute(runtime, corsForData);
   const { sign, renew } = signRoutes(runtime);
   const bundle = bundleAssets(config.bundle);
+  const embed = embedRoutes(runtime, bundle);
   const allowed = (config.allowedOrigins ?? []).filter((o) => o !== '*');
 
   /**
@@ -252,6 +255,14 @@ export function createEdge(config: EdgeConfig): Edge {
     }),
   );
   refuseOtherMethods(BUNDLE_ROUTE, 'GET, HEAD');
+  app.get('/embed/:id', embed.page);
+  refuseOtherMethods('/embed/:id', 'GET, HEAD');
+  app.get('/oembed', embed.oembed);
+  refuseOtherMethods('/oembed', 'GET, HEAD');
+  app.get('/embed.js', embed.hostScript);
+  refuseOtherMethods('/embed.js', 'GET, HEAD');
+  app.get('/embed-frame.js', embed.frameScript);
+  refuseOtherMethods('/embed-frame.js', 'GET, HEAD');
 
   return {
     app,

@@ -74,6 +74,14 @@ export function limitIp(
 }
 
 /**
+ * The per-id bucket of a public id for one client address: a public id is shown to many viewers,
+ * so each address has its own. The data route and the embed page share it.
+ */
+export function publicIdBucket(jti: string, address: string | undefined): string {
+  return `id:${jti}:${address ?? 'unknown'}`;
+}
+
+/**
  * Whether an id is revoked: in the edge's own list, or by the `isRevoked` hook. Synchronous
  * without a hook, so the data route's hot path pays no await. A hook that throws means the list
  * could not be read: a 502 and a log line, never a silent "not revoked".

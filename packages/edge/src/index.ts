@@ -25,6 +25,14 @@ export type {
 } from './config/edge-config.ts';
 export { defineEdgeConfig, type EdgeModuleConfig } from './config/edge-module-config.ts';
 export { createEdge, type Edge } from './create-edge.ts';
+export type { EmbedOptions } from './embed/embed-options.ts';
+export { RESIZE_MESSAGE_TYPE } from './embed/embed-scripts.ts';
+export {
+  embedUrl,
+  type SnippetInput,
+  type Snippets,
+  snippetsFor,
+} from './embed/embed-snippets.ts';
 export { EdgeError } from './http/edge-error.ts';
 export { mountEdge } from './http/mount-edge.ts';
 export { consoleLogSink, type LogEntry, type LogLevel, type LogSink } from './log/logger.ts';

@@ -112,6 +112,13 @@ describe('pnpm edge', () => {
       '<script type="module" src="https://app.example.com/analytics/analytics-chart.js"></script>',
     );
     expect(out.stdout).toContain(`<analytics-chart query-id="${id}"></analytics-chart>`);
+    // The iframe and the bare URL, for editors that strip scripts and for oEmbed.
+    const embedUrl = `https://app.example.com/analytics/embed/${id}`;
+    expect(out.stdout).toContain(`<iframe src="${embedUrl}" title="Signups" width="100%"`);
+    expect(out.stdout.split('\n')).toContain(embedUrl);
+    expect(out.stdout).toContain(
+      '<script async src="https://app.example.com/analytics/embed.js"></script>',
+    );
     expect(out.stdout).toContain(outcome.claims.jti);
     expect(out.stdout).not.toContain(parseSigningKeys(keysText)[0]?.secret);
   });
@@ -139,6 +146,9 @@ describe('pnpm edge', () => {
     expect(claims).toMatchObject({ sub: 'alice', d: { title: 'Inline' } });
     expect(claims.exp - claims.iat).toBe(300);
     expect(out.stdout).toContain('src="http://localhost:8787/analytics-chart.js"');
+    // A session-bound id cannot be embedded: no iframe, no embed URL.
+    expect(out.stdout).not.toContain('<iframe');
+    expect(out.stdout).not.toContain('/embed/');
   });
 
   it.each([

@@ -54,6 +54,10 @@ describe('start-up checks', () => {
     [{ cache: { ttl: 'soon' } }, /cache.ttl: 'soon' is not a lifetime/],
     [{ ids: { sessionTtl: '2h' } }, /sessionTtl is longer than ids.maxSessionTtl/],
     [{ rateLimit: { perIp: { perSecond: 0, burst: 1 } } }, /rateLimit.perIp/],
+    [{ publicUrl: 'app.example.com/analytics' }, /publicUrl: 'app.example.com\/analytics' is not/],
+    [{ publicUrl: 'ftp://app.example.com' }, /publicUrl: 'ftp:\/\/app.example.com' is not/],
+    [{ publicUrl: 'https://app.example.com/analytics?x=1' }, /publicUrl: .* is not/],
+    [{ publicUrl: 'https://user@app.example.com/analytics' }, /publicUrl: .* is not/],
   ])('refuses a broken config with a sentence naming it (%#)', (patch, message) => {
     const result = startup(() =>
       createEdge({ signingKeys: [key], backend, queries, ...patch } as never),
@@ -71,8 +75,13 @@ describe('start-up checks', () => {
       EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}`,
       EDGE_ALLOWED_ORIGINS: 'https://app.example.com, https://www.example.com',
       EDGE_REVOKED_IDS: 'j1,j2',
+      EDGE_PUBLIC_URL: 'https://app.example.com/analytics/',
     };
     const config = edgeConfigFromEnv(env, { queries });
+    expect(config.publicUrl).toBe('https://app.example.com/analytics/');
+    expect(edgeConfigFromEnv(env, { queries, publicUrl: 'https://b.example' }).publicUrl).toBe(
+      'https://b.example',
+    );
     expect(config.signingKeys).toBe(env.EDGE_SIGNING_KEYS);
     expect(config.allowedOrigins).toEqual(['https://app.example.com', 'https://www.example.com']);
     expect(config.revokedIds).toEqual(['j1', 'j2']);

@@ -376,6 +376,7 @@ describe('the host app in Chromium', () => {
 describe('example pages with public ids', () => {
   it('draws the plain HTML page and the CMS article with no session at all', async () => {
     const anonymous = await browser.createBrowserContext();
+    let articleChart: DrawnChart | undefined;
     try {
       for (const path of ['plain-html/', 'cms-embed/']) {
         const page = await anonymous.newPage();
@@ -408,6 +409,7 @@ describe('example pages with public ids', () => {
         await expectChartsMatchEngine(charts, { tenant: 'acme' }, (d) =>
           d.ranges ? (d.defaultRange ?? Object.keys(d.ranges)[0]) : undefined,
         );
+        if (path === 'cms-embed/') articleChart = charts[0];
         // Cross-origin reads without credentials: no cookie went out, CORS '*' came back.
         expect(dataRequests.length).toBeGreaterThanOrEqual(charts.length);
         for (const headers of dataRequests) expect(headers.cookie).toBeUndefined();
@@ -415,6 +417,23 @@ describe('example pages with public ids', () => {
         for (const headers of dataAnswers) expect(headers['access-control-allow-origin']).toBe('*');
         await traffic.recordSource(page);
       }
+      // The article's first id as an embed page (what its iframe snippet and oEmbed show): the
+      // same numbers, and its traffic joins the secret search below.
+      const embed = await anonymous.newPage();
+      await traffic.attach(embed);
+      const answer = await embed.goto(`${demo.edgeUrl}/embed/${articleChart?.queryId}`);
+      expect(answer?.status()).toBe(200);
+      await waitForCharts(embed);
+      const [embedded] = await readDrawnCharts(embed);
+      expect(embedded?.queryId).toBe(articleChart?.queryId);
+      if (embedded && articleChart) {
+        await expectChartsMatchEngine(
+          [{ ...embedded, query: articleChart.query }],
+          { tenant: 'acme' },
+          (d) => (d.ranges ? (d.defaultRange ?? Object.keys(d.ranges)[0]) : undefined),
+        );
+      }
+      await traffic.recordSource(embed);
       expect(await anonymous.cookies()).toEqual([]);
     } finally {
       await anonymous.close();

@@ -20,7 +20,7 @@ export interface EdgeProcessOptions {
   revokedIds?: readonly string[];
   allowedOrigins?: readonly string[];
   /** Code-side settings, serialised into the child (JSON values only). */
-  settings?: Pick<EdgeConfig, 'cache' | 'rateLimit' | 'ids'>;
+  settings?: Pick<EdgeConfig, 'cache' | 'rateLimit' | 'ids' | 'publicUrl'>;
 }
 
 /** Starts the edge process and resolves once it listens. */

@@ -2,9 +2,11 @@
  * Item 4 (edge): property-based fuzzing of the edge process (in front of the real engine
  * process) over raw sockets: `GET /api/data` with hostile Authorization values (mutated valid
  * ids, raw latin1 bytes), query strings and cookies; `POST /api/sign` and `POST /api/renew` with
- * mutated bodies, content types and sessions; raw bytes. Every refusal is a 4xx `{error, code}`
- * with the security headers; a 2xx only for input that deserves it, and a minted id always
- * carries the session's subject and tenant, whatever the body said.
+ * mutated bodies, content types and sessions; raw bytes; the CMS embeds (`GET /embed/<id>` with
+ * hostile ids and options, `GET /oembed` with hostile URLs and sizes). Every refusal is a 4xx
+ * `{error, code}` (the embed page's: a styled HTML page that quotes nothing unescaped) with the
+ * security headers; a 2xx only for input that deserves it, and a minted id always carries the
+ * session's subject and tenant, whatever the body said.
  */
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
@@ -37,6 +39,8 @@ const API_HEADERS = {
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
+/** The edge's configured public URL: the only address whose embed URLs oEmbed answers for. */
+const PUBLIC_URL = 'https://charts.example.com/analytics';
 const USER = 'fuzz-user';
 const TENANT = 'acme';
 /** The viewer's ranges of the registry's queries (reliability-queries.ts). */
@@ -76,7 +80,7 @@ beforeAll(async () => {
   secretList.push(secrets.key.secret, secrets.sessionSecret, engine.apiKey);
   // Limits off: thousands of cases from one address would otherwise meet the (correct) 429.
   edge = await startEdge(secrets, engine, {
-    settings: { rateLimit: { perId: false, perIp: false } },
+    settings: { rateLimit: { perId: false, perIp: false }, publicUrl: PUBLIC_URL },
   });
   const now = Math.floor(Date.now() / 1000);
   valid.publicDaily = publicId(secrets.key, 'public-daily', { tenant: TENANT });
@@ -103,7 +107,21 @@ afterAll(async () => {
     'hostile-edge',
     `Hostile input: edge process (${budget().fuzzRuns} runs per property; total ${ledger.total()} cases)`,
     LEDGER_HEADER,
-    ledger.rows(),
+    [
+      ...ledger.rows(),
+      [
+        'GET /embed/<id> (HTML refusals)',
+        embedCases.count,
+        embedCases.statuses.get(200) ?? 0,
+        [...embedCases.statuses]
+          .filter(([status]) => status !== 200)
+          .sort(([a], [b]) => a - b)
+          .map(([status, n]) => `${status}×${n}`)
+          .join(' '),
+        0,
+        0,
+      ],
+    ],
     { findings: Object.fromEntries(ledger.findings) },
   );
   await edge?.stop();
@@ -423,6 +441,194 @@ function postRequest(
   return { method: 'POST', path, headers, body };
 }
 
+/** Whether embed options deserve a page: each known option at most once, within its bounds. */
+function embedOptionsDeserve(search: URLSearchParams, q: string): boolean {
+  const seen = new Set<string>();
+  for (const [key, value] of search) {
+    if (seen.has(key)) return false;
+    seen.add(key);
+    if (key === 'range' && !(RANGES[q] ?? []).includes(value)) return false;
+    if (key === 'theme' && !['light', 'dark', 'auto'].includes(value)) return false;
+    if (key === 'height' && !(/^[0-9]{1,4}$/.test(value) && +value >= 80 && +value <= 2000))
+      return false;
+    if (key === 'locale') {
+      if (value.length > 35) return false;
+      try {
+        if (Intl.getCanonicalLocales(value).length !== 1) return false;
+      } catch {
+        return false;
+      }
+    }
+    if (!['range', 'theme', 'height', 'locale'].includes(key)) return false;
+  }
+  return true;
+}
+
+/** The public query an embed path's id names when it deserves a page, else undefined. */
+function embeddable(token: string): string | undefined {
+  const id = idQuery.get(token);
+  return id && id.sub === undefined ? id.q : undefined;
+}
+
+/** Embed options: allowed, out of bounds, repeated, unknown, hostile. */
+const embedQuery: fc.Arbitrary<string> = fc.oneof(
+  {
+    arbitrary: fc.constantFrom(
+      '',
+      '?range=7d',
+      '?range=24h&theme=dark',
+      '?theme=auto&height=2000&locale=de-CH',
+      '?height=80',
+      '?height=79',
+      '?height=0300',
+      '?height=1e3',
+      '?locale=en_US',
+      '?locale=%3Cscript%3E',
+      '?theme=light&theme=dark',
+      '?endpoint=https%3A%2F%2Fevil.example',
+      '?query-id=x',
+      '?__proto__=1',
+    ),
+    weight: 3,
+  },
+  {
+    arbitrary: fc
+      .array(fc.tuple(fc.constantFrom('range', 'theme', 'height', 'locale', 'x'), hostileString), {
+        maxLength: 3,
+      })
+      .map((pairs) =>
+        pairs.length
+          ? `?${pairs.map(([k, v]) => `${k}=${percent(v.slice(0, 2000))}`).join('&')}`
+          : '',
+      ),
+    weight: 2,
+  },
+);
+
+/** An embed path's id: a valid one (public or session-bound), mutated, or hostile. */
+const embedToken: fc.Arbitrary<string> = fc.oneof(
+  {
+    arbitrary: fc
+      .constantFrom('publicDaily', 'publicCount', 'session')
+      .map((n) => valid[n as keyof typeof valid]),
+    weight: 3,
+  },
+  { arbitrary: mutatedId, weight: 4 },
+  { arbitrary: hostileString.map((text) => text.slice(0, 3000)), weight: 1 },
+);
+
+/** The rules of an embed page answer; a 200 only for a public id with deserving options. */
+function embedPageProblems(token: string, query: string, answer: RawResponse): string[] {
+  if (answer.status === 0) return [`no answer (${answer.failure})`];
+  const problems: string[] = [];
+  const q = embeddable(token);
+  const deserves = q !== undefined && embedOptionsDeserve(new URLSearchParams(query), q);
+  if (deserves !== (answer.status === 200)) {
+    problems.push(
+      `${answer.status} but the page ${deserves ? 'deserves' : 'does not deserve'} a 200`,
+    );
+  }
+  if (answer.status >= 500 || (answer.status >= 300 && answer.status < 400)) {
+    problems.push(`status ${answer.status}`);
+  }
+  const whole = `${JSON.stringify(answer.headers)}\n${answer.text}`;
+  for (const secret of secretList)
+    if (whole.includes(secret)) problems.push('a secret is in the answer');
+  for (const [name, value] of Object.entries(API_HEADERS)) {
+    const expected = name === 'Cross-Origin-Resource-Policy' ? 'cross-origin' : value;
+    if (answer.headers[name.toLowerCase()] !== expected) problems.push(`header ${name}`);
+  }
+  if (answer.headers['content-type'] !== 'text/html; charset=utf-8') {
+    problems.push(`content-type ${answer.headers['content-type']}`);
+  }
+  const csp = answer.headers['content-security-policy'] ?? '';
+  if (
+    !csp.includes("script-src 'self'") ||
+    !/frame-ancestors [^;]+/.test(csp) ||
+    csp.includes('unsafe')
+  ) {
+    problems.push(`CSP ${csp}`);
+  }
+  // Only the edge's own two script files, and a refusal's sentence quotes nothing unescaped.
+  const scripts = answer.text.match(/<script\b/g)?.length ?? 0;
+  if (scripts !== (answer.status === 200 ? 2 : 1)) problems.push(`${scripts} script tags`);
+  const sentence = /<span>([\s\S]*?)<\/span>/.exec(answer.text)?.[1];
+  if (answer.status !== 200 && (sentence === undefined || /[<>"]/.test(sentence))) {
+    problems.push(`refusal sentence ${String(sentence).slice(0, 80)}`);
+  }
+  for (const text of ['\n    at ', 'node_modules', 'file://', 'TypeError']) {
+    if (answer.text.includes(text)) problems.push(`server text '${text.trim()}'`);
+  }
+  return problems;
+}
+
+/**
+ * Whether the path names an embed page at all: an empty id or a dot segment (which URL parsing
+ * removes) is another address, the JSON 404. A slash in the id is sent as %2f and stays in it.
+ */
+function routesToEmbed(token: string): boolean {
+  return token !== '' && token !== '.' && token !== '..';
+}
+
+async function fuzzEmbedPage(token: string, query: string) {
+  const path = `/embed/${percent(token)}${query}`;
+  const answer = await rawRequest(edge.url, { method: 'GET', path });
+  embedCases.count++;
+  embedCases.statuses.set(answer.status, (embedCases.statuses.get(answer.status) ?? 0) + 1);
+  // Node's parser refuses a head over 16 KB itself, before the edge.
+  if (path.length > 15_000 && answer.status === 431) return;
+  const problems = routesToEmbed(token)
+    ? embedPageProblems(token, query, answer)
+    : answer.status === 404
+      ? []
+      : [`${answer.status} for a path that is no embed page`];
+  if (problems.length) {
+    throw new Error(
+      `GET /embed: ${problems.join('; ')}\n  path: ${path.slice(0, 300)}\n  answer: ${answer.status} ${answer.text.slice(0, 300)}`,
+    );
+  }
+}
+
+/** The embed page's tally (its refusals are HTML, so it is judged apart from the JSON ledger). */
+const embedCases = { count: 0, statuses: new Map<number, number>() };
+
+/** The oEmbed promise: an answer within the sizes asked, for this edge's own embeddable URLs only. */
+function oembedJudge(url: string, maxwidth: number | undefined, maxheight: number | undefined) {
+  return (answer: RawResponse): string[] => {
+    let deserves = false;
+    const prefix = `${PUBLIC_URL}/embed/`;
+    if (url.startsWith(prefix)) {
+      const target = new URL(url);
+      const rest = target.pathname.slice(new URL(prefix).pathname.length);
+      let token = '';
+      try {
+        token = decodeURIComponent(rest);
+      } catch {
+        token = '';
+      }
+      const q = rest.includes('/') ? undefined : embeddable(token);
+      const height = Number(target.searchParams.get('height') ?? 300);
+      deserves =
+        q !== undefined &&
+        embedOptionsDeserve(target.searchParams, q) &&
+        (maxheight === undefined || maxheight >= 80 || maxheight >= height);
+    }
+    if (deserves !== (answer.status === 200)) {
+      return [
+        `${answer.status} but the URL ${deserves ? 'deserves' : 'does not deserve'} an answer`,
+      ];
+    }
+    if (answer.status !== 200) return [];
+    const body = JSON.parse(answer.text) as Record<string, unknown>;
+    const problems: string[] = [];
+    if (body.version !== '1.0' || body.type !== 'rich') problems.push('not oEmbed 1.0 rich');
+    if (maxwidth !== undefined && (body.width as number) > maxwidth) problems.push('too wide');
+    if (maxheight !== undefined && (body.height as number) > maxheight) problems.push('too tall');
+    if (!String(body.html).startsWith(`<iframe src="${PUBLIC_URL}/embed/`)) problems.push('html');
+    return problems;
+  };
+}
+
 const runs = budget().fuzzRuns;
 
 describe('properties', () => {
@@ -431,6 +637,61 @@ describe('properties', () => {
       fc.asyncProperty(queryString, authorization, cookieChoice, (query, auth, cookie) =>
         fuzzData(`/api/data${query}`, auth, cookie),
       ),
+      { numRuns: runs },
+    );
+  });
+
+  test('GET /embed/<id>: hostile ids and viewer options', async () => {
+    await fc.assert(
+      fc.asyncProperty(embedToken, embedQuery, (token, query) => fuzzEmbedPage(token, query)),
+      { numRuns: runs },
+    );
+  });
+
+  test('GET /oembed: hostile URLs and sizes', async () => {
+    const size = fc.option(
+      fc.oneof(fc.integer({ min: 1, max: 5000 }), fc.constantFrom(79, 80, 299, 300)),
+      { nil: undefined },
+    );
+    const url = fc.oneof(
+      {
+        arbitrary: fc
+          .tuple(embedToken, embedQuery)
+          .map(([token, query]) => `${PUBLIC_URL}/embed/${percent(token)}${query}`),
+        weight: 4,
+      },
+      {
+        arbitrary: fc
+          .tuple(
+            fc.constantFrom(
+              'https://evil.example/analytics/embed/',
+              'http://charts.example.com/analytics/embed/',
+              `${PUBLIC_URL}/api/data?`,
+              `${PUBLIC_URL}/embed`,
+              'javascript:alert(1)//',
+              '',
+            ),
+            fc.constantFrom('publicDaily', 'publicCount'),
+          )
+          .map(([prefix, name]) => `${prefix}${valid[name as keyof typeof valid]}`),
+        weight: 1,
+      },
+      { arbitrary: hostileString.map((text) => text.slice(0, 2000)), weight: 1 },
+    );
+    await fc.assert(
+      fc.asyncProperty(url, size, size, async (target, maxwidth, maxheight) => {
+        const sizes = `${maxwidth === undefined ? '' : `&maxwidth=${maxwidth}`}${maxheight === undefined ? '' : `&maxheight=${maxheight}`}`;
+        const path = `/oembed?format=json&url=${percent(target)}${sizes}`;
+        await ledger.send(
+          'GET /oembed',
+          { method: 'GET', path },
+          // A URL encoded twice may pass Node's 16 KB head limit: its parser answers itself.
+          {
+            judge: oembedJudge(target, maxwidth, maxheight),
+            parserMayRefuse: path.length > 15_000,
+          },
+        );
+      }),
       { numRuns: runs },
     );
   });

@@ -1,7 +1,8 @@
 /**
  * Item 7: the security headers the edge documents (README "Protection") on every kind of answer
  * of a running edge process: data (200, 304, every refusal, 429, 502, 504), sign, renew, the
- * bundle (plain and hashed, 200 and 304), health, unknown routes and CORS preflights. And the
+ * bundle (plain and hashed, 200 and 304), health, unknown routes, CORS preflights, and the CMS
+ * embeds (the embed page and its refusals, oEmbed, the resize scripts). And the
  * element's bundle is CSP-friendly: no eval or string-compiled code, no inline style attributes
  * or inline handlers, styles through constructable stylesheets.
  */
@@ -37,6 +38,18 @@ const BUNDLE = {
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
 };
 const APP = 'https://app.example.com';
+/** The edge's configured public URL (`publicUrl`): what oEmbed answers name. */
+const PUBLIC_URL = 'https://charts.example.com/analytics';
+/** On the embed page and its error pages, besides a CSP of their own. */
+const PAGE = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'cross-origin',
+  'cache-control': 'no-store',
+  'content-type': 'text/html; charset=utf-8',
+};
+/** The resize scripts: files like the bundle, cacheable for an hour. */
+const SCRIPT = { ...BUNDLE, 'cache-control': 'public, max-age=3600' };
 
 let engine: EngineUnderTest;
 let service: FaultService;
@@ -60,7 +73,7 @@ beforeAll(async () => {
       allowedOrigins: [APP, '*'],
       timeoutMs: 300,
       retries: 0,
-      settings: { rateLimit: { perId: { perSecond: 0.001, burst: 3 } } },
+      settings: { rateLimit: { perId: { perSecond: 0.001, burst: 3 } }, publicUrl: PUBLIC_URL },
     },
   );
 }, 180_000);
@@ -103,6 +116,45 @@ async function check(
     expect(answer.headers['content-type'], name).toMatch(/^application\/json/);
     expect(Object.keys(JSON.parse(answer.text)).sort(), name).toEqual(['code', 'error']);
   }
+  return answer;
+}
+
+/**
+ * An embed page answer: the page headers, and a CSP with no inline script, framing by `ancestors`.
+ * Refusals are styled HTML pages here, not JSON.
+ */
+async function checkPage(
+  name: string,
+  request: Parameters<typeof rawRequest>[1],
+  status: number,
+  ancestors: string,
+): Promise<Awaited<ReturnType<typeof rawRequest>>> {
+  const answer = await rawRequest(edge.url, request);
+  const missing = Object.entries(PAGE)
+    .filter(([header, value]) => answer.headers[header] !== value)
+    .map(([header]) => header);
+  const csp = answer.headers['content-security-policy'] ?? '';
+  const policy = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    `frame-ancestors ${ancestors}`,
+  ].filter((directive) => !csp.split('; ').includes(directive));
+  if (csp.includes('unsafe')) policy.push('unsafe-…');
+  rows.push([
+    name,
+    answer.status,
+    Object.keys(PAGE).length + 5,
+    [...missing, ...policy].length
+      ? `missing ${[...missing, ...policy].join(', ')}`
+      : 'all present',
+  ]);
+  expect(answer.status, name).toBe(status);
+  expect(missing, `${name}: missing headers`).toEqual([]);
+  expect(policy, `${name}: CSP`).toEqual([]);
+  expect(['x-powered-by', 'server'].filter((h) => answer.headers[h] !== undefined)).toEqual([]);
+  expect(answer.text).toMatch(status === 200 ? /<analytics-chart / : /Chart unavailable/);
   return answer;
 }
 
@@ -299,6 +351,59 @@ describe('every answer of the edge', () => {
     await check('GET /health 200', get('/health'), 200);
     await check('GET /nope 404', get('/nope'), 404);
     await check('PUT /api/data 405', { method: 'PUT', path: '/api/data' }, 405);
+  });
+
+  test('CMS embeds: the embed page and its refusals, oEmbed, the resize scripts', async () => {
+    const blog = 'https://blog.example.org';
+    const id = publicId(secrets.key, 'public-daily', { tenant: 'acme' }, { aud: blog });
+    await checkPage('GET /embed/<id> 200', get(`/embed/${id}?range=7d&theme=dark`), 200, blog);
+    await checkPage(
+      'GET /embed/<id without aud> 200',
+      get(`/embed/${publicId(secrets.key, 'public-daily', { tenant: 'acme' })}`),
+      200,
+      '*',
+    );
+    await checkPage('GET /embed/<id> 400 bad option', get(`/embed/${id}?range=1y`), 400, blog);
+    await checkPage('GET /embed/<forged> 401', get('/embed/a.b.c'), 401, '*');
+    await checkPage(
+      'GET /embed/<expired> 401',
+      get(
+        `/embed/${publicId(secrets.key, 'public-daily', { tenant: 'acme' }, { iat: 1, exp: 2, aud: blog })}`,
+      ),
+      401,
+      // An expired id's claims are not read: its error page, which shows nothing, may be framed.
+      '*',
+    );
+    await checkPage(
+      'GET /embed/<session-bound> 403',
+      get(`/embed/${sessionId(secrets.key, 'daily', 'alice', { tenant: 'acme' })}`),
+      403,
+      '*',
+    );
+    const limited = publicId(secrets.key, 'public-count', { tenant: 'embed-limit' });
+    for (let i = 0; i < 3; i++) await rawRequest(edge.url, get(`/embed/${limited}`));
+    const tooMany = await checkPage('GET /embed/<id> 429', get(`/embed/${limited}`), 429, '*');
+    expect(Number(tooMany.headers['retry-after'])).toBeGreaterThan(0);
+    const oembed = (url: string, extra = '') =>
+      get(`/oembed?url=${encodeURIComponent(url)}${extra}`);
+    const open = publicId(secrets.key, 'public-count', { tenant: 'oembed' });
+    const answer = await check('GET /oembed 200', oembed(`${PUBLIC_URL}/embed/${open}`), 200, {
+      ...API,
+      'access-control-allow-origin': '*',
+    });
+    expect(JSON.parse(answer.text)).toMatchObject({ version: '1.0', type: 'rich' });
+    await check('GET /oembed 404 not ours', oembed(`https://evil.example/embed/${open}`), 404, {
+      ...API,
+      'access-control-allow-origin': '*',
+    });
+    const xml = await rawRequest(edge.url, oembed(`${PUBLIC_URL}/embed/${open}`, '&format=xml'));
+    rows.push(['GET /oembed 501 format=xml', xml.status, 1, xml.status === 501 ? 'ok' : 'WRONG']);
+    expect(xml.status).toBe(501);
+    for (const [header, value] of Object.entries(API)) expect(xml.headers[header]).toBe(value);
+    for (const path of ['/embed.js', '/embed-frame.js']) {
+      const script = await check(`GET ${path} 200`, get(path), 200, SCRIPT);
+      expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    }
   });
 
   test('CORS preflights', async () => {

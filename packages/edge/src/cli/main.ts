@@ -15,6 +15,7 @@ import type { ParamValue } from '@analytics-chart/protocol';
 import { readSigningKeysFile } from '../adapter/node/signing-keys-file.ts';
 import { resolveSettings } from '../config/edge-config.ts';
 import type { EdgeModuleConfig } from '../config/edge-module-config.ts';
+import { snippetsFor } from '../embed/embed-snippets.ts';
 import { compileRegistry } from '../registry/compile-definition.ts';
 import type { QueryDefinition } from '../registry/query-definition.ts';
 import { Keyring } from '../tokens/keyring.ts';
@@ -22,6 +23,7 @@ import { createQuerySigner, SignError } from '../tokens/query-signer.ts';
 import { generateSigningKey, parseSigningKeys, type SigningKey } from '../tokens/signing-keys.ts';
 import { verifyQueryId } from '../tokens/verify-query-id.ts';
 import { loadEdgeModuleConfig } from './load-config.ts';
+import { elementSnippetText, publicSnippetsText } from './snippets-text.ts';
 
 const USAGE = `Usage: pnpm edge <command>
 
@@ -101,14 +103,6 @@ function paramValue(
   return raw;
 }
 
-function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('"', '&quot;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;');
-}
-
 async function sign(args: string[]) {
   const { values } = parseArgs({
     args,
@@ -178,15 +172,12 @@ async function sign(args: string[]) {
     'https://YOUR-EDGE.example.com/analytics'
   ).replace(/\/+$/, '');
   const what = values.query ? `"${values.query}"` : 'an inline definition';
+  const snippets = snippetsFor({ base, id: signed.id, title: definition?.title ?? 'Chart' });
   process.stdout.write(`Signed query id for ${what} (${values.public ? 'public' : `bound to subject ${values.subject}`}; expires ${signed.expiresAt}; jti ${signed.jti}):
 
 ${signed.id}
 
-Paste into any HTML page:
-
-<script type="module" src="${escapeHtml(base)}/analytics-chart.js"></script>
-<analytics-chart query-id="${escapeHtml(signed.id)}"></analytics-chart>
-
+${values.public ? publicSnippetsText(snippets) : elementSnippetText(snippets)}
 To revoke it before it expires, add its jti (${signed.jti}) to EDGE_REVOKED_IDS, or on Workers
 put it in the EDGE_REVOCATIONS KV namespace.
 `);

@@ -11,6 +11,8 @@ export interface EdgeEnv {
   EDGE_SIGNING_KEYS?: string;
   /** Comma-separated origins allowed to call the API from browsers (`*` for public embeds). */
   EDGE_ALLOWED_ORIGINS?: string;
+  /** Where viewers reach the edge, mount path included (the oEmbed answers and the snippets). */
+  EDGE_PUBLIC_URL?: string;
   /** Comma-separated revoked jtis. */
   EDGE_REVOKED_IDS?: string;
   /** Backend time limit of one attempt in milliseconds. @default 10000 */
@@ -86,8 +88,10 @@ export function edgeConfigFromEnv(
   }
   const origins = overrides.allowedOrigins ?? list(text(env, 'EDGE_ALLOWED_ORIGINS'));
   const revoked = list(text(env, 'EDGE_REVOKED_IDS'));
+  const publicUrl = overrides.publicUrl ?? text(env, 'EDGE_PUBLIC_URL')?.trim();
   return {
     ...overrides,
+    ...(publicUrl ? { publicUrl } : {}),
     signingKeys,
     backend,
     ...(origins ? { allowedOrigins: origins } : {}),

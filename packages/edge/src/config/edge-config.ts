@@ -98,6 +98,13 @@ export interface EdgeConfig {
   log?: LogSink;
   /** Largest request body of sign and renew, in bytes. @default 16384 */
   maxBodyBytes?: number;
+  /**
+   * Where viewers reach the edge, mount path included (`https://app.example.com/analytics`): the
+   * address oEmbed answers and the embed page's discovery link name. It comes from here, never
+   * from a request's `Host`. Without it the embed page still works and the oEmbed endpoint
+   * answers 404. `EDGE_PUBLIC_URL` in the environment.
+   */
+  publicUrl?: string;
 }
 
 /** The settings with defaults applied and lifetimes in seconds. */
@@ -116,6 +123,8 @@ export interface EdgeSettings {
   perId: RateRule | false;
   perIp: RateRule | false;
   maxBodyBytes: number;
+  /** `publicUrl` without a trailing slash, or undefined. */
+  publicUrl: string | undefined;
 }
 
 function checkRule(rule: RateRule | false | undefined, fallback: RateRule, name: string) {
@@ -125,6 +134,22 @@ function checkRule(rule: RateRule | false | undefined, fallback: RateRule, name:
     throw new Error(`rateLimit.${name}: perSecond must be > 0 and burst >= 1`);
   }
   return r;
+}
+
+function checkPublicUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username) {
+    throw new Error(
+      `publicUrl: '${value}' is not an http(s) address such as https://app.example.com/analytics`,
+    );
+  }
+  return url.href.replace(/\/+$/, '');
 }
 
 /** Applies defaults and checks every setting, naming the first one that is wrong. */
@@ -147,6 +172,7 @@ export function resolveSettings(config: EdgeConfig): EdgeSettings {
     perId: checkRule(config.rateLimit?.perId, { perSecond: 5, burst: 30 }, 'perId'),
     perIp: checkRule(config.rateLimit?.perIp, { perSecond: 50, burst: 200 }, 'perIp'),
     maxBodyBytes: config.maxBodyBytes ?? 16_384,
+    publicUrl: checkPublicUrl(config.publicUrl),
   };
   if (settings.sessionTtl > settings.maxSessionTtl) {
     throw new Error('ids.sessionTtl is longer than ids.maxSessionTtl');

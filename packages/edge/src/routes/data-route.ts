@@ -7,6 +7,7 @@ import {
   isRevokedNow,
   limit,
   limitIp,
+  publicIdBucket,
   sessionMismatch,
 } from '../edge-runtime.ts';
 import { EdgeError } from '../http/edge-error.ts';
@@ -394,7 +395,7 @@ export function dataRoute(runtime: EdgeRuntime, cors?: DataCors) {
     let key = entry.buckets.get(ip);
     if (key === undefined) {
       if (entry.buckets.size >= 1000) entry.buckets.clear();
-      key = `${entry.bucket}:${ip}`;
+      key = publicIdBucket(entry.claims.jti, ip);
       entry.buckets.set(ip, key);
     }
     return key;

@@ -15,7 +15,7 @@ import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { dailyCounts, eventsIn } from './fixtures.ts';
 import { b64url, forgeToken, parts } from './forge.ts';
 import type { EdgeUnderTest, Runtime } from './harness.ts';
-import { APP_ORIGIN, TEST_LIMITS, TEST_QUERIES } from './test-config.ts';
+import { APP_ORIGIN, PUBLIC_URL, TEST_LIMITS, TEST_QUERIES } from './test-config.ts';
 
 const hex = (n: number) =>
   Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) =>
@@ -24,6 +24,7 @@ const hex = (n: number) =>
 
 /** A response as the suite records it, for the closing canary sweep. */
 interface Seen {
+  path: string;
   status: number;
   headers: Headers;
   text: string;
@@ -80,6 +81,7 @@ export function describeEdgeSuite(variant: SuiteVariant) {
           ANALYTICS_RETRIES: '1',
           EDGE_SIGNING_KEYS: `${current.kid}:${current.secret},${previous.kid}:${previous.secret}`,
           EDGE_REVOKED_IDS: REVOKED_JTI,
+          EDGE_PUBLIC_URL: PUBLIC_URL,
           SESSION_SECRET,
         },
         engineSide,
@@ -106,7 +108,7 @@ export function describeEdgeSuite(variant: SuiteVariant) {
         headers: { 'x-forwarded-for': ip, ...(init.headers ?? {}) },
       });
       const text = await response.text();
-      seen.push({ status: response.status, headers: response.headers, text });
+      seen.push({ path, status: response.status, headers: response.headers, text });
       return {
         status: response.status,
         headers: response.headers,
@@ -642,6 +644,9 @@ export function describeEdgeSuite(variant: SuiteVariant) {
         ['/api/data', 'DELETE', 'GET, HEAD, OPTIONS'],
         ['/health', 'POST', 'GET, HEAD'],
         ['/analytics-chart.js', 'PUT', 'GET, HEAD'],
+        ['/embed/some-id', 'POST', 'GET, HEAD'],
+        ['/oembed', 'PUT', 'GET, HEAD'],
+        ['/embed.js', 'DELETE', 'GET, HEAD'],
       ] as const) {
         const res = await call(path, { method, headers: { origin: APP_ORIGIN } });
         expect(res.status, `${method} ${path}`).toBe(405);
@@ -775,6 +780,247 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       expectRefused(await call('/analytics-chart.0000000000000000.js'), 404, 'not_found');
     });
 
+    /** The embed page of `id` with `query`, and its CSP's directives by name. */
+    async function embedPage(id: string, query = '') {
+      const response = await call(`/embed/${id}${query}`);
+      const csp = new Map(
+        (response.headers.get('content-security-policy') ?? '')
+          .split(';')
+          .map((d) => d.trim().split(/\s+/))
+          .map(([name = '', ...sources]) => [name, sources] as const),
+      );
+      return { ...response, csp };
+    }
+
+    function expectErrorPage(
+      response: Awaited<ReturnType<typeof embedPage>>,
+      status: number,
+      sentence: RegExp,
+    ) {
+      expect(response.status, response.text).toBe(status);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.text).toContain('Chart unavailable');
+      expect(response.text).toMatch(sentence);
+      expect(response.text).not.toContain('<analytics-chart');
+      expect(response.csp.get('script-src')).toEqual(["'self'"]);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    }
+
+    it('serves the embed page of a public id under a strict CSP, framed only by its audience', async () => {
+      const calls = tap.calls.length;
+      const id = (
+        await signer.sign({
+          query: 'public-daily',
+          params: { tenant: `embed-${hex(3)}` },
+          public: true,
+          audience: ['https://blog.example.com', 'https://news.example.com'],
+        })
+      ).id;
+      const page = await embedPage(id, '?range=30d&theme=dark&height=420&locale=de-ch');
+      expect(page.status, page.text).toBe(200);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(page.headers.get('cache-control')).toBe('no-store');
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(page.csp.get('frame-ancestors')).toEqual([
+        'https://blog.example.com',
+        'https://news.example.com',
+      ]);
+      expect(page.csp.get('default-src')).toEqual(["'none'"]);
+      expect(page.csp.get('script-src')).toEqual(["'self'"]);
+      expect(page.csp.get('connect-src')).toEqual(["'self'"]);
+      expect(page.headers.get('content-security-policy')).not.toContain('unsafe');
+      // The one inline style is allowed by its own hash, computed here from the page.
+      const style = /<style>([^<]*)<\/style>/.exec(page.text)?.[1] ?? '';
+      const digest = new Uint8Array(
+        await crypto.subtle.digest('SHA-256', new TextEncoder().encode(style)),
+      );
+      const hash = `'sha256-${btoa(String.fromCharCode(...digest))}'`;
+      expect(page.csp.get('style-src')).toEqual(["'self'", hash]);
+      // No inline script: every script is a file of the edge, the bundle under its hashed name.
+      const scripts = [...page.text.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)];
+      expect(scripts.length).toBe(2);
+      for (const [, attributes, body] of scripts) {
+        expect(body).toBe('');
+        expect(attributes).toMatch(/ src="\.\.\/[^"]+\.js"/);
+      }
+      const bundleHash = (await call('/analytics-chart.js')).headers
+        .get('etag')
+        ?.replaceAll('"', '');
+      expect(page.text).toContain(`src="../analytics-chart.${bundleHash}.js"`);
+      expect(page.text).toContain(
+        `<analytics-chart query-id="${id}" height="420" lazy="false" range="30d" theme="dark" locale="de-CH"></analytics-chart>`,
+      );
+      expect(page.text).toContain('<html lang="de-CH">');
+      expect(page.text).toContain('<title>Daily events</title>');
+      // Discovery names the configured public URL, never the address the request came to.
+      const href = /<link rel="alternate" type="application\/json\+oembed" href="([^"]+)"/.exec(
+        page.text,
+      )?.[1];
+      expect(href?.replaceAll('&amp;', '&')).toBe(
+        `${PUBLIC_URL}/oembed?url=${encodeURIComponent(`${PUBLIC_URL}/embed/${id}?range=30d&theme=dark&height=420&locale=de-CH`)}&format=json`,
+      );
+      expect(page.text).not.toContain(new URL(edge.url).host);
+      // An id without an audience may be framed anywhere, as the element may be shown anywhere.
+      const open = await embedPage(await publicId(`embed-${hex(3)}`));
+      expect(open.status).toBe(200);
+      expect(open.csp.get('frame-ancestors')).toEqual(['*']);
+      expect(open.text).toContain('height="300"');
+      // The page itself asks the backend nothing: the element fetches the data.
+      expect(tap.calls.length).toBe(calls);
+    });
+
+    it('limits embed options to what the definition allows', async () => {
+      const id = (
+        await signer.sign({ query: 'public-daily', params: { tenant: 'acme' }, public: true })
+      ).id;
+      for (const [query, sentence] of [
+        ['?range=90d', /range &#39;90d&#39; is not allowed for this chart; choose one of 7d, 30d/],
+        ['?range=7d&range=30d', /Give range once/],
+        ['?colour=red', /Unknown option &#39;colour&#39;/],
+        ['?theme=pink', /theme/],
+        ['?height=20', /height/],
+        ['?height=12px', /height is a whole number of pixels/],
+        ['?locale=not_a_locale!', /locale is a BCP 47 language tag/],
+      ] as const) {
+        expectErrorPage(await embedPage(id, query), 400, sentence);
+      }
+      const single = await publicId(`embed-${hex(3)}`);
+      expectErrorPage(await embedPage(single, '?range=7d'), 400, /no ranges to choose from/);
+      expect((await embedPage(id, '?range=7d&theme=auto')).status).toBe(200);
+    });
+
+    it('refuses session-bound, expired, revoked and invalid ids on the embed page with a styled page', async () => {
+      const calls = tap.calls.length;
+      const { id: bound } = await signAs('alice', 'acme');
+      const refusedBound = await embedPage(bound);
+      expectErrorPage(refusedBound, 403, /only for a signed-in viewer/);
+      const t = now();
+      expectErrorPage(
+        await embedPage(
+          forgeToken(header(), publicClaims({ iat: t - 700, exp: t - 100 }), current.secret),
+        ),
+        401,
+        /has expired/,
+      );
+      const revoked = await embedPage(
+        forgeToken(
+          header(),
+          publicClaims({ jti: REVOKED_JTI, aud: 'https://blog.example.com' }),
+          current.secret,
+        ),
+      );
+      expectErrorPage(revoked, 401, /not valid/);
+      // A good signature's audience still holds for its error page.
+      expect(revoked.csp.get('frame-ancestors')).toEqual(['https://blog.example.com']);
+      expectErrorPage(
+        await embedPage(forgeToken(header(), publicClaims(), hex(24))),
+        401,
+        /not valid/,
+      );
+      expectErrorPage(await embedPage('not-a-jwt', '?theme=dark'), 401, /not valid/);
+      expect((await embedPage('not-a-jwt', '?theme=dark')).text).toContain('class="error dark"');
+      expectErrorPage(
+        await embedPage(forgeToken(header(), publicClaims({ q: 'dropped' }), current.secret)),
+        404,
+        /no longer exists/,
+      );
+      const tampered = `${parts(await publicId('acme'))[0]}.${b64url(publicClaims({ p: { tenant: 'globex' } }))}.${parts(await publicId('acme'))[2]}`;
+      expectErrorPage(await embedPage(tampered), 401, /not valid/);
+      expect(tap.calls.length).toBe(calls);
+    });
+
+    it('counts embed pages in the data route’s per-id and per-address buckets', async () => {
+      const id = await publicId(`embed-limit-${hex(3)}`);
+      for (let i = 0; i < TEST_LIMITS.perId.burst; i++) {
+        expect((await embedPage(id)).status).toBe(200);
+      }
+      expectRefused(await data(id), 429, 'rate_limited');
+      const limited = await embedPage(id);
+      expectErrorPage(limited, 429, /Too many requests/);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Another address has its own bucket for the same public id.
+      expect(
+        (await call(`/embed/${id}`, { headers: { 'x-forwarded-for': `${ip}.9` } })).status,
+      ).toBe(200);
+    });
+
+    it('answers oEmbed for its own embed URLs only, honouring maxwidth and maxheight', async () => {
+      const id = (
+        await signer.sign({
+          query: 'public-daily',
+          params: { tenant: `oembed-${hex(3)}` },
+          public: true,
+          ttl: '2d',
+        })
+      ).id;
+      const oembed = (url: string, extra = '') =>
+        call(`/oembed?url=${encodeURIComponent(url)}${extra}`);
+      const url = `${PUBLIC_URL}/embed/${id}?range=7d&height=400`;
+      const plain = await oembed(url, '&format=json');
+      expect(plain.status, plain.text).toBe(200);
+      expect(plain.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(plain.headers.get('access-control-allow-origin')).toBe('*');
+      const body = plain.json();
+      expect(body).toMatchObject({
+        version: '1.0',
+        type: 'rich',
+        title: 'Daily events',
+        provider_url: PUBLIC_URL,
+        width: 600,
+        height: 400,
+      });
+      expect(body.cache_age).toBe(86_400);
+      const frame =
+        /^<iframe src="([^"]+)" title="Daily events" width="(\d+)" height="(\d+)"[^>]*><\/iframe>$/.exec(
+          String(body.html),
+        );
+      expect(frame?.[1]?.replaceAll('&amp;', '&')).toBe(url);
+      expect([Number(frame?.[2]), Number(frame?.[3])]).toEqual([600, 400]);
+      const fitted = (await oembed(url, '&maxwidth=320&maxheight=250')).json();
+      expect([fitted.width, fitted.height]).toEqual([320, 250]);
+      expect(String(fitted.html)).toContain(
+        `src="${PUBLIC_URL}/embed/${id}?range=7d&amp;height=250"`,
+      );
+      expect(String(fitted.html)).toContain('width="320" height="250"');
+      expect((await oembed(url, '&maxwidth=2000&maxheight=900')).json()).toMatchObject({
+        width: 2000,
+        height: 400,
+      });
+      // What the oEmbed spec asks: 501 for another format, 404 for URLs it does not serve, 401
+      // for a private resource.
+      expect((await oembed(url, '&format=xml')).status).toBe(501);
+      const { id: bound } = await signAs('alice', 'acme');
+      expectRefused(await oembed(`${PUBLIC_URL}/embed/${bound}`), 401, 'forbidden');
+      for (const elsewhere of [
+        `${edge.url}/embed/${id}`,
+        `https://evil.example/analytics/embed/${id}`,
+        `${PUBLIC_URL}/api/data`,
+        `${PUBLIC_URL}/embed/${id}/more`,
+        `${PUBLIC_URL}/embed/not-a-jwt`,
+        `${PUBLIC_URL}/embed/${forgeToken(header(), publicClaims({ jti: REVOKED_JTI }), current.secret)}`,
+        `${PUBLIC_URL}/embed/${id}?range=90d`,
+        'not a url',
+      ]) {
+        expectRefused(await oembed(elsewhere), 404, 'not_found');
+      }
+      expectRefused(await oembed(url, '&maxheight=40'), 404, 'not_found');
+      expectRefused(await oembed(url, '&maxwidth=wide'), 400, 'bad_request');
+      expectRefused(await call('/oembed?format=json'), 400, 'bad_request');
+    });
+
+    it('serves the resize scripts of embeds as cacheable, sandboxed script files', async () => {
+      for (const path of ['/embed.js', '/embed-frame.js']) {
+        const script = await call(path);
+        expect(script.status).toBe(200);
+        expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+        expect(script.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(script.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+        expect(script.text).toContain("'analytics-chart:resize'");
+      }
+      expect((await call('/embed.js')).text).toContain('event.origin !== origin');
+    });
+
     it('never lets the key or a signing secret out, in any response or log line', async () => {
       expect(seen.length).toBeGreaterThan(50);
       expect(edge.logs.length).toBeGreaterThan(5);
@@ -785,7 +1031,9 @@ export function describeEdgeSuite(variant: SuiteVariant) {
           for (const [name, value] of response.headers)
             expect(`${name}: ${value}`).not.toContain(secret);
         }
-        expect([500, 501, 503]).not.toContain(response.status);
+        // 501 is oEmbed's own answer to a format other than JSON, and only there.
+        if (!response.path.startsWith('/oembed?')) expect(response.status).not.toBe(501);
+        expect([500, 503]).not.toContain(response.status);
         if (response.status !== 204 && !serverRefusal(response)) {
           expect(response.headers.get('x-content-type-options'), String(response.status)).toBe(
             'nosniff',

@@ -38,6 +38,22 @@ export const TEST_QUERIES: Record<string, QueryDefinition> = {
     },
     params: { tenant: { from: 'signer', pattern: '[a-z0-9-]{1,40}' } },
   },
+  'public-daily': {
+    title: 'Daily events',
+    query: {
+      graph_type: 'Single Line',
+      IANA_time_zone: 'UTC',
+      start: '7 days ago',
+      end: 'now',
+      granularity: 'Day',
+      filters: [['tenant', '=', { $param: 'tenant' }]],
+    },
+    params: { tenant: { from: 'signer', pattern: '[a-z0-9-]{1,40}' } },
+    ranges: {
+      '7d': { label: 'Last 7 days', start: '7 days ago', end: 'now', granularity: 'Day' },
+      '30d': { label: 'Last 30 days', start: '30 days ago', end: 'now', granularity: 'Day' },
+    },
+  },
   'short-cache': {
     query: {
       graph_type: 'Single Value',
@@ -65,6 +81,12 @@ export const TEST_QUERIES: Record<string, QueryDefinition> = {
 
 /** Origins the suite's pages live on. */
 export const APP_ORIGIN = 'https://app.example.com';
+
+/**
+ * The edge's public URL in the suite's environment (`EDGE_PUBLIC_URL`): not where the test
+ * reaches it, so an answer built from the request's Host would show.
+ */
+export const PUBLIC_URL = 'https://charts.example.com/analytics';
 
 /** Per-id and per-IP buckets small enough to test, never refilling within a test run. */
 export const TEST_LIMITS = {

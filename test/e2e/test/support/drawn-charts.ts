@@ -1,4 +1,4 @@
-import type { Page } from 'puppeteer-core';
+import type { Frame, Page } from 'puppeteer-core';
 import type { PageDocument, PageElement } from './page-dom.ts';
 
 declare const document: PageDocument;
@@ -24,8 +24,8 @@ export interface DrawnChart {
   rows?: string[][];
 }
 
-/** Reads every chart on the page (in document order). */
-export function readDrawnCharts(page: Page): Promise<DrawnChart[]> {
+/** Reads every chart on the page or frame (in document order). */
+export function readDrawnCharts(page: Page | Frame): Promise<DrawnChart[]> {
   return page.$$eval('analytics-chart', (elements) =>
     (elements as unknown as PageElement[]).map((el) => {
       // biome-ignore lint/suspicious/noExplicitAny: the element's public getters, read in the page.
@@ -68,8 +68,8 @@ export function readDrawnCharts(page: Page): Promise<DrawnChart[]> {
   );
 }
 
-/** Waits until no chart on the page is loading any more (each drawn, empty or failed). */
-export async function waitForCharts(page: Page, timeoutMs = 60_000): Promise<void> {
+/** Waits until no chart on the page or frame is loading any more (each drawn, empty or failed). */
+export async function waitForCharts(page: Page | Frame, timeoutMs = 60_000): Promise<void> {
   await page.waitForFunction(
     () => {
       const charts = [...document.querySelectorAll('analytics-chart')];

@@ -1,0 +1,318 @@
+import type { Context } from 'hono';
+import { type EdgeRuntime, isRevokedNow, limit, limitIp, publicIdBucket } from '../edge-runtime.ts';
+import {
+  DEFAULT_EMBED_HEIGHT,
+  type EmbedOptions,
+  MIN_EMBED_HEIGHT,
+  parseEmbedOptions,
+} from '../embed/embed-options.ts';
+import {
+  embedCsp,
+  embedErrorHtml,
+  embedPageHtml,
+  embedStyleSource,
+  frameAncestors,
+} from '../embed/embed-page.ts';
+import { FRAME_SCRIPT, HOST_SCRIPT } from '../embed/embed-scripts.ts';
+import { embedUrl, iframeHtml } from '../embed/embed-snippets.ts';
+import { EdgeError } from '../http/edge-error.ts';
+import { errorResponse, jsonResponse } from '../http/respond.ts';
+import { BUNDLE_SECURITY_HEADERS } from '../http/security-headers.ts';
+import { fingerprint } from '../log/logger.ts';
+import { type CompiledDefinition, compileDefinition } from '../registry/compile-definition.ts';
+import type { QueryIdClaims } from '../tokens/query-id-claims.ts';
+import { verifyQueryId } from '../tokens/verify-query-id.ts';
+import type { BundleAsset } from './bundle-asset.ts';
+
+/** A public id admitted to be embedded. */
+interface Admitted {
+  claims: QueryIdClaims;
+  compiled: CompiledDefinition;
+}
+
+/** The refusal of a session-bound id: a private resource, in oEmbed's terms (401). */
+const SESSION_BOUND = 'This chart is only for a signed-in viewer and cannot be embedded.';
+
+/** Width of an oEmbed answer when the consumer gives no `maxwidth`: a typical article column. */
+const DEFAULT_OEMBED_WIDTH = 600;
+const MAX_OEMBED_WIDTH = 4000;
+
+const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  // A frame, not a resource: pages of any origin that `frame-ancestors` allows may embed it.
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+  'Content-Type': 'text/html; charset=utf-8',
+  // The page holds the id: never stored, so a revoked or expired id stops at the next load.
+  'Cache-Control': 'no-store',
+};
+
+/** oEmbed answers are public: editors in any origin's browser may read them with a CORS fetch. */
+const OEMBED_HEADERS: Readonly<Record<string, string>> = { 'Access-Control-Allow-Origin': '*' };
+
+/**
+ * The embed routes: `GET /embed/:id` (the chart page, for iframes), `GET /oembed` (the oEmbed
+ * endpoint), `GET /embed.js` (the host page's optional resize script) and `GET /embed-frame.js`
+ * (the embed page's height reporter). An id is admitted exactly as on the data route: per-IP
+ * limit, signature and expiry, revocation, per-id limit in the data route's own bucket; and it
+ * must be public.
+ */
+export function embedRoutes(runtime: EdgeRuntime, bundle: () => Promise<BundleAsset | null>) {
+  const { settings, logger, keyring, registry } = runtime;
+
+  function deny(code: EdgeError['code'], message: string, tag: string, reason: string): never {
+    logger.log({
+      level: code === 'expired' ? 'info' : 'warn',
+      event: 'embed.denied',
+      message: reason,
+      code,
+      id: tag,
+    });
+    throw new EdgeError(code, message);
+  }
+
+  /** Checks an id; `seen` receives its audience once the signature is known to be good. */
+  async function admit(
+    c: Context,
+    token: string,
+    seen: { audience?: readonly string[] },
+  ): Promise<Admitted> {
+    const nowMs = Date.now();
+    await limitIp(runtime, c, nowMs);
+    if (token.length > settings.maxIdLength) {
+      deny('invalid', 'This chart link is not valid.', fingerprint(token), 'too long');
+    }
+    const outcome = await verifyQueryId(token, keyring, {
+      now: Math.floor(nowMs / 1000),
+      skewSeconds: settings.clockSkewSeconds,
+      maxLength: settings.maxIdLength,
+    });
+    if (!outcome.ok) {
+      const tag = outcome.jti ?? fingerprint(token);
+      if (outcome.code === 'expired')
+        deny('expired', 'This chart link has expired.', tag, 'expired');
+      deny('invalid', 'This chart link is not valid.', tag, outcome.reason);
+    }
+    const { claims } = outcome;
+    if (claims.aud !== undefined) seen.audience = [claims.aud].flat();
+    if (await isRevokedNow(runtime, claims.jti)) {
+      deny('invalid', 'This chart link is not valid.', claims.jti, 'revoked');
+    }
+    if (claims.pub !== true) {
+      deny('forbidden', SESSION_BOUND, claims.jti, 'session-bound id on the embed route');
+    }
+    if (settings.perId !== false) {
+      await limit(runtime, publicIdBucket(claims.jti, runtime.clientIp(c)), settings.perId, nowMs);
+    }
+    if (claims.q !== undefined) {
+      const compiled = registry.get(claims.q);
+      if (!compiled) {
+        deny('not_found', 'This chart no longer exists.', claims.jti, `no query named ${claims.q}`);
+      }
+      return { claims, compiled };
+    }
+    if (!settings.inlineDefinitions) {
+      deny(
+        'forbidden',
+        'This chart link is not accepted here.',
+        claims.jti,
+        'inline definitions are off',
+      );
+    }
+    try {
+      return { claims, compiled: compileDefinition(claims.d, undefined) };
+    } catch (error) {
+      deny('invalid', 'This chart link is not valid.', claims.jti, (error as Error).message);
+    }
+  }
+
+  /** Anything that is not an EdgeError is a bug: logged, and answered without detail. */
+  function asEdgeError(error: unknown): EdgeError {
+    if (error instanceof EdgeError) return error;
+    logger.log({
+      level: 'error',
+      event: 'edge.bug',
+      message: logger.scrub(String((error as Error)?.stack ?? error)),
+    });
+    return new EdgeError('backend', 'Something went wrong on our side.', { status: 500 });
+  }
+
+  function titleOf(compiled: CompiledDefinition): string {
+    return compiled.definition.title ?? 'Chart';
+  }
+
+  /** `GET /embed/:id`: the chart page, or the styled error page with the error's status. */
+  async function page(c: Context): Promise<Response> {
+    const search = new URL(c.req.url).searchParams;
+    const seen: { audience?: readonly string[] } = {};
+    const styleSource = await embedStyleSource();
+    const theme = search.get('theme');
+    const errorTheme: EmbedOptions['theme'] =
+      theme === 'dark' || theme === 'auto' || theme === 'light' ? theme : undefined;
+    try {
+      const id = c.req.param('id') ?? '';
+      const admitted = await admit(c, id, seen);
+      const options = parseEmbedOptions(search, admitted.compiled.rangeKeys);
+      if (!options.ok) throw new EdgeError('bad_request', options.error);
+      const asset = await bundle();
+      if (!asset) throw new EdgeError('not_found', 'Charts are not available here.');
+      const html = embedPageHtml({
+        id,
+        title: titleOf(admitted.compiled),
+        options: options.value,
+        bundleFile: asset.fileName,
+        ...(settings.publicUrl
+          ? {
+              oembedHref: `${settings.publicUrl}/oembed?url=${encodeURIComponent(embedUrl(settings.publicUrl, id, options.value))}&format=json`,
+            }
+          : {}),
+      });
+      return new Response(c.req.method === 'HEAD' ? null : html, {
+        status: 200,
+        headers: {
+          ...PAGE_HEADERS,
+          'Content-Security-Policy': embedCsp(frameAncestors(seen.audience), styleSource),
+        },
+      });
+    } catch (caught) {
+      const error = asEdgeError(caught);
+      const headers: Record<string, string> = {
+        ...PAGE_HEADERS,
+        // An error page says nothing about the chart, so any page may show why it has none.
+        'Content-Security-Policy': embedCsp(frameAncestors(seen.audience), styleSource),
+      };
+      if (error.retryAfter !== undefined) headers['Retry-After'] = String(error.retryAfter);
+      return new Response(
+        c.req.method === 'HEAD' ? null : embedErrorHtml(error.message, errorTheme),
+        {
+          status: error.status,
+          headers,
+        },
+      );
+    }
+  }
+
+  /** A whole number of pixels from an oEmbed size parameter, or undefined without one. */
+  function size(search: URLSearchParams, name: string): number | undefined {
+    const value = search.get(name);
+    if (value === null) return undefined;
+    if (!/^[1-9][0-9]{0,4}$/.test(value)) {
+      throw new EdgeError('bad_request', `${name} is a whole number of pixels.`);
+    }
+    return Number(value);
+  }
+
+  /** The id and the options of one of this edge's embed URLs, or a 404. */
+  function embedTarget(url: string | null, publicUrl: string) {
+    const notOurs = new EdgeError('not_found', 'That URL is not a chart of this edge.');
+    if (url === null) throw new EdgeError('bad_request', 'Give the url of a chart.');
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw notOurs;
+    }
+    const base = new URL(`${publicUrl}/embed/`);
+    if (target.origin !== base.origin || !target.pathname.startsWith(base.pathname)) throw notOurs;
+    const rest = target.pathname.slice(base.pathname.length);
+    if (rest === '' || rest.includes('/')) throw notOurs;
+    let id: string;
+    try {
+      id = decodeURIComponent(rest);
+    } catch {
+      throw notOurs;
+    }
+    return { id, search: target.searchParams };
+  }
+
+  /**
+   * `GET /oembed?url=…&format=json[&maxwidth=…&maxheight=…]` (oEmbed 1.0): a `rich` answer with
+   * the iframe. 404 for a URL this edge does not serve (another address, or an id that is
+   * invalid, expired or revoked), 401 for a session-bound id (a private resource), 501 for a
+   * format other than JSON.
+   */
+  async function oembed(c: Context): Promise<Response> {
+    try {
+      const search = new URL(c.req.url).searchParams;
+      const format = search.get('format');
+      if (format !== null && format !== 'json') {
+        throw new EdgeError('bad_request', 'Only format=json is served.', { status: 501 });
+      }
+      const publicUrl = settings.publicUrl;
+      if (!publicUrl) {
+        throw new EdgeError(
+          'not_found',
+          'This edge has no public URL set, so it serves no oEmbed.',
+        );
+      }
+      const maxWidth = size(search, 'maxwidth');
+      const maxHeight = size(search, 'maxheight');
+      const { id, search: optionSearch } = embedTarget(search.get('url'), publicUrl);
+      let admitted: Admitted;
+      try {
+        admitted = await admit(c, id, {});
+      } catch (error) {
+        if (error instanceof EdgeError && (error.code === 'invalid' || error.code === 'expired')) {
+          throw new EdgeError('not_found', 'There is no chart at that URL.');
+        }
+        if (error instanceof EdgeError && error.message === SESSION_BOUND) {
+          throw new EdgeError('forbidden', SESSION_BOUND, { status: 401 });
+        }
+        if (error instanceof EdgeError && error.code === 'forbidden') {
+          throw new EdgeError('not_found', 'There is no chart at that URL.');
+        }
+        throw error;
+      }
+      const parsed = parseEmbedOptions(optionSearch, admitted.compiled.rangeKeys);
+      if (!parsed.ok)
+        throw new EdgeError('not_found', `There is no chart at that URL: ${parsed.error}`);
+      const options = { ...parsed.value };
+      let height = options.height ?? DEFAULT_EMBED_HEIGHT;
+      if (maxHeight !== undefined && height > maxHeight) {
+        if (maxHeight < MIN_EMBED_HEIGHT) {
+          throw new EdgeError(
+            'not_found',
+            `A chart needs at least ${MIN_EMBED_HEIGHT} pixels of height.`,
+          );
+        }
+        height = maxHeight;
+        options.height = height;
+      }
+      const width = Math.min(maxWidth ?? DEFAULT_OEMBED_WIDTH, MAX_OEMBED_WIDTH);
+      const title = titleOf(admitted.compiled);
+      const now = Math.floor(Date.now() / 1000);
+      return jsonResponse(
+        {
+          version: '1.0',
+          type: 'rich',
+          title,
+          provider_name: 'analytics-chart',
+          provider_url: publicUrl,
+          cache_age: Math.max(0, Math.min(admitted.claims.exp - now, 86_400)),
+          html: iframeHtml({ src: embedUrl(publicUrl, id, options), title, width, height }),
+          width,
+          height,
+        },
+        200,
+        OEMBED_HEADERS,
+      );
+    } catch (error) {
+      return errorResponse(asEdgeError(error), OEMBED_HEADERS);
+    }
+  }
+
+  const scriptHeaders = {
+    ...BUNDLE_SECURITY_HEADERS,
+    'Content-Type': 'text/javascript; charset=utf-8',
+    'Cache-Control': 'public, max-age=3600',
+  };
+  const script = (text: string) => (c: Context) =>
+    new Response(c.req.method === 'HEAD' ? null : text, { status: 200, headers: scriptHeaders });
+
+  return {
+    page,
+    oembed,
+    hostScript: script(HOST_SCRIPT),
+    frameScript: script(FRAME_SCRIPT),
+  };
+}

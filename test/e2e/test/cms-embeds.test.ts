@@ -1,0 +1,510 @@
+/**
+ * CMS embeds in real Chromium: an edge on one loopback port (its engine in process, DuckDB really
+ * queried), article pages on two others. The iframe snippet draws on a page of the id's audience
+ * and follows its chart's height; a page of another origin is refused framing; oEmbed answers
+ * what the spec requires; and the snippets are run through a sanitizer configured like
+ * WordPress's post filter for authors, to show which survive and still draw in a page that runs
+ * no script at all.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createEdge,
+  engineBackend,
+  formatSigningKeys,
+  generateSigningKey,
+  type QueryDefinition,
+  snippetsFor,
+} from '@analytics-chart/edge';
+import { bundleFile, type ServedEdge, serveEdge } from '@analytics-chart/edge/node';
+import { createEngine, type Engine } from '@analytics-chart/engine';
+import { ELEMENT_BUNDLE, ensureElementBundle } from '@analytics-chart/example-host-app';
+import type { Browser, Frame, Page } from 'puppeteer-core';
+import sanitizeHtml from 'sanitize-html';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/browser.ts';
+import { BrowserTraffic } from './support/browser-traffic.ts';
+import { type DrawnChart, readDrawnCharts, waitForCharts } from './support/drawn-charts.ts';
+import { type PageServer, startPageServer } from './support/page-server.ts';
+
+/** The workspace key and the signing key: canaries that must never reach the browser. */
+const API_KEY = `canary-${crypto.randomUUID()}-workspace-key`;
+const SIGNING_KEY = generateSigningKey();
+const DAY = 86_400;
+
+const QUERIES: Record<string, QueryDefinition> = {
+  'daily-signups': {
+    title: 'Signups per day',
+    query: {
+      graph_type: 'Single Line',
+      IANA_time_zone: 'UTC',
+      start: '7 days ago',
+      end: 'now',
+      granularity: 'Day',
+      filters: [
+        ['tenant', '=', { $param: 'tenant' }],
+        ['event', '=', 'signup'],
+      ],
+    },
+    params: { tenant: { from: 'signer', pattern: '[a-z]{1,20}' } },
+  },
+};
+
+/** Acme signs up `day + 2` times on each of the last seven days; Globex, whose data no acme chart may show, 9 times. */
+function fixtureEvents(now: number) {
+  const events: { timestamp: number; json: Record<string, unknown> }[] = [];
+  for (let day = 0; day < 7; day++) {
+    for (let i = 0; i < day + 2; i++) {
+      events.push({
+        timestamp: now - day * DAY - 3600 - i * 60,
+        json: { tenant: 'acme', event: 'signup' },
+      });
+    }
+    for (let i = 0; i < 9; i++) {
+      events.push({
+        timestamp: now - day * DAY - 7200 - i * 60,
+        json: { tenant: 'globex', event: 'signup', email: 'ceo@globex.example' },
+      });
+    }
+  }
+  return events;
+}
+
+/** A port no one listens on now, for an edge whose public URL must be known before it starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The page-side members the in-frame functions use (the suite compiles without the DOM library). */
+interface FrameDocument {
+  querySelector(selector: string): FrameNode | null;
+  querySelectorAll(selector: string): ArrayLike<FrameNode>;
+}
+interface FrameNode {
+  readonly shadowRoot: FrameNode | null;
+  querySelector(selector: string): FrameNode | null;
+  getContext(kind: '2d'): {
+    getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> };
+  };
+  readonly width: number;
+  readonly height: number;
+  readonly offsetHeight: number;
+  readonly status?: string;
+}
+declare const document: FrameDocument;
+declare const customElements: { get(name: string): unknown };
+
+let dataDir: string;
+let engine: Engine;
+let served: ServedEdge;
+let publicUrl: string;
+const logs: string[] = [];
+let blog: PageServer;
+let elsewhere: PageServer;
+let browser: Browser;
+const traffic = new BrowserTraffic();
+let id = '';
+/** Acme's signups per UTC day, counted here from the fixture. */
+const expected = new Map<string, number>();
+
+beforeAll(async () => {
+  await ensureElementBundle(() => {});
+  dataDir = await mkdtemp(join(tmpdir(), 'cms-embeds-'));
+  engine = await createEngine({ dataDir, workspaces: { default: API_KEY } });
+  const now = Math.floor(Date.now() / 1000);
+  const byTime = new Map<number, Record<string, unknown>[]>();
+  for (const event of fixtureEvents(now)) {
+    byTime.set(event.timestamp, [...(byTime.get(event.timestamp) ?? []), event.json]);
+    if (event.json.tenant === 'acme') {
+      const day = new Date(event.timestamp * 1000).toISOString().slice(0, 10);
+      expected.set(day, (expected.get(day) ?? 0) + 1);
+    }
+  }
+  for (const [timestamp, jsons] of byTime) {
+    const answer = await engine.bulkLog({
+      api_key: API_KEY,
+      timestamp,
+      jsons: jsons.map((json) => JSON.stringify(json)),
+    });
+    expect(answer.status).toBe(200);
+  }
+  blog = await startPageServer();
+  elsewhere = await startPageServer();
+  const port = await freePort();
+  publicUrl = `http://127.0.0.1:${port}/analytics`;
+  const edge = createEdge({
+    signingKeys: formatSigningKeys([SIGNING_KEY]),
+    backend: engineBackend(engine, { apiKey: API_KEY }),
+    queries: QUERIES,
+    bundle: bundleFile(ELEMENT_BUNDLE),
+    publicUrl,
+    log: (entry) => logs.push(JSON.stringify(entry)),
+  });
+  served = await serveEdge(edge, { port, basePath: '/analytics' });
+  expect(served.url).toBe(publicUrl);
+  id = (
+    await edge.signQueryId({
+      query: 'daily-signups',
+      params: { tenant: 'acme' },
+      public: true,
+      audience: [blog.origin],
+      ttl: '1h',
+    })
+  ).id;
+  browser = await launchChromium();
+  traffic.attachBrowser(browser);
+}, 200_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.close();
+  await blog?.close();
+  await elsewhere?.close();
+  await engine?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+/**
+ * What WordPress's kses keeps in a post by an author without `unfiltered_html` (its
+ * `$allowedposttags`, abridged to what an article uses; no `script`, no unknown element), plus
+ * what sites add for embeds: iframes, from allowlisted hosts only.
+ */
+function kses(iframeHost: string): sanitizeHtml.IOptions {
+  return {
+    allowedTags: [
+      'a',
+      'abbr',
+      'b',
+      'blockquote',
+      'br',
+      'code',
+      'div',
+      'em',
+      'figcaption',
+      'figure',
+      'h1',
+      'h2',
+      'h3',
+      'h4',
+      'i',
+      'img',
+      'li',
+      'ol',
+      'p',
+      'pre',
+      'span',
+      'strong',
+      'ul',
+      'iframe',
+    ],
+    allowedAttributes: {
+      '*': ['class', 'id', 'title', 'style'],
+      a: ['href', 'rel', 'target'],
+      img: ['src', 'alt', 'width', 'height'],
+      iframe: ['src', 'title', 'width', 'height', 'frameborder', 'loading', 'style'],
+    },
+    allowedStyles: { '*': { border: [/^0$/], width: [/^\d+(?:px|%)$/] } },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowedIframeHostnames: [iframeHost],
+    allowProtocolRelative: false,
+  };
+}
+
+/** An article page around `content`, with an optional CSP meta tag. */
+function article(content: string, csp?: string): string {
+  const policy = csp ? `<meta http-equiv="Content-Security-Policy" content="${csp}">` : '';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">${policy}<title>Article</title></head><body><h1>Quarterly numbers</h1><p>Before the chart.</p>${content}<p id="after">After the chart.</p></body></html>`;
+}
+
+/** Polls `condition` (a real browser takes its time on a shared machine). */
+async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The embed frames of a page, by the order of their iframes. */
+function embedFrames(page: Page): Frame[] {
+  return page.frames().filter((frame) => frame.url().startsWith(`${publicUrl}/embed/`));
+}
+
+/** Waits for the chart of an embed frame and reads it, with the share of its canvas that is painted. */
+async function drawnIn(frame: Frame): Promise<{ chart: DrawnChart; painted: number }> {
+  await waitForCharts(frame);
+  const [chart] = await readDrawnCharts(frame);
+  const painted = await frame.evaluate(() => {
+    const canvas = document.querySelector('analytics-chart')?.shadowRoot?.querySelector('canvas');
+    if (!canvas || canvas.width === 0) return 0;
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let opaque = 0;
+    for (let i = 3; i < pixels.length; i += 4) if ((pixels[i] ?? 0) > 0) opaque++;
+    return opaque / (pixels.length / 4);
+  });
+  if (!chart) throw new Error(`no chart in ${frame.url()}`);
+  return { chart, painted };
+}
+
+/** The chart shows acme's signups per day, exactly as counted from the fixture. */
+function expectAcmeSignups(chart: DrawnChart) {
+  expect(chart.status).toBe('ready');
+  expect(chart.mode).toBe('canvas');
+  expect(chart.title).toBe('Signups per day');
+  const labels = chart.labels ?? [];
+  const values = chart.series?.[0]?.values ?? [];
+  expect(labels.length).toBeGreaterThanOrEqual(7);
+  const drawn = new Map(labels.map((label, i) => [label.slice(0, 10), values[i] ?? 0]));
+  for (const [day, count] of expected) expect(drawn.get(day), day).toBe(count);
+  const total = values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
+  expect(total).toBe([...expected.values()].reduce((a, b) => a + b, 0));
+}
+
+describe('CMS embeds in Chromium', () => {
+  it('draws the iframe snippet on a page of its audience, and follows the chart height with embed.js', async () => {
+    const snippets = snippetsFor({ base: publicUrl, id, title: 'Signups per day' });
+    // A second frame whose URL asks for a taller chart than its iframe's height attribute.
+    const taller = snippets.iframe.replace(`/embed/${id}"`, `/embed/${id}?height=420"`);
+    expect(taller).not.toBe(snippets.iframe);
+    // A frame of another origin that posts the same message: it must move nothing.
+    elsewhere.setPage(
+      `<!doctype html><title>impostor</title><script>parent.postMessage({ type: 'analytics-chart:resize', height: 999 }, '*');</script>`,
+    );
+    const impostor = `<iframe src="${elsewhere.origin}/" title="impostor" height="150" style="border:0"></iframe>`;
+    blog.setPage(article(`${snippets.iframe}\n${taller}\n${impostor}\n${snippets.resizeScript}`));
+    const page = await browser.newPage();
+    await traffic.attach(page);
+    try {
+      // Every height each iframe has had, from before the first frame loads.
+      await page.evaluateOnNewDocument(`
+        window.__heights = [[], [], []];
+        window.__messages = [];
+        addEventListener('message', (e) => window.__messages.push(e.data));
+        new MutationObserver(() => {
+          const frames = document.querySelectorAll('iframe');
+          frames.forEach((frame, i) => {
+            if (frame.__watched) return;
+            frame.__watched = true;
+            new ResizeObserver(() => window.__heights[i].push(frame.offsetHeight)).observe(frame);
+          });
+        }).observe(document, { childList: true, subtree: true });
+      `);
+      await page.goto(`${blog.origin}/`);
+      await until(() => embedFrames(page).length === 2);
+      const [fixed, grown] = embedFrames(page);
+      if (!fixed || !grown) throw new Error('two embed frames expected');
+      for (const frame of [fixed, grown]) {
+        const { chart, painted } = await drawnIn(frame);
+        expectAcmeSignups(chart);
+        expect(painted, 'share of the canvas painted').toBeGreaterThan(0.01);
+      }
+      await page.waitForFunction(
+        () => (document.querySelectorAll('iframe')[1]?.offsetHeight ?? 0) === 420,
+        { polling: 100, timeout: 10_000 },
+      );
+      const state = (await page.evaluate(
+        '({heights: window.__heights, messages: window.__messages})',
+      )) as {
+        heights: number[][];
+        messages: unknown[];
+      };
+      // The snippet's frame never changed height (no layout jump); the other one grew once.
+      expect(state.heights[0]).toEqual([300]);
+      expect(state.heights[1]).toEqual([300, 420]);
+      expect(state.messages).toContainEqual({ type: 'analytics-chart:resize', height: 300 });
+      expect(state.messages).toContainEqual({ type: 'analytics-chart:resize', height: 420 });
+      // The impostor's message arrived, and resized nothing: it is not from the edge's origin.
+      expect(state.messages).toContainEqual({ type: 'analytics-chart:resize', height: 999 });
+      expect(state.heights[2]).toEqual([150]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('is refused framing on an origin outside the id’s audience, with a CSP violation', async () => {
+    const snippets = snippetsFor({ base: publicUrl, id, title: 'Signups per day' });
+    elsewhere.setPage(article(snippets.iframe));
+    const page = await browser.newPage();
+    await traffic.attach(page);
+    const messages: string[] = [];
+    page.on('console', (message) => messages.push(message.text()));
+    const embedAnswers: number[] = [];
+    page.on('response', (response) => {
+      if (response.url().startsWith(`${publicUrl}/embed/`)) embedAnswers.push(response.status());
+    });
+    try {
+      await page.goto(`${elsewhere.origin}/`);
+      await until(() => messages.some((m) => m.includes('frame-ancestors'))).catch(() => {});
+      const refusal = messages.find((m) => m.includes('frame-ancestors'));
+      expect(refusal, messages.join('\n')).toBeDefined();
+      expect(refusal).toContain(`frame-ancestors ${blog.origin}`);
+      // The edge answered the page; Chromium refused to show it in this frame.
+      expect(embedAnswers).toEqual([200]);
+      const frames = page.frames().filter((frame) => frame !== page.mainFrame());
+      expect(frames.length).toBe(1);
+      expect(frames[0]?.url()).not.toContain('/embed/');
+      expect(await page.evaluate(() => document.querySelector('iframe')?.offsetHeight)).toBe(300);
+    } finally {
+      await page.close();
+    }
+  });
+  it('answers oEmbed for the embed URL with every field the spec requires, within maxwidth and maxheight', async () => {
+    // Discovery as a CMS server does it: the embed page's <link rel="alternate">.
+    const embedPage = await (await fetch(`${publicUrl}/embed/${id}`)).text();
+    const href =
+      /<link rel="alternate" type="application\/json\+oembed" href="([^"]+)"/
+        .exec(embedPage)?.[1]
+        ?.replaceAll('&amp;', '&') ?? '';
+    expect(href).toBe(
+      `${publicUrl}/oembed?url=${encodeURIComponent(`${publicUrl}/embed/${id}`)}&format=json`,
+    );
+    for (const [limits, width, height] of [
+      ['', 600, 300],
+      ['&maxwidth=500&maxheight=260', 500, 260],
+      ['&maxwidth=1200&maxheight=900', 1200, 300],
+    ] as const) {
+      const response = await fetch(`${href}${limits}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const answer = (await response.json()) as Record<string, unknown>;
+      // oEmbed 1.0, section 2.3.4: type and version always; html, width and height for rich.
+      expect(answer.version).toBe('1.0');
+      expect(answer.type).toBe('rich');
+      expect(typeof answer.html).toBe('string');
+      expect(Number.isInteger(answer.width) && (answer.width as number) > 0).toBe(true);
+      expect(Number.isInteger(answer.height) && (answer.height as number) > 0).toBe(true);
+      expect([answer.width, answer.height]).toEqual([width, height]);
+      for (const field of ['title', 'provider_name', 'provider_url']) {
+        expect(typeof answer[field], field).toBe('string');
+      }
+      expect(answer.title).toBe('Signups per day');
+      expect(Number.isInteger(answer.cache_age)).toBe(true);
+      // The html is one iframe of the embed page, no larger than the answer says.
+      const html = String(answer.html);
+      expect(html).toMatch(/^<iframe [^>]*><\/iframe>$/);
+      expect(html).toContain(` width="${width}" height="${height}"`);
+      const src = /src="([^"]+)"/.exec(html)?.[1]?.replaceAll('&amp;', '&') ?? '';
+      expect(src).toBe(`${publicUrl}/embed/${id}${height === 300 ? '' : `?height=${height}`}`);
+      expect(html).not.toContain('<script');
+    }
+    const other = await fetch(
+      `${publicUrl}/oembed?url=${encodeURIComponent(`${blog.origin}/embed/${id}`)}`,
+    );
+    expect(other.status).toBe(404);
+    expect((await fetch(href.replace('format=json', 'format=xml'))).status).toBe(501);
+  });
+
+  it('keeps the iframe and the URL through a WordPress-like author filter, and both draw where no script runs', async () => {
+    const snippets = snippetsFor({ base: publicUrl, id, title: 'Signups per day' });
+    const edgeHost = new URL(publicUrl).hostname;
+    const clean = (html: string) => sanitizeHtml(html, kses(edgeHost));
+    // The script and the unknown element are removed whole; nothing of the chart is left.
+    const element = clean(snippets.element);
+    expect(element).not.toContain('<script');
+    expect(element).not.toContain('analytics-chart');
+    expect(element).not.toContain(id);
+    // The iframe from the allowlisted host survives attribute for attribute.
+    expect(clean(snippets.iframe)).toBe(snippets.iframe);
+    // An iframe from a host outside the allowlist loses its address.
+    const foreign = snippets.iframe.replace(`${edgeHost}:`, 'localhost:');
+    expect(foreign).toContain('src="http://localhost:');
+    expect(clean(foreign)).not.toContain('src=');
+    // The bare URL is text; the CMS turns it into the provider's oEmbed html (a registered
+    // provider's html is kept as it is; it passes the author filter as well).
+    const paragraph = clean(`<p>${snippets.url}</p>`);
+    expect(paragraph).toBe(`<p>${snippets.url.replaceAll('&', '&amp;')}</p>`);
+    const oembed = (await (
+      await fetch(`${publicUrl}/oembed?url=${encodeURIComponent(snippets.url)}&maxwidth=640`)
+    ).json()) as { html: string };
+    expect(clean(oembed.html)).toBe(oembed.html);
+
+    // A page that runs no script at all: the author's raw element snippet is inert there, the
+    // iframe and the oEmbed html still draw.
+    blog.setPage(
+      article(
+        [snippets.element, element, clean(snippets.iframe), oembed.html].join('\n'),
+        "script-src 'none'",
+      ),
+    );
+    const page = await browser.newPage();
+    await traffic.attach(page);
+    try {
+      await page.goto(`${blog.origin}/`);
+      await until(() => embedFrames(page).length === 2);
+      for (const frame of embedFrames(page)) {
+        const { chart, painted } = await drawnIn(frame);
+        expectAcmeSignups(chart);
+        expect(painted).toBeGreaterThan(0.01);
+      }
+      expect(
+        await page.evaluate(() => ({
+          defined: customElements.get('analytics-chart') !== undefined,
+          upgraded: document.querySelector('analytics-chart')?.shadowRoot !== null,
+        })),
+      ).toEqual({ defined: false, upgraded: false });
+      expect(traffic.cspViolations).toContainEqual(
+        `CSP violation: script-src-elem blocked ${publicUrl}/analytics-chart.js`,
+      );
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('draws the embed page under its own CSP without a single violation or error', async () => {
+    const violations = traffic.cspViolations.length;
+    const errors = traffic.consoleErrors.length;
+    const page = await browser.newPage();
+    await traffic.attach(page);
+    try {
+      const response = await page.goto(`${publicUrl}/embed/${id}?theme=dark&height=360`);
+      expect(response?.status()).toBe(200);
+      expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+      const { chart, painted } = await drawnIn(page.mainFrame());
+      expectAcmeSignups(chart);
+      expect(painted).toBeGreaterThan(0.01);
+      expect(
+        await page.evaluate(() => document.querySelector('analytics-chart')?.offsetHeight),
+      ).toBe(360);
+      expect(traffic.cspViolations.slice(violations)).toEqual([]);
+      expect(traffic.consoleErrors.slice(errors)).toEqual([]);
+      // The positive control of the listener: a style the page's CSP does not allow is reported.
+      await page.evaluate(
+        `document.head.append(Object.assign(document.createElement('style'), { textContent: 'p{}' }))`,
+      );
+      await until(() =>
+        traffic.cspViolations
+          .slice(violations)
+          .includes('CSP violation: style-src-elem blocked inline'),
+      );
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('shows the browser no secret and no other tenant’s data', async () => {
+    await traffic.settle();
+    expect(traffic.find([id]).length, 'the id itself was seen (positive control)').toBeGreaterThan(
+      0,
+    );
+    const secrets = [
+      API_KEY,
+      SIGNING_KEY.secret,
+      Buffer.from(API_KEY).toString('base64'),
+      Buffer.from(API_KEY).toString('base64url'),
+      'globex',
+      'ceo@',
+    ];
+    expect(traffic.find(secrets).map((item) => item.where)).toEqual([]);
+    for (const line of logs) for (const secret of secrets) expect(line).not.toContain(secret);
+  });
+});
