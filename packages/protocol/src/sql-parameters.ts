@@ -46,6 +46,8 @@ export const MAX_SQL_PARAMETER_LENGTH = 1000;
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*):([A-Za-z][A-Za-z0-9]*)\}/y;
 const TYPES: ReadonlySet<string> = new Set(SQL_PARAMETER_TYPES);
+/** Half of a UTF-16 pair without its other half: no UTF-8 text can carry it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
@@ -172,7 +174,7 @@ export function checkSqlParameterValue(
       if (value.length > MAX_SQL_PARAMETER_LENGTH) {
         return fail(`a String of at most ${MAX_SQL_PARAMETER_LENGTH} characters`);
       }
-      if (!value.isWellFormed()) return fail('a String of whole Unicode characters');
+      if (LONE_SURROGATE.test(value)) return fail('a String of whole Unicode characters');
       return { ok: true, value };
     case 'Int64': {
       const text = integerText(value);
