@@ -319,5 +319,6 @@ describe('example site', () => {
       if ((await response.text()) !== first) throw new Error(`host h${i} got another page`);
     }
     expect(minted).toBe(mintedForPage);
+    expect(site.pagesKept()).toBe(1);
   }, 60_000);
 });

@@ -41,6 +41,8 @@ export interface ExamplesSite {
   app: Hono;
   /** Fills every page now (at start), so a broken template fails at once. */
   prerender(): Promise<void>;
+  /** How many rendered pages are kept: at most one per path of {@link EXAMPLE_PAGES}. */
+  pagesKept(): number;
 }
 
 /**
@@ -122,5 +124,6 @@ export function createExamplesSite(options: ExamplesSiteOptions): ExamplesSite {
     prerender: async () => {
       for (const [path, page] of Object.entries(EXAMPLE_PAGES)) await render(path, page.file);
     },
+    pagesKept: () => rendered.size,
   };
 }
