@@ -168,7 +168,7 @@ describe('the edge as a Worker under workerd', () => {
   it('serves every dashboard chart for a signed-in acme user', async () => {
     const alice = await sessionToken('alice@acme', 'acme');
     for (const chart of DASHBOARD_LAYOUT) {
-      const name = typeof chart.query === 'function' ? chart.query('acme') : chart.query;
+      const name = chart.query;
       const response = await data(await signFor(name, alice), alice);
       expect(response.status, name).toBe(200);
       const payload = (await response.json()) as { graph: string };

@@ -51,6 +51,7 @@ export type {
   RangeOption,
   SessionParam,
   SignerParam,
+  SignerRule,
 } from './registry/query-definition.ts';
 export { type ForwardSessionOptions, forwardSession } from './session/forward-session.ts';
 export { type JwtSessionOptions, jwtSession } from './session/jwt-session.ts';

@@ -328,3 +328,123 @@ describe('query signer', () => {
     expect((error as SignError).message).toMatch(message);
   });
 });
+
+describe('typed SQL parameters in definitions', () => {
+  const sqlDefinition = (sql: string, params: Record<string, unknown>) => ({
+    query: {
+      graph_type: 'Single Value',
+      sql_query: sql,
+      label_column: 'l',
+      value_column: 'v',
+    },
+    params,
+  });
+
+  it('compiles {name:Type} placeholders that name declared parameters, sampling by type', () => {
+    const compiled = compileDefinition(
+      sqlDefinition(
+        "SELECT 'x' AS l, count(*) AS v FROM all_events WHERE JSONExtractString(json, 't') = {tenant:String} AND timestamp >= toUnixTimestamp({since:DateTime}) LIMIT {n:UInt32}",
+        {
+          tenant: { from: 'session' },
+          since: { from: 'signer', type: 'number', default: 0 },
+          n: { from: 'signer', type: 'number', default: 10 },
+        },
+      ),
+      'sql',
+    );
+    expect([...compiled.sqlParams]).toEqual([
+      ['tenant', 'String'],
+      ['since', 'DateTime'],
+      ['n', 'UInt32'],
+    ]);
+    const resolved = resolveQuery(compiled, { tenant: "o'hara", since: 1_700_000_000 }, undefined);
+    expect(resolved.ok && resolved.value.body.parameters).toEqual({
+      tenant: "o'hara",
+      since: 1_700_000_000,
+      n: 10,
+    });
+    // The values are part of the cache key: two tenants never share a cached result.
+    const other = resolveQuery(compiled, { tenant: 'globex', since: 1_700_000_000 }, undefined);
+    expect(resolved.ok && other.ok && resolved.value.cacheKey !== other.value.cacheKey).toBe(true);
+  });
+
+  it.each([
+    [
+      'an undeclared placeholder',
+      'SELECT {tenant:String} AS l, 1 AS v',
+      {},
+      'names no declared parameter',
+    ],
+    [
+      'an unknown type',
+      'SELECT {tenant:Text} AS l, 1 AS v',
+      { tenant: { from: 'session' } },
+      'names no parameter type',
+    ],
+    [
+      'a signer default of the wrong type',
+      'SELECT 1 AS l, {n:Int64} AS v',
+      { n: { from: 'signer', type: 'number', default: 1.5 } },
+      'params.n.default expected an Int64',
+    ],
+    [
+      'a string signer for an Int64',
+      'SELECT 1 AS l, {n:Int64} AS v',
+      { n: { from: 'signer' } },
+      "parameter 'n': expected an Int64",
+    ],
+  ])('fails start-up for %s', (_, sql, params, message) => {
+    expect(startupError({ q: sqlDefinition(sql, params) })).toContain(message);
+  });
+
+  it('refuses SQL given by a parameter, and parameters written in the query', () => {
+    expect(
+      startupError({
+        q: {
+          ...sqlDefinition('x', { s: { from: 'signer' } }),
+          query: { graph_type: 'Table', sql_query: { $param: 's' } },
+        },
+      }),
+    ).toContain('sql_query must be SQL text written in the definition');
+    expect(
+      startupError({
+        q: {
+          query: {
+            graph_type: 'Table',
+            sql_query: 'SELECT {t:String} AS t',
+            parameters: { t: 'x' },
+          },
+          params: { t: { from: 'session' } },
+        },
+      }),
+    ).toContain('SQL parameter values come from params');
+  });
+
+  it('refuses to sign a value that does not fit the SQL type', async () => {
+    const registry = compileRegistry({
+      q: sqlDefinition('SELECT 1 AS l, {n:UInt32} AS v', {
+        n: { from: 'signer', type: 'number', default: 1 },
+        tenant: { from: 'session' },
+      }),
+      s: sqlDefinition('SELECT 1 AS l, {tenant:Int64} AS v', { tenant: { from: 'session' } }),
+    });
+    const signer = createQuerySigner(
+      new Keyring([{ kid: 'k', secret: 'c2lnbmVyLXRlc3Qta2V5LTAxMjM0NTY3ODlhYmNkZWY' }]),
+      registry,
+      {
+        sessionTtl: 60,
+        maxSessionTtl: 3600,
+        publicTtl: 86_400,
+      },
+    );
+    await expect(
+      signer.sign({ query: 'q', subject: 'a', params: { tenant: 'acme', n: -1 } }),
+    ).rejects.toMatchObject({ kind: 'bad_request', message: expect.stringContaining('UInt32') });
+    await expect(
+      signer.sign({ query: 's', subject: 'a', params: { tenant: 'acme' } }),
+    ).rejects.toMatchObject({ kind: 'forbidden', message: expect.stringContaining('Int64') });
+    expect(
+      (await signer.sign({ query: 'q', subject: 'a', params: { tenant: 'acme', n: 5 } })).id,
+    ).toMatch(/\./);
+  });
+});

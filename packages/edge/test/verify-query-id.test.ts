@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Keyring } from '../src/tokens/keyring.ts';
 import { signClaims } from '../src/tokens/sign-query-id.ts';
-import { verifyQueryId } from '../src/tokens/verify-query-id.ts';
+import { isCanonicalBase64Url, verifyQueryId } from '../src/tokens/verify-query-id.ts';
 import { b64url, forgeToken, parts, publicClaims } from './support/forge.ts';
 
 const current = { kid: 'k2', secret: 'Zm9vYmFyYmF6cXV4LWN1cnJlbnQta2V5LTAxMjM0NTY3' };
@@ -19,6 +19,60 @@ async function refusal(
   const outcome = await verifyQueryId(token, keyring, { ...options(), ...extra });
   return outcome.ok ? 'accepted' : outcome.code;
 }
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** Every other spelling of a part's bytes: its last character with unused bits set. */
+function otherSpellings(part: string): string[] {
+  const unused = [0, 0, 0b1111, 0b11][part.length % 4] ?? 0;
+  const last = ALPHABET.indexOf(part.charAt(part.length - 1));
+  const out: string[] = [];
+  for (let bits = 1; bits <= unused; bits++) {
+    if ((bits & unused) === bits) out.push(`${part.slice(0, -1)}${ALPHABET[last | bits]}`);
+  }
+  return out;
+}
+
+describe('canonical base64url', () => {
+  it('accepts what Node encodes and refuses padding, other alphabets and set unused bits', () => {
+    for (let n = 0; n < 40; n++) {
+      const bytes = Buffer.from(Array.from({ length: n }, (_, i) => (i * 37 + n * 11) % 256));
+      const canonical = bytes.toString('base64url');
+      expect(isCanonicalBase64Url(canonical)).toBe(true);
+      for (const other of otherSpellings(canonical)) {
+        // Node's lenient decoder reads the same bytes: only the spelling differs.
+        expect(Buffer.from(other, 'base64url').equals(bytes)).toBe(true);
+        expect(isCanonicalBase64Url(other)).toBe(false);
+      }
+      if (n % 3 !== 0) expect(isCanonicalBase64Url(bytes.toString('base64'))).toBe(false);
+    }
+    expect(isCanonicalBase64Url('QQ+/')).toBe(false);
+    expect(isCanonicalBase64Url('QUJDR')).toBe(false);
+  });
+
+  it('refuses an id whose header, payload or signature is spelled another way', async () => {
+    // Claims of several lengths, so that each part has unused bits in some of them.
+    let refusedParts = 0;
+    for (let pad = 0; pad < 4; pad++) {
+      const claims = publicClaims('daily', 600, { jti: `jti-${'x'.repeat(pad)}` });
+      const token = forgeToken(header(), claims, current.secret);
+      expect(await refusal(token)).toBe('accepted');
+      const split = parts(token);
+      for (const [i, part] of split.entries()) {
+        for (const other of otherSpellings(part)) {
+          const variant = split.map((p, j) => (j === i ? other : p)).join('.');
+          expect(await refusal(variant)).toBe('invalid');
+          refusedParts |= 1 << i;
+        }
+        expect(await refusal(split.map((p, j) => (j === i ? `${p}=` : p)).join('.'))).toBe(
+          'invalid',
+        );
+      }
+    }
+    // The signature (43 characters) always has unused bits; the header and payload did too.
+    expect(refusedParts).toBe(0b111);
+  });
+});
 
 describe('verifyQueryId', () => {
   it('accepts an id signed by the edge with the current key, and one by an independent HMAC', async () => {

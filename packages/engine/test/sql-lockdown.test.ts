@@ -6,6 +6,7 @@ import {
   FILE_ACCESS_REFUSED,
   OUT_OF_MEMORY,
   QUERY_TIMED_OUT,
+  RAW_PARAMETERS_REFUSED,
   RESULT_TOO_LARGE,
 } from '../src/sql/index.ts';
 import { type Answer, answer } from './sql-fixtures/answer.ts';
@@ -398,7 +399,7 @@ const hostile: Record<string, Hostile> = {
   'prepared-statement parameters': {
     sql: 'SELECT $1 AS x',
     status: 400,
-    error: 'SQL mode queries take no parameters ($1, ?)',
+    error: RAW_PARAMETERS_REFUSED,
   },
   // Resource exhaustion.
   'a huge cross join hits the time limit': {

@@ -6,6 +6,7 @@ export * from './filters.ts';
 export * from './parse-query.ts';
 export * from './query-request.ts';
 export * from './signed-query.ts';
+export * from './sql-parameters.ts';
 export * from './time-value.ts';
 export * from './time-zone.ts';
 export * from './vocabulary.ts';

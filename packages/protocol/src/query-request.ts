@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { type FilterGroups, filtersSchema } from './filters.ts';
+import { bindSqlParameters, type SqlParameter } from './sql-parameters.ts';
 import { parseTimeOffset, parseTimeValue, type TimeValue } from './time-value.ts';
 import { DEFAULT_TIME_ZONE, isValidTimeZone } from './time-zone.ts';
 import {
@@ -214,8 +215,15 @@ const sqlSchema = z
     split_column: optionalName('column name'),
     label_column: optionalName('column name'),
     customizations: customizationsSchema,
+    parameters: z
+      .record(z.string().max(64), z.union([z.string(), z.number(), z.boolean()]), {
+        error: 'expected an object of parameter values',
+      })
+      .nullish(),
   })
   .superRefine((q, ctx) => {
+    const bound = bindSqlParameters(q.sql_query, q.parameters ?? undefined);
+    if (!bound.ok) ctx.addIssue({ code: 'custom', path: ['parameters'], message: bound.error });
     for (const field of SQL_COLUMN_MAPPINGS[q.graph_type]) {
       if (!q[field]) {
         ctx.addIssue({
@@ -226,8 +234,10 @@ const sqlSchema = z
       }
     }
   })
-  .transform(
-    (q): SqlQuery => ({
+  .transform((q): SqlQuery => {
+    const bound = bindSqlParameters(q.sql_query, q.parameters ?? undefined);
+    const parameters = bound.ok ? bound.value.parameters : {};
+    return {
       sql_query: q.sql_query,
       graph_type: q.graph_type,
       IANA_time_zone: q.IANA_time_zone,
@@ -236,8 +246,9 @@ const sqlSchema = z
       split_column: q.split_column ?? null,
       label_column: q.label_column ?? null,
       customizations: q.customizations,
-    }),
-  );
+      ...(Object.keys(parameters).length ? { parameters } : {}),
+    };
+  });
 
 /** Rendering options; `hideMissing` also drops empty buckets from time series. */
 export interface Customizations {
@@ -275,6 +286,12 @@ export interface SqlQuery {
   split_column: string | null;
   label_column: string | null;
   customizations: Customizations;
+  /**
+   * The values of the SQL's `{name:Type}` placeholders, checked against their types; present only
+   * when the SQL has placeholders. An extension of the hosted service's request: the engine binds
+   * them as prepared-statement parameters.
+   */
+  parameters?: Readonly<Record<string, SqlParameter>>;
 }
 
 /** A parsed query in either mode. The API key is not part of it: it is stripped on parse. */

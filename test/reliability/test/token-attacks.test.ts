@@ -118,6 +118,21 @@ const header = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const parts = (id: string) => id.split('.') as [string, string, string];
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** The same bytes with the unused low bits of the last character set; the part must have some. */
+function otherSpelling(part: string): string {
+  const unused = [0, 0, 0b1111, 0b11][part.length % 4] ?? 0;
+  if (unused === 0) throw new Error('this part has no unused bits');
+  const last = ALPHABET.indexOf(part.charAt(part.length - 1));
+  return `${part.slice(0, -1)}${ALPHABET[last | 1]}`;
+}
+/** A jti that leaves unused bits in the base64url payload of these claims. */
+function payloadJti(claims: (extra: Record<string, unknown>) => Record<string, unknown>): string {
+  for (let n = 8; ; n++) {
+    const jti = 'j'.repeat(n);
+    if (b64url(claims({ jti })).length % 4 >= 2) return jti;
+  }
+}
 
 describe('forged and altered ids on the data route', () => {
   const attempts: Attempt[] = [];
@@ -196,6 +211,39 @@ describe('forged and altered ids on the data route', () => {
   add('alg confusion', 'alg missing', '401 invalid', () =>
     bearer(forgeJwt({ typ: 'JWT', kid: current.kid }, pubClaims(), current.secret))(),
   );
+
+  // One accepted encoding: the same bytes spelled another way are refused.
+  add('encoding', 'signature with its unused low bits set (same bytes)', '401 invalid', () => {
+    const [h, p, sig] = parts(publicId(current, 'public-count', { tenant: 'acme' }));
+    const other = otherSpelling(sig);
+    expect(Buffer.from(other, 'base64url')).toEqual(Buffer.from(sig, 'base64url'));
+    return bearer(`${h}.${p}.${other}`)();
+  });
+  add('encoding', 'payload with its unused low bits set (same bytes)', '401 invalid', () => {
+    // A jti of a length that leaves unused bits in the payload's last character.
+    const [h, p] = parts(
+      forgeJwt(header(), pubClaims({ jti: payloadJti(pubClaims) }), current.secret),
+    );
+    const other = otherSpelling(p);
+    expect(Buffer.from(other, 'base64url')).toEqual(Buffer.from(p, 'base64url'));
+    return bearer(`${h}.${other}.${hmac(`${h}.${other}`, current.secret)}`)();
+  });
+  for (const [where, index] of [
+    ['header', 0],
+    ['payload', 1],
+    ['signature', 2],
+  ] as const) {
+    add('encoding', `${where} padded with =`, '401 invalid', () => {
+      const split = parts(publicId(current, 'public-count', { tenant: 'acme' }));
+      split[index] = `${split[index]}=`;
+      return bearer(split.join('.'))();
+    });
+    add('encoding', `${where} in standard base64 (+ and /)`, '401 invalid', () => {
+      const split = parts(publicId(current, 'public-count', { tenant: 'acme' }));
+      split[index] = `${split[index]?.slice(0, -1)}+`;
+      return bearer(split.join('.'))();
+    });
+  }
 
   // kid injection.
   const kids: Array<[string, unknown, string | null]> = [
@@ -534,6 +582,14 @@ describe('renewal and signing attacks', () => {
       '400 bad_request',
       '/api/sign',
       { query: 'daily', ttl: '30d' },
+      alice(),
+    );
+    await tryPost(
+      'sign',
+      "sign a public query with another tenant's value",
+      '403 forbidden',
+      '/api/sign',
+      { query: 'public-count', params: { tenant: 'globex' } },
       alice(),
     );
     await tryPost(

@@ -7,7 +7,7 @@ import {
 } from '@analytics-chart/edge/node';
 import { createEngine, serveEngine } from '@analytics-chart/engine';
 import { createHostApp } from '../create-host-app.ts';
-import { createExamplesSite } from '../examples-site/create-examples-site.ts';
+import { createExamplesSite, type ExamplesSite } from '../examples-site/create-examples-site.ts';
 import { hostEdgeConfig } from '../host-edge-config.ts';
 import { createUserStore, demoUsers } from '../users.ts';
 import { DEMO_WORKSPACE, engineDataDir } from './ensure-demo-data.ts';
@@ -93,20 +93,23 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
     const host = await listen(hostApp.fetch, options.port, options.host, options.portFallback);
     servers.push(host);
     const edgeUrl = `${host.origin}/analytics`;
-    const examplesSite = createExamplesSite({
-      edge,
-      edgeUrl,
-      dashboardUrl: `${host.origin}/`,
-    });
+    // The site's origin (its ids' aud) is known once it listens; nothing is served before that.
+    let examplesSite: ExamplesSite | undefined;
     const examples = await listen(
-      examplesSite.app.fetch,
+      (request) => examplesSite?.app.fetch(request) ?? new Response(null, { status: 503 }),
       options.examplesPort,
       options.host,
       options.examplesPortFallback,
     );
     servers.push(examples);
+    examplesSite = createExamplesSite({
+      edge,
+      edgeUrl,
+      dashboardUrl: `${host.origin}/`,
+      origin: examples.origin,
+    });
     // The example pages' public ids, minted now against this machine's key.
-    await examplesSite.prerender(examples.origin);
+    await examplesSite.prerender();
     let engineUrl: string | undefined;
     if (options.enginePort !== undefined) {
       const served = await serveEngine({ engine, port: options.enginePort, host: options.host });

@@ -29,28 +29,37 @@ export interface ExamplesSiteOptions {
   edgeUrl: string;
   /** Where the dashboard lives, for the index page's link. */
   dashboardUrl: string;
+  /**
+   * The site's own public origin, e.g. `http://127.0.0.1:8788`: every id's `aud`. Taken from
+   * configuration, never from a request's `Host` header, which any client may set.
+   */
+  origin: string;
 }
 
 /** The example site: its app, and a way to mint every page's ids ahead of the first visit. */
 export interface ExamplesSite {
   app: Hono;
-  /** Fills every page for this origin now (at start), so a broken template fails at once. */
-  prerender(origin: string): Promise<void>;
+  /** Fills every page now (at start), so a broken template fails at once. */
+  prerender(): Promise<void>;
+  /** How many rendered pages are kept: at most one per path of {@link EXAMPLE_PAGES}. */
+  pagesKept(): number;
 }
 
 /**
  * A second origin serving the example pages, as a page author's or CMS's site would: each
- * template filled with public ids minted at start (or, for another host name, at its first
- * request), limited (`aud`) to the origin the page is served from, and a CSP that allows
- * scripts and fetches from the edge only.
+ * template filled with public ids minted once (at start or first request), limited (`aud`) to
+ * the configured origin, and a CSP that allows scripts and fetches from the edge only. The
+ * request's `Host` plays no part, so the pages kept are one per path whoever asks.
  */
 export function createExamplesSite(options: ExamplesSiteOptions): ExamplesSite {
   const edgeOrigin = new URL(options.edgeUrl).origin;
+  const origin = new URL(options.origin).origin;
+  // One entry per path of EXAMPLE_PAGES, never more: the bound of this cache.
   const rendered = new Map<string, Promise<string>>();
   const app = new Hono();
 
-  function render(origin: string, path: string, file: string): Promise<string> {
-    const key = `${origin}${path}`;
+  function render(path: string, file: string): Promise<string> {
+    const key = path;
     let body = rendered.get(key);
     if (!body) {
       const template = readFileSync(repoPath(file), 'utf8');
@@ -101,7 +110,7 @@ export function createExamplesSite(options: ExamplesSiteOptions): ExamplesSite {
 
   for (const [path, page] of Object.entries(EXAMPLE_PAGES)) {
     app.get(path, async (c) => {
-      const body = await render(new URL(c.req.url).origin, path, page.file);
+      const body = await render(path, page.file);
       c.header('Cache-Control', 'no-cache');
       return c.html(body);
     });
@@ -112,9 +121,9 @@ export function createExamplesSite(options: ExamplesSiteOptions): ExamplesSite {
   app.notFound((c) => c.text('There is nothing here.', 404));
   return {
     app,
-    prerender: async (origin) => {
-      for (const [path, page] of Object.entries(EXAMPLE_PAGES))
-        await render(origin, path, page.file);
+    prerender: async () => {
+      for (const [path, page] of Object.entries(EXAMPLE_PAGES)) await render(path, page.file);
     },
+    pagesKept: () => rendered.size,
   };
 }

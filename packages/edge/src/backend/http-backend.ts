@@ -1,5 +1,6 @@
 import type { Envelope } from '@analytics-chart/protocol';
 import { type Backend, BackendError, readEnvelope } from './backend.ts';
+import { inlineSqlParameters } from './sql-literal.ts';
 
 /** Options of {@link httpBackend}. */
 export interface HttpBackendOptions {
@@ -29,7 +30,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * The hosted service (or a self-hosted engine) over HTTP: `POST {baseUrl}/api/visualize/data`
- * with the key in the body. Retries time-outs, network failures and 5xx with exponential
+ * with the key in the body. SQL parameters are written into the SQL as typed literals
+ * ({@link inlineSqlParameters}), since the service's API has no bind parameters. Retries time-outs, network failures and 5xx with exponential
  * back-off; `Invalid API KEY` and other 4xx are final at once.
  */
 export function httpBackend(options: HttpBackendOptions): Backend {
@@ -110,7 +112,14 @@ export function httpBackend(options: HttpBackendOptions): Backend {
   return {
     secrets: [apiKey],
     async query(body, signal) {
-      const payload = JSON.stringify({ ...body, api_key: apiKey });
+      let inlined: Record<string, unknown>;
+      try {
+        // The hosted service's API has no bind parameters: values travel as typed literals.
+        inlined = inlineSqlParameters(body);
+      } catch (error) {
+        throw new BackendError('refused', `SQL parameters: ${(error as Error).message}`);
+      }
+      const payload = JSON.stringify({ ...inlined, api_key: apiKey });
       for (let n = 0; ; n++) {
         try {
           return await attempt(payload, signal);

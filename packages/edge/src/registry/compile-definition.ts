@@ -1,9 +1,12 @@
 import {
+  checkSqlParameterValue,
   describeZodError,
+  findSqlPlaceholders,
   type GraphType,
   isSqlQuery,
   type ParamValue,
   parseQueryRequest,
+  type SqlParameterType,
 } from '@analytics-chart/protocol';
 import {
   type ParamSpec,
@@ -11,7 +14,7 @@ import {
   queryDefinitionSchema,
   type SignerParam,
 } from './query-definition.ts';
-import { collectPlaceholders, substituteParams } from './substitute-params.ts';
+import { collectPlaceholders, placeholderName, substituteParams } from './substitute-params.ts';
 
 /** A definition checked once and ready to resolve: what the data and sign routes work from. */
 export interface CompiledDefinition {
@@ -21,6 +24,8 @@ export interface CompiledDefinition {
   graph: GraphType;
   sql: boolean;
   params: Readonly<Record<string, ParamSpec>>;
+  /** The parameters the SQL text uses as `{name:Type}`, with their types (SQL mode only). */
+  sqlParams: ReadonlyMap<string, SqlParameterType>;
   rangeKeys: readonly string[];
   defaultRange: string | undefined;
   /** Identifies how results are trimmed for this definition (title, fields, names). */
@@ -32,14 +37,65 @@ export class DefinitionError extends Error {
   override name = 'DefinitionError';
 }
 
-/** A value that satisfies a signer parameter, for the start-up trial run. */
-function sampleValue(spec: ParamSpec): ParamValue {
-  if (spec.from === 'session') return 'sample';
+/** Values that fit each SQL parameter type, for the start-up trial run. */
+const SQL_SAMPLES: Record<SqlParameterType, ParamValue> = {
+  String: 'sample',
+  Int64: 1,
+  UInt32: 1,
+  Float64: 1,
+  Date: '2024-01-01',
+  DateTime: 0,
+};
+
+/** A value that satisfies a parameter, for the start-up trial run. */
+function sampleValue(spec: ParamSpec, sqlType: SqlParameterType | undefined): ParamValue {
+  if (spec.from === 'session') return sqlType ? SQL_SAMPLES[sqlType] : 'sample';
   if (spec.default !== undefined) return spec.default;
   if (spec.enum?.[0] !== undefined) return spec.enum[0];
   if (spec.type === 'number') return 1;
   if (spec.type === 'boolean') return true;
+  if (sqlType === 'Date' || sqlType === 'DateTime') return SQL_SAMPLES[sqlType];
   return 'sample';
+}
+
+/** Why a value does not fit the SQL parameter it fills, or null (also null for non-SQL ones). */
+export function checkSqlParamValue(
+  compiled: CompiledDefinition,
+  name: string,
+  value: unknown,
+): string | null {
+  const type = compiled.sqlParams.get(name);
+  if (type === undefined) return null;
+  const checked = checkSqlParameterValue(type, value);
+  return checked.ok ? null : checked.error;
+}
+
+/**
+ * The `{name:Type}` placeholders of a SQL definition, each naming a declared parameter. The SQL
+ * must be written in the definition: a parameter holding SQL text would let its giver write SQL.
+ */
+function sqlParamsOf(
+  query: Record<string, unknown>,
+  params: Readonly<Record<string, ParamSpec>>,
+  fail: (message: string) => never,
+): Map<string, SqlParameterType> {
+  const out = new Map<string, SqlParameterType>();
+  if (query.sql_query === undefined) return out;
+  if (placeholderName(query.sql_query) !== undefined || typeof query.sql_query !== 'string') {
+    fail('sql_query must be SQL text written in the definition, not a parameter');
+  }
+  if (Object.hasOwn(query, 'parameters')) {
+    fail('query holds parameters; SQL parameter values come from params ({name:Type} in the SQL)');
+  }
+  const found = findSqlPlaceholders(query.sql_query as string);
+  if (!found.ok) return fail(`sql_query: ${found.error}`);
+  for (const { name, type } of found.placeholders) {
+    if (!Object.hasOwn(params, name)) {
+      fail(`sql_query: {${name}:${type}} names no declared parameter (declare it in params)`);
+    }
+    out.set(name, type);
+  }
+  return out;
 }
 
 /** Why a signer parameter refuses a value, or null when the value fits. */
@@ -95,8 +151,20 @@ export function compileDefinition(
       if (problem) fail(`params.${param}.default ${problem}`);
     }
   }
+  const sqlParams = sqlParamsOf(definition.query, params, fail);
+  for (const [param, spec] of Object.entries(params)) {
+    if (spec.from === 'signer' && spec.default !== undefined && sqlParams.has(param)) {
+      const problem = checkSqlParameterValue(
+        sqlParams.get(param) as SqlParameterType,
+        spec.default,
+      );
+      if (!problem.ok) fail(`params.${param}.default ${problem.error}`);
+    }
+  }
   const samples: Record<string, ParamValue> = {};
-  for (const [param, spec] of Object.entries(params)) samples[param] = sampleValue(spec);
+  for (const [param, spec] of Object.entries(params)) {
+    samples[param] = sampleValue(spec, sqlParams.get(param));
+  }
 
   const rangeKeys = Object.keys(definition.ranges ?? {});
   if (definition.defaultRange !== undefined && !rangeKeys.includes(definition.defaultRange)) {
@@ -107,7 +175,11 @@ export function compileDefinition(
   let sql = false;
   for (const rangeKey of trials) {
     const body = applyRange(
-      substituteParams(definition.query, samples) as Record<string, unknown>,
+      withSqlParameters(
+        substituteParams(definition.query, samples) as Record<string, unknown>,
+        sqlParams,
+        samples,
+      ),
       definition,
       rangeKey,
     );
@@ -137,6 +209,7 @@ export function compileDefinition(
     graph,
     sql,
     params,
+    sqlParams,
     rangeKeys,
     defaultRange: definition.defaultRange ?? rangeKeys[0],
     trimKey: JSON.stringify([
@@ -146,6 +219,21 @@ export function compileDefinition(
       definition.seriesNames ?? {},
     ]),
   };
+}
+
+/** Adds the values of the SQL's `{name:Type}` parameters to a body as `parameters` (a copy). */
+export function withSqlParameters(
+  body: Record<string, unknown>,
+  sqlParams: ReadonlyMap<string, SqlParameterType>,
+  values: Readonly<Record<string, ParamValue>>,
+): Record<string, unknown> {
+  if (sqlParams.size === 0) return body;
+  const parameters: Record<string, ParamValue> = {};
+  for (const name of sqlParams.keys()) {
+    const value = values[name];
+    if (value !== undefined) parameters[name] = value;
+  }
+  return { ...body, parameters };
 }
 
 /** Sets a range's start, end and granularity on a query body (a copy). */

@@ -1,5 +1,6 @@
 import { GRANULARITIES, type Granularity, type ParamValue } from '@analytics-chart/protocol';
 import * as z from 'zod';
+import type { Session } from '../session/session.ts';
 
 /** A parameter filled from the signed-in session, e.g. the tenant: never from a request body. */
 export interface SessionParam {
@@ -23,6 +24,23 @@ export interface SignerParam {
 
 /** Where a `{"$param": name}` placeholder's value comes from. */
 export type ParamSpec = SessionParam | SignerParam;
+
+/**
+ * Which signed-in viewers may have an id of a definition: checked when the sign route signs it,
+ * when an id is renewed, and on every data request of a session-bound id. Every condition given
+ * must hold. Ids the server signs itself (`signQueryId`, the CLI) are not subject to it.
+ */
+export interface SignerRule {
+  /** `false`: no session may sign it on the sign route (server-side signing only). */
+  sessions?: boolean;
+  /**
+   * Session fields and the values that admit a viewer, e.g. `{role: ['admin', 'analyst']}`. A
+   * field holding an array (`roles: ['admin']`) admits when any of its items is listed.
+   */
+  claims?: Record<string, ParamValue[]>;
+  /** A further check of the session (registry definitions only: a function cannot travel in an id). */
+  allow?: (session: Session) => boolean | Promise<boolean>;
+}
 
 /** One time range a viewer may pick, e.g. `{label: 'Last 7 days', start: '7 days ago', end: 'now'}`. */
 export interface RangeOption {
@@ -51,6 +69,8 @@ export interface QueryDefinition {
   seriesNames?: { result?: string; compare?: string };
   /** How long a result stays fresh in the edge's cache; defaults to the edge's setting. */
   cacheSeconds?: number;
+  /** Which sessions may sign, renew and use it; by default any signed-in viewer. */
+  signers?: SignerRule;
 }
 
 const paramValueSchema = z.union([z.string().max(200), z.number(), z.boolean()]);
@@ -109,4 +129,20 @@ export const queryDefinitionSchema = z.strictObject({
     })
     .optional(),
   cacheSeconds: z.number().int().min(0).max(86_400).optional(),
+  signers: z
+    .strictObject({
+      sessions: z.boolean().optional(),
+      claims: z
+        .record(
+          z.string().min(1).max(64),
+          z.array(paramValueSchema).min(1, { error: 'list at least one admitted value' }),
+        )
+        .optional(),
+      allow: z
+        .custom<SignerRule['allow']>((v) => typeof v === 'function', {
+          error: 'expected a function of the session',
+        })
+        .optional(),
+    })
+    .optional(),
 });

@@ -1,6 +1,6 @@
 import { type ParamValue, parseQueryRequest, type QueryRequest } from '@analytics-chart/protocol';
 import { canonicalJson } from './canonical-json.ts';
-import { applyRange, type CompiledDefinition } from './compile-definition.ts';
+import { applyRange, type CompiledDefinition, withSqlParameters } from './compile-definition.ts';
 import { substituteParams } from './substitute-params.ts';
 
 /** A definition with its locked parameters and a range applied: what the backend will run. */
@@ -15,8 +15,9 @@ export interface ResolvedQuery {
 }
 
 /**
- * Substitutes the locked parameters (falling back to the definition's defaults) and applies the
- * range, then validates the result with the protocol. Fails with a sentence when a parameter
+ * Substitutes the locked parameters (falling back to the definition's defaults), gives the SQL's
+ * `{name:Type}` parameters their values in `parameters` (the backend binds or renders them), applies
+ * the range, then validates the result with the protocol. Fails with a sentence when a parameter
  * has no value or the request no longer validates (a definition edited after the id was signed).
  */
 export function resolveQuery(
@@ -34,10 +35,11 @@ export function resolveQuery(
     if (value === undefined) return { ok: false, error: `parameter '${name}' has no value` };
     values[name] = value;
   }
-  const substituted = substituteParams(compiled.definition.query, values) as Record<
-    string,
-    unknown
-  >;
+  const substituted = withSqlParameters(
+    substituteParams(compiled.definition.query, values) as Record<string, unknown>,
+    compiled.sqlParams,
+    values,
+  );
   const body = applyRange(substituted, compiled.definition, rangeKey);
   const parsed = parseQueryRequest(body);
   if (!parsed.ok) return { ok: false, error: parsed.error };

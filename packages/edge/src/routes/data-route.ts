@@ -26,6 +26,7 @@ import {
 } from '../protection/result-cache.ts';
 import { type CompiledDefinition, compileDefinition } from '../registry/compile-definition.ts';
 import { type ResolvedQuery, resolveQuery } from '../registry/resolve-query.ts';
+import { signerRefusal } from '../registry/signer-rules.ts';
 import type { QueryIdClaims } from '../tokens/query-id-claims.ts';
 import { verifyQueryId } from '../tokens/verify-query-id.ts';
 
@@ -351,7 +352,9 @@ export function dataRoute(runtime: EdgeRuntime, cors?: DataCors) {
     if (session.subject !== claims.sub) {
       deny('forbidden', 'This chart was issued to someone else.', entry.tag, 'subject differs');
     }
-    const mismatch = sessionMismatch(session, claims.p, compiled);
+    const mismatch =
+      sessionMismatch(session, claims.p, compiled) ??
+      (await signerRefusal(compiled, session, false));
     if (mismatch) deny('forbidden', 'This chart belongs to another account.', entry.tag, mismatch);
   }
 

@@ -11,6 +11,8 @@ import {
 import { EdgeError } from '../http/edge-error.ts';
 import { jsonResponse } from '../http/respond.ts';
 import { fingerprint } from '../log/logger.ts';
+import { type CompiledDefinition, compileDefinition } from '../registry/compile-definition.ts';
+import { signerRefusal } from '../registry/signer-rules.ts';
 import type { Session } from '../session/session.ts';
 import { SignError } from '../tokens/query-signer.ts';
 import { verifyQueryId } from '../tokens/verify-query-id.ts';
@@ -65,6 +67,23 @@ function signFailure(error: unknown): never {
 export function signRoutes(runtime: EdgeRuntime) {
   const { registry, signer, settings, keyring, logger } = runtime;
 
+  /** The definition an id names or carries; an inline one that no longer compiles is invalid. */
+  function definitionOf(claims: { q?: string; d?: unknown }): CompiledDefinition | undefined {
+    if (claims.q !== undefined) {
+      const compiled = registry.get(claims.q);
+      if (!compiled) {
+        throw new EdgeError('not_found', 'The query this id names does not exist (any more).');
+      }
+      return compiled;
+    }
+    if (claims.d === undefined) return undefined;
+    try {
+      return compileDefinition(claims.d, undefined);
+    } catch {
+      throw new EdgeError('invalid', 'The query id is not valid.');
+    }
+  }
+
   /** Mints a session-bound id; session parameters come from the session, never from the body. */
   async function sign(c: Context): Promise<Response> {
     await limitIp(runtime, c, Date.now());
@@ -93,6 +112,13 @@ export function signRoutes(runtime: EdgeRuntime) {
         );
       }
       params[name] = value;
+    }
+    // The same rules as the data route's, so an id the session could not use is never minted.
+    const refusal =
+      sessionMismatch(session, params, compiled) ?? (await signerRefusal(compiled, session, true));
+    if (refusal) {
+      logger.log({ level: 'warn', event: 'sign.denied', message: `${body.query}: ${refusal}` });
+      throw new EdgeError('forbidden', 'Your session may not have this query.');
     }
     let signed: Awaited<ReturnType<typeof signer.sign>>;
     try {
@@ -158,11 +184,10 @@ export function signRoutes(runtime: EdgeRuntime) {
       deny('Public ids are not renewed.', 'public id');
     if (claims.sub !== session.subject)
       deny('This id was issued to someone else.', 'subject differs');
-    const compiled = claims.q !== undefined ? registry.get(claims.q) : undefined;
-    if (claims.q !== undefined && !compiled) {
-      throw new EdgeError('not_found', 'The query this id names does not exist (any more).');
-    }
-    const mismatch = sessionMismatch(session, claims.p, compiled);
+    const compiled = definitionOf(claims);
+    const mismatch =
+      sessionMismatch(session, claims.p, compiled) ??
+      (compiled ? await signerRefusal(compiled, session, false) : null);
     if (mismatch) deny('This id belongs to another account.', mismatch);
     const lifetime = Math.min(Math.max(claims.exp - claims.iat, 60), settings.maxSessionTtl);
     const renewed = await signer.reissue(claims, lifetime, now);

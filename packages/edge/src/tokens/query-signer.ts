@@ -2,6 +2,7 @@ import type { ParamValue } from '@analytics-chart/protocol';
 import {
   type CompiledDefinition,
   checkSignerValue,
+  checkSqlParamValue,
   compileDefinition,
 } from '../registry/compile-definition.ts';
 import type { QueryDefinition } from '../registry/query-definition.ts';
@@ -100,6 +101,13 @@ export function createQuerySigner(
             `parameter '${name}' comes from the session, which has none`,
           );
         }
+        const problem = checkSqlParamValue(compiled, name, value);
+        if (problem) {
+          throw new SignError(
+            'forbidden',
+            `parameter '${name}' comes from the session, which holds no fitting value (${problem})`,
+          );
+        }
         out[name] = value;
         continue;
       }
@@ -110,7 +118,7 @@ export function createQuerySigner(
         out[name] = spec.default;
         continue;
       }
-      const problem = checkSignerValue(spec, value);
+      const problem = checkSignerValue(spec, value) ?? checkSqlParamValue(compiled, name, value);
       if (problem) throw new SignError('bad_request', `parameter '${name}' ${problem}`);
       out[name] = value;
     }

@@ -34,9 +34,25 @@ export interface RefusedQueryId {
 }
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /**
- * Verifies a signed query id. Order matters: shape, then header (`kid` known, `alg` exactly
+ * Whether a part is canonical base64url: the alphabet only, no padding, no length that leaves a
+ * lone character, and the bits of the last character beyond the data all zero. Each byte string
+ * then has exactly one accepted spelling, so no two ids differ in text but not in meaning.
+ */
+export function isCanonicalBase64Url(part: string): boolean {
+  if (!/^[A-Za-z0-9_-]*$/.test(part)) return false;
+  const tail = part.length % 4;
+  if (tail === 1) return false;
+  if (tail === 0) return true;
+  const last = ALPHABET.indexOf(part.charAt(part.length - 1));
+  // Two characters carry 12 bits for one byte (4 unused), three carry 18 for two (2 unused).
+  return (last & (tail === 2 ? 0b1111 : 0b11)) === 0;
+}
+
+/**
+ * Verifies a signed query id. Order matters: shape (three canonical base64url parts), then header (`kid` known, `alg` exactly
  * HS256, so `none` and algorithm switches fail), then the signature with WebCrypto's
  * constant-time `crypto.subtle.verify` (through `hono/jwt`'s `verify`, given the imported key and
  * the pinned algorithm), and only then the claims and the clock. A tampered id is therefore
@@ -49,6 +65,7 @@ export async function verifyQueryId(
 ): Promise<VerifiedQueryId | RefusedQueryId> {
   if (token.length > options.maxLength) return refuse(`longer than ${options.maxLength}`);
   if (!COMPACT_JWS.test(token)) return refuse('not a compact JWS');
+  if (!token.split('.').every(isCanonicalBase64Url)) return refuse('not canonical base64url');
   let header: { alg?: unknown; kid?: unknown };
   try {
     header = decodeHeader(token) as typeof header;

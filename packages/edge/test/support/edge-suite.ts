@@ -117,9 +117,13 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       };
     }
 
-    async function cookie(subject: string, tenant: string): Promise<string> {
+    async function cookie(
+      subject: string,
+      tenant: string,
+      extra: Record<string, unknown> = {},
+    ): Promise<string> {
       const token = await signJwt(
-        { sub: subject, tenant, exp: Math.floor(Date.now() / 1000) + 3600 },
+        { sub: subject, tenant, exp: Math.floor(Date.now() / 1000) + 3600, ...extra },
         SESSION_SECRET,
       );
       return `session=${token}`;
@@ -313,6 +317,86 @@ export function describeEdgeSuite(variant: SuiteVariant) {
         body: JSON.stringify({ query: 'tenant-daily' }),
       });
       expectRefused(anonymous, 401, 'forbidden');
+    });
+
+    it('binds a SQL parameter from the session: each tenant gets its own rows only', async () => {
+      for (const [subject, tenant] of [
+        ['alice', 'acme'],
+        ['bob', 'globex'],
+      ] as const) {
+        const { id } = await signAs(subject, tenant, { query: 'tenant-sql' });
+        const before = tap.calls.length;
+        const response = await data(id, { headers: { cookie: await cookie(subject, tenant) } });
+        expect(response.status, response.text).toBe(200);
+        const payload = response.json() as { labels: string[]; series: { values: number[] }[] };
+        const expected = new Map<string, number>();
+        for (const e of backend.events.filter((e) => e.json.tenant === tenant)) {
+          const kind = String(e.json.event);
+          expected.set(kind, (expected.get(kind) ?? 0) + 1);
+        }
+        const got = new Map(
+          payload.labels.map((label, i) => [label, payload.series[0]?.values[i]]),
+        );
+        expect(got).toEqual(expected);
+        // One backend call per tenant: the cache key holds the parameter's value.
+        const sent = tap.calls.slice(before);
+        expect(sent).toHaveLength(1);
+        if (inProcess) {
+          // The engine binds the value: the SQL text is the definition's, unchanged.
+          expect(sent[0]?.body.parameters).toEqual({ tenant });
+          expect(sent[0]?.body.sql_query).toContain('= {tenant:String}');
+        } else {
+          // The hosted service has no bind parameters: a literal, and no parameters field.
+          expect(sent[0]?.body.parameters).toBeUndefined();
+          expect(sent[0]?.body.sql_query).toContain(`= '${tenant}'`);
+        }
+      }
+      const { id } = await signAs('alice', 'acme', { query: 'tenant-sql' });
+      expectRefused(
+        await data(id, { headers: { cookie: await cookie('bob', 'globex') } }),
+        403,
+        'forbidden',
+      );
+    });
+
+    it('signs, renews and answers a definition only for the sessions its signers rule admits', async () => {
+      const sign = async (extra: Record<string, unknown>, body: Record<string, unknown>) =>
+        call('/api/sign', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            cookie: await cookie('alice', 'acme', extra),
+          },
+          body: JSON.stringify(body),
+        });
+      const calls = tap.calls.length;
+      expectRefused(await sign({}, { query: 'admin-total' }), 403, 'forbidden');
+      expectRefused(await sign({ role: 'viewer' }, { query: 'admin-total' }), 403, 'forbidden');
+      // A signer parameter naming another tenant than the session's is refused at sign time too.
+      expectRefused(
+        await sign({}, { query: 'public-total', params: { tenant: 'globex' } }),
+        403,
+        'forbidden',
+      );
+      expect(tap.calls.length).toBe(calls);
+      const own = await sign({}, { query: 'public-total', params: { tenant: 'acme' } });
+      expect(own.status, own.text).toBe(200);
+      const admitted = await sign({ role: 'admin' }, { query: 'admin-total' });
+      expect(admitted.status, admitted.text).toBe(200);
+      const { id } = admitted.json() as { id: string };
+      const admin = await cookie('alice', 'acme', { role: 'admin' });
+      expect((await data(id, { headers: { cookie: admin } })).status).toBe(200);
+      // The role taken away: the id stops answering and cannot be renewed.
+      const demoted = await cookie('alice', 'acme', { role: 'viewer' });
+      expectRefused(await data(id, { headers: { cookie: demoted } }), 403, 'forbidden');
+      const renew = (session: string) =>
+        call('/api/renew', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie: session },
+          body: JSON.stringify({ id }),
+        });
+      expectRefused(await renew(demoted), 403, 'forbidden');
+      expect((await renew(admin)).status).toBe(200);
     });
 
     it('refuses oversized bodies and ids', async () => {

@@ -77,6 +77,31 @@ export const TEST_QUERIES: Record<string, QueryDefinition> = {
     params: { tenant: { from: 'session' } },
     fields: ['event', 'user.plan'],
   },
+  'tenant-sql': {
+    title: 'Events by kind (SQL)',
+    query: {
+      graph_type: 'Bar Chart',
+      IANA_time_zone: 'UTC',
+      sql_query: `SELECT JSONExtractString(json, 'event') AS kind, count(*) AS n
+        FROM all_events WHERE JSONExtractString(json, 'tenant') = {tenant:String}
+        GROUP BY kind ORDER BY kind`,
+      label_column: 'kind',
+      value_column: 'n',
+    },
+    params: { tenant: { from: 'session' } },
+  },
+  'admin-total': {
+    title: 'Events (admins only)',
+    query: {
+      graph_type: 'Single Value',
+      IANA_time_zone: 'UTC',
+      start: '30 days ago',
+      end: 'now',
+      filters: [['tenant', '=', { $param: 'tenant' }]],
+    },
+    params: { tenant: { from: 'session' } },
+    signers: { claims: { role: ['admin'] } },
+  },
 };
 
 /** Origins the suite's pages live on. */

@@ -17,6 +17,7 @@ import {
   StatementType,
   VARCHAR,
 } from '../storage/duckdb-api.ts';
+import { bindParameters, sqlWithParameters } from './bind-sql-parameters.ts';
 import { macroStatementsFor, NOW_VARIABLE, ZONE_VARIABLE } from './clickhouse-macros.ts';
 import { collectionViewStatements } from './collection-views.ts';
 import { describeDuckDBError, QUERY_TIMED_OUT } from './describe-duckdb-error.ts';
@@ -120,10 +121,12 @@ async function readLocked(
   options: SqlRunOptions,
   checkTime: () => void,
 ): Promise<SqlResultTable> {
+  // Placeholders become named parameters: values are bound below, never written into the SQL.
+  const sql = sqlWithParameters(query);
   // Layer 1: DuckDB's parser. The SQL travels as a bound parameter, never as SQL text.
   const parsed = await connection.runAndReadAll(
     'SELECT json_serialize_sql($1::VARCHAR)',
-    [query.sql_query],
+    [sql],
     [VARCHAR],
   );
   checkTime();
@@ -151,14 +154,12 @@ async function readLocked(
   await connection.run('BEGIN TRANSACTION READ ONLY');
   let prepared: DuckDBPreparedStatement | undefined;
   try {
-    const extracted = await connection.extractStatements(query.sql_query);
+    const extracted = await connection.extractStatements(sql);
     if (extracted.count !== 1) throw new EngineError(400, READ_ONLY_SQL);
     prepared = await extracted.prepare(0);
     checkTime();
     if (prepared.statementType !== StatementType.SELECT) throw new EngineError(400, READ_ONLY_SQL);
-    if (prepared.parameterCount > 0) {
-      throw new EngineError(400, 'SQL mode queries take no parameters ($1, ?)');
-    }
+    bindParameters(prepared, query);
     return await readCapped(
       prepared,
       options.maxRows ?? LIMITS.sqlRows,

@@ -45,4 +45,17 @@ export type DuckDBTimestampValue = Api.DuckDBTimestampValue;
 export const DuckDBUnionValue = api.DuckDBUnionValue;
 export type DuckDBUnionValue = Api.DuckDBUnionValue;
 
-export const { BIGINT, BOOLEAN, DOUBLE, LIST, VARCHAR, listValue, quotedString } = api;
+export const {
+  BIGINT,
+  BOOLEAN,
+  DATE,
+  DOUBLE,
+  LIST,
+  TIMESTAMPTZ,
+  UINTEGER,
+  VARCHAR,
+  dateValue,
+  listValue,
+  quotedString,
+  timestampTZValue,
+} = api;

@@ -34,8 +34,8 @@ function substitute(value: unknown, params: Readonly<Record<string, string>>): u
 }
 
 /**
- * The body to send the engine for a chart: the definition's query with its parameters filled in,
- * the viewer's range applied, and, when the chart reported it, the exact window (Unix seconds)
+ * The body to send the engine for a chart: the definition's query with its parameters filled in
+ * (and, for SQL, given as the engine's `parameters`), the viewer's range applied, and, when the chart reported it, the exact window (Unix seconds)
  * it was computed for, so both answers cover the same events however much later we ask.
  */
 export function engineRequest(
@@ -54,6 +54,12 @@ export function engineRequest(
   }
   if (options.window && !body.sql_query) {
     body = { ...body, start: options.window.start, end: options.window.end };
+  }
+  if (typeof body.sql_query === 'string') {
+    // SQL parameters ({tenant:String}) travel beside the SQL, for the engine to bind.
+    const sql = body.sql_query;
+    const used = Object.entries(params).filter(([name]) => sql.includes(`{${name}:`));
+    if (used.length) body = { ...body, parameters: Object.fromEntries(used) };
   }
   return { ...body, api_key: apiKey };
 }
