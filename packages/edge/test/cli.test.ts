@@ -52,6 +52,12 @@ beforeAll(() => {
     `export default { queries: { fine: { query: { graph_type: 'Single Value', start: '1 day ago', end: 'now' } }, wrong: { query: { graph_type: 'Bar Chart', start: '1 day ago', end: 'now' } } } };\n`,
   );
   writeFileSync(
+    join(dir, 'typo.json'),
+    JSON.stringify({ queries: {}, allowedOrigin: ['https://app.example.com'] }),
+  );
+  writeFileSync(join(dir, 'not-json.json'), '{ queries: {} }');
+  writeFileSync(join(dir, 'serve.json'), JSON.stringify({ queries: {} }));
+  writeFileSync(
     join(dir, 'inline.json'),
     JSON.stringify({
       title: 'Inline',
@@ -64,6 +70,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('pnpm edge', () => {
   let keysText = '';
+
+  it.each(['keygen', 'sign', 'inspect', 'serve'])('%s --help prints its usage', async (name) => {
+    const out = await edge([name, '--help']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(new RegExp(`^analytics-edge ${name} `));
+    expect(out.stderr).toBe('');
+  });
 
   it('keygen prints a strong key and how to set it', async () => {
     const first = await edge(['keygen']);
@@ -177,10 +190,18 @@ describe('pnpm edge', () => {
       /query "wrong": split: Bar Chart needs a split field/,
     ],
     [['launch'], /unknown command 'launch'/],
+    [['sign', '--bogus'], /sign: Unknown option '--bogus'.*sign --help/],
+    [['inspect'], /inspect needs the id/],
+    [['keygen', '--kid', 'a b'], /--kid uses 1-64 of/],
+    [['serve', '--port', 'eighty'], /--port must be 0-65535, not 'eighty'/],
+    [['serve', '--config', 'missing.json'], /missing\.json does not exist/],
+    [['serve', '--config', 'typo.json'], /Unrecognized key: "allowedOrigin"/],
+    [['serve', '--config', 'not-json.json'], /not-json\.json is not JSON/],
+    [['serve', '--config', 'serve.json'], /ANALYTICS_BASE_URL is not set/],
   ])('fails with one clear sentence (%#)', async (args, message) => {
     const out = await edge(args);
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(/^pnpm edge: /);
+    expect(out.stderr).toMatch(/^analytics-edge: [^\n]+\n$/);
     expect(out.stderr).toMatch(message);
     expect(out.stderr).not.toMatch(/\n\s+at /);
   });
