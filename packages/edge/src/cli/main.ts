@@ -41,7 +41,8 @@ const SERVE_USAGE = `analytics-edge serve [--config FILE] [--port 8787] [--host 
     Serves the edge standalone: the registry and settings from the config (JSON, or JS; TypeScript
     where the runtime loads it), queries over HTTP to ANALYTICS_BASE_URL with ANALYTICS_API_KEY,
     ids signed with EDGE_SIGNING_KEYS, and signed-in viewers recognised by forwarding their
-    cookie to the config's session.url. Optional: EDGE_ALLOWED_ORIGINS, EDGE_REVOKED_IDS.
+    cookie to the config's session.url (or EDGE_SESSION_URL). Optional: EDGE_ALLOWED_ORIGINS,
+    EDGE_REVOKED_IDS, PORT.
 `;
 
 const USAGE = `Usage: analytics-edge <command> [options]   (analytics-edge <command> --help)

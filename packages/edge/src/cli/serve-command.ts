@@ -41,7 +41,10 @@ export async function serveCommand(
       'ANALYTICS_BASE_URL is not set: serve runs queries over HTTP against the analytics service (or `analytics-engine serve`)',
     );
   }
-  const { session, publicUrl: _publicUrl, ...settings } = config;
+  const { session: configured, publicUrl: _publicUrl, ...settings } = config;
+  // The session endpoint usually differs per environment: EDGE_SESSION_URL overrides the file.
+  const sessionUrl = env.EDGE_SESSION_URL?.trim() || configured?.url;
+  const session = sessionUrl ? { ...configured, url: sessionUrl } : undefined;
   const authorize = settings.authorize ?? (session ? forwardSession(session) : undefined);
   const { config: edgeConfig } = await nodeEdgeConfig(
     { ...settings, ...(authorize ? { authorize } : {}) },
