@@ -1,5 +1,18 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 
+/**
+ * The environment of a user's shell: this process's, without what pnpm sets for the script it
+ * runs (npm_config_*, npm_package_*, INIT_CWD, PNPM_*), which npm would otherwise warn about or
+ * act on, plus `extra`.
+ */
+export function userEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(npm_|pnpm_|INIT_CWD$)/i.test(name)) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
 /** What a finished command wrote and how it ended. */
 export interface RunResult {
   code: number;
@@ -19,7 +32,7 @@ export function run(
       args,
       {
         cwd: options.cwd,
-        env: { ...process.env, ...options.env },
+        env: userEnv(options.env),
         timeout: options.timeoutMs ?? 300_000,
         maxBuffer: 64 * 1024 * 1024,
       },
@@ -73,7 +86,7 @@ export function startProcess(
 ): Promise<Started> {
   const child: ChildProcess = spawn(command, args, {
     cwd: options.cwd,
-    env: { ...process.env, ...options.env },
+    env: userEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so stopping it also stops what it started (npx runs node under it).
     detached: true,

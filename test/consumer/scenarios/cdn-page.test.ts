@@ -14,6 +14,7 @@ import { startEdgeService } from '../harness/edge-service.ts';
 import { countSignups } from '../harness/events.ts';
 import { type Payload, payloadTotal } from '../harness/payload.ts';
 import { pythonMintedId } from '../harness/python.ts';
+import { readmeBlock } from '../harness/readme.ts';
 import { fixturePath, installed } from '../harness/scratch.ts';
 import { staticServer } from '../harness/static-server.ts';
 
@@ -62,8 +63,10 @@ describe('the element from a versioned CDN URL on a plain page', () => {
     });
     closers.push(cdn.close);
 
-    // The page as an author copies it, pointed at this CDN, this edge and this id.
+    // The page as an author copies it from the element README, pointed at this CDN, this edge
+    // and this id.
     const html = readFileSync(fixturePath('cdn-page/index.html'), 'utf8');
+    expect(html).toBe(readmeBlock('element', 'cdn-page/index.html'));
     expect(html).toContain(`https://cdn.jsdelivr.net${cdnPath}`);
     const page = html
       .replace('https://cdn.jsdelivr.net', cdn.origin)

@@ -3,7 +3,7 @@
  * from the tarballs, compiled by `tsc --strict` (NodeNext, library checks on) and run with plain
  * `node`, with the HTTP backend to the engine installed from its tarball.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { countSignups } from '../harness/events.ts';
@@ -34,6 +34,15 @@ describe('node host app', () => {
     expect(readFileSync(fixturePath(`node-host-app/${file}`), 'utf8')).toBe(
       readmeBlock('edge', `node-host-app/${file}`),
     );
+  });
+
+  it('runs the protocol README quick start and prints what the README says', async () => {
+    writeFileSync(join(dir, 'quick-start.mjs'), readmeBlock('protocol', 'quick-start.mjs'));
+    const result = await runOk('node', ['quick-start.mjs'], {
+      cwd: dir,
+      env: { NODE_OPTIONS: '' },
+    });
+    expect(result.stdout).toBe(readmeBlock('protocol', 'quick-start.output'));
   });
 
   it('compiles with tsc --strict against the installed types', async () => {

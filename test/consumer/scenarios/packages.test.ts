@@ -97,6 +97,20 @@ it('lists the packages in an order that publishes each after its dependencies', 
   }
 });
 
+it('passes npm publish --dry-run for every tarball, in publish order', async () => {
+  for (const name of PACKAGES) {
+    const { manifest } = contents.get(name) ?? { manifest: {} as Manifest };
+    const result = await runOk(
+      'npm',
+      ['publish', '--dry-run', '--access', 'public', tarballs[name]],
+      {
+        cwd: '/',
+      },
+    );
+    expect(`${result.stdout}${result.stderr}`).toContain(`+ ${manifest.name}@${manifest.version}`);
+  }
+});
+
 /** Files below `dir`, recursively, as paths relative to it. */
 function walk(dir: string, prefix = ''): string[] {
   return readdirSync(dir).flatMap((entry) => {
