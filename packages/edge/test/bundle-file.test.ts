@@ -31,7 +31,8 @@ describe('findElementBundle', () => {
   it("resolves the element's bundle export from the host app under pnpm's layout", () => {
     const found = findElementBundle(dir);
     expect(found).toMatch(/node_modules[\\/]\.pnpm[\\/].*[\\/]dist[\\/]analytics-chart\.js$/);
-    const bytes = bundleFile(found ?? undefined)();
+    const source = bundleFile(found ?? undefined);
+    const bytes = typeof source === 'function' ? source() : source;
     expect(new TextDecoder().decode(bytes as Uint8Array)).toContain('customElements.define');
   });
 });
