@@ -3,7 +3,7 @@
  * with a JSON config, the HTTP backend to the engine and the forwarded-cookie session check;
  * and both CLIs as an npm install provides them.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startEdgeService } from '../harness/edge-service.ts';
@@ -21,6 +21,7 @@ let sessions: Awaited<ReturnType<typeof sessionEndpoint>> | undefined;
 
 beforeAll(async () => {
   dir = await installed('edge-service');
+  writeFileSync(join(dir, 'registry.ts'), 'export default { queries: {} } as const;\n');
   sessions = await sessionEndpoint({ s3cr3t: { subject: 'carol', tenant: 'globex' } });
   edge = await startEdgeService(dir, { EDGE_SESSION_URL: sessions.url });
 });
@@ -125,6 +126,7 @@ describe('the CLIs after npm install', () => {
     ['analytics-edge', ['serve', '--config', 'nowhere.json']],
     ['analytics-edge', ['inspect', 'not-a-jwt']],
     ['analytics-edge', ['deploy']],
+    ['analytics-edge', ['serve', '--config', 'registry.ts']],
     ['analytics-engine', ['serve', '--port']],
     ['analytics-engine', ['load', 'nowhere.ndjson']],
     ['analytics-engine', ['demo-data', '--events', 'lots']],
@@ -133,5 +135,15 @@ describe('the CLIs after npm install', () => {
     const result = await run('npx', ['--no', bin, ...args], { cwd, env: { NODE_OPTIONS: '' } });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(new RegExp(`^${bin}[^\\n]*: [^\\n]+\\n$`));
+    const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+    if (
+      (args as readonly string[]).includes('registry.ts') &&
+      (major < 23 || (major === 23 && minor < 6))
+    ) {
+      // This Node cannot load TypeScript: the line says so and what to use instead.
+      expect(result.stderr).toMatch(
+        /cannot load the TypeScript config .*use a \.json or \.js config/,
+      );
+    }
   });
 });
