@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../src/tokens/keyring.ts';
-import { parseSigningKeys } from '../src/tokens/signing-keys.ts';
+import { generateSigningKey, parseSigningKeys } from '../src/tokens/signing-keys.ts';
 import { verifyQueryId } from '../src/tokens/verify-query-id.ts';
 
 const run = promisify(execFile);
@@ -205,4 +205,56 @@ describe('pnpm edge', () => {
     expect(out.stderr).toMatch(message);
     expect(out.stderr).not.toMatch(/\n\s+at /);
   });
+});
+
+describe('pnpm edge serve', () => {
+  it('serves a JavaScript config module (with its own backend) until SIGTERM', async () => {
+    writeFileSync(
+      join(dir, 'serve.config.mjs'),
+      `export default {
+  queries: { total: { query: { graph_type: 'Single Value', start: '1 day ago', end: 'now' } } },
+  backend: { query: async () => ({ result: [{ value: 7 }], metadata: {} }) },
+};
+`,
+    );
+    const key = generateSigningKey();
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'serve',
+        '--config',
+        'serve.config.mjs',
+        '--port',
+        '0',
+      ],
+      {
+        cwd: packageDir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          INIT_CWD: dir,
+          EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}`,
+        },
+      },
+    );
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk;
+        const m =
+          /listening on (http:\/\/\S+) \(1 queries from .*serve\.config\.mjs; backend from the config; no session check/.exec(
+            out,
+          );
+        if (m?.[1]) resolve(m[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+    const exited = new Promise<number | null>((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 30_000);
 });
