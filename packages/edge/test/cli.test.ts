@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../src/tokens/keyring.ts';
-import { parseSigningKeys } from '../src/tokens/signing-keys.ts';
+import { generateSigningKey, parseSigningKeys } from '../src/tokens/signing-keys.ts';
 import { verifyQueryId } from '../src/tokens/verify-query-id.ts';
 
 const run = promisify(execFile);
@@ -52,6 +52,12 @@ beforeAll(() => {
     `export default { queries: { fine: { query: { graph_type: 'Single Value', start: '1 day ago', end: 'now' } }, wrong: { query: { graph_type: 'Bar Chart', start: '1 day ago', end: 'now' } } } };\n`,
   );
   writeFileSync(
+    join(dir, 'typo.json'),
+    JSON.stringify({ queries: {}, allowedOrigin: ['https://app.example.com'] }),
+  );
+  writeFileSync(join(dir, 'not-json.json'), '{ queries: {} }');
+  writeFileSync(join(dir, 'serve.json'), JSON.stringify({ queries: {} }));
+  writeFileSync(
     join(dir, 'inline.json'),
     JSON.stringify({
       title: 'Inline',
@@ -64,6 +70,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('pnpm edge', () => {
   let keysText = '';
+
+  it.each(['keygen', 'sign', 'inspect', 'serve'])('%s --help prints its usage', async (name) => {
+    const out = await edge([name, '--help']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(new RegExp(`^analytics-edge ${name} `));
+    expect(out.stderr).toBe('');
+  });
 
   it('keygen prints a strong key and how to set it', async () => {
     const first = await edge(['keygen']);
@@ -187,11 +200,71 @@ describe('pnpm edge', () => {
       /query "wrong": split: Bar Chart needs a split field/,
     ],
     [['launch'], /unknown command 'launch'/],
+    [['sign', '--bogus'], /sign: Unknown option '--bogus'.*sign --help/],
+    [['inspect'], /inspect needs the id/],
+    [['keygen', '--kid', 'a b'], /--kid uses 1-64 of/],
+    [['serve', '--port', 'eighty'], /--port must be 0-65535, not 'eighty'/],
+    [['serve', '--config', 'missing.json'], /missing\.json does not exist/],
+    [['serve', '--config', 'typo.json'], /Unrecognized key: "allowedOrigin"/],
+    [['serve', '--config', 'not-json.json'], /not-json\.json is not JSON/],
+    [['serve', '--config', 'serve.json'], /ANALYTICS_BASE_URL is not set/],
   ])('fails with one clear sentence (%#)', async (args, message) => {
     const out = await edge(args);
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(/^pnpm edge: /);
+    expect(out.stderr).toMatch(/^analytics-edge: [^\n]+\n$/);
     expect(out.stderr).toMatch(message);
     expect(out.stderr).not.toMatch(/\n\s+at /);
   });
+});
+
+describe('pnpm edge serve', () => {
+  it('serves a JavaScript config module (with its own backend) until SIGTERM', async () => {
+    writeFileSync(
+      join(dir, 'serve.config.mjs'),
+      `export default {
+  queries: { total: { query: { graph_type: 'Single Value', start: '1 day ago', end: 'now' } } },
+  backend: { query: async () => ({ result: [{ value: 7 }], metadata: {} }) },
+};
+`,
+    );
+    const key = generateSigningKey();
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'serve',
+        '--config',
+        'serve.config.mjs',
+        '--port',
+        '0',
+      ],
+      {
+        cwd: packageDir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          INIT_CWD: dir,
+          EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}`,
+        },
+      },
+    );
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk;
+        const m =
+          /listening on (http:\/\/\S+) \(1 queries from .*serve\.config\.mjs; backend from the config; no session check/.exec(
+            out,
+          );
+        if (m?.[1]) resolve(m[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+    const exited = new Promise<number | null>((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 30_000);
 });

@@ -139,6 +139,18 @@ describe('load', () => {
     });
   }, 30_000);
 
+  test.each(['serve', 'load', 'demo-data'])(
+    '%s --help prints its usage',
+    async (name) => {
+      const result = await run([name, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`^usage: analytics-engine ${name} `));
+      expect(result.stdout).toContain(`  ${name} `);
+      expect(result.stderr).toBe('');
+    },
+    30_000,
+  );
+
   test('usage mistakes exit 2', async () => {
     const [noFile, badFlag, badCommand, missing] = await Promise.all([
       run(['load']),
@@ -149,6 +161,10 @@ describe('load', () => {
     expect(noFile.code).toBe(2);
     expect(badFlag.code).toBe(2);
     expect(badCommand.code).toBe(2);
+    for (const { stderr } of [noFile, badFlag, badCommand, missing]) {
+      expect(stderr).toMatch(/^analytics-engine[^\n]*: [^\n]+\n$/);
+    }
+    expect(badFlag.stderr).toMatch(/Unknown option '--bogus' \(analytics-engine load --help\)/);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/cannot read .*missing\.ndjson/);
   }, 30_000);

@@ -1,12 +1,9 @@
+#!/usr/bin/env node
 /**
- * `pnpm edge <command>`: mint signing keys and signed query ids from the command line.
- *
- *   keygen [--kid NAME]
- *   sign --query NAME [--param k=v]… [--ttl 30d] [--public | --subject ID] [--range KEY]
- *        [--aud ORIGIN]… [--definition FILE.json] [--config FILE] [--keys FILE] [--base URL]
- *   inspect ID [--keys FILE]
- *
- * Paths are relative to the directory `pnpm` was started in (INIT_CWD).
+ * `analytics-edge <command>` (`pnpm edge <command>` in this repository): mint signing keys and
+ * signed query ids, inspect ids, and serve the edge standalone. Every command answers `--help`;
+ * every bad input is one line on stderr and exit code 1. Paths are relative to the directory
+ * the command was started in (INIT_CWD under pnpm).
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -23,27 +20,46 @@ import { createQuerySigner, SignError } from '../tokens/query-signer.ts';
 import { generateSigningKey, parseSigningKeys, type SigningKey } from '../tokens/signing-keys.ts';
 import { verifyQueryId } from '../tokens/verify-query-id.ts';
 import { loadEdgeModuleConfig } from './load-config.ts';
+import { serveCommand } from './serve-command.ts';
 import { elementSnippetText, publicSnippetsText } from './snippets-text.ts';
 
-const USAGE = `Usage: pnpm edge <command>
-
-  keygen [--kid NAME]
-      Prints a new signing key and how to set EDGE_SIGNING_KEYS.
-
-  sign --query NAME [--param k=v]... [--ttl 30d] [--public | --subject ID] [--range KEY]
-       [--aud ORIGIN]... [--definition FILE.json] [--config FILE] [--keys FILE] [--base URL]
-      Signs a query id and prints it with a ready-to-paste HTML snippet.
-      Keys: --keys FILE, else EDGE_SIGNING_KEYS, else the config's signingKeys.
-      Config: --config FILE, else analytics-edge.config.ts in the current directory.
-
-  inspect ID [--keys FILE]
-      Shows an id's header and claims; verifies it when keys are available.
+const KEYGEN_USAGE = `analytics-edge keygen [--kid NAME]
+    Prints a new signing key and how to set EDGE_SIGNING_KEYS.
 `;
+
+const SIGN_USAGE = `analytics-edge sign --query NAME [--param k=v]... [--ttl 30d] [--public | --subject ID]
+                    [--range KEY] [--aud ORIGIN]... [--definition FILE.json] [--config FILE]
+                    [--keys FILE] [--base URL]
+    Signs a query id and prints it with ready-to-paste HTML: for --public, the script + element
+    snippet, the iframe snippet (for CMSs that strip scripts) and the embed URL (for oEmbed).
+    Keys: --keys FILE, else EDGE_SIGNING_KEYS, else the config's signingKeys.
+    Config: --config FILE, else analytics-edge.config.{ts,mts,js,mjs,json} in this directory.
+`;
+
+const INSPECT_USAGE = `analytics-edge inspect ID [--keys FILE]
+    Shows an id's header and claims; verifies it when keys are available.
+`;
+
+const SERVE_USAGE = `analytics-edge serve [--config FILE] [--port 8787] [--host 127.0.0.1] [--base-path /analytics]
+    Serves the edge standalone: the registry and settings from the config (JSON, or JS; TypeScript
+    where the runtime loads it), queries over HTTP to ANALYTICS_BASE_URL with ANALYTICS_API_KEY,
+    ids signed with EDGE_SIGNING_KEYS, and signed-in viewers recognised by forwarding their
+    cookie to the config's session.url (or EDGE_SESSION_URL). Optional: EDGE_ALLOWED_ORIGINS,
+    EDGE_REVOKED_IDS, PORT.
+`;
+
+const USAGE = `Usage: analytics-edge <command> [options]   (analytics-edge <command> --help)
+
+${KEYGEN_USAGE}
+${SIGN_USAGE}
+${INSPECT_USAGE}
+${SERVE_USAGE}`;
 
 const cwd = process.env.INIT_CWD ?? process.cwd();
 
+/** One line on stderr, exit code 1: the answer to every bad input. */
 function fail(message: string): never {
-  process.stderr.write(`pnpm edge: ${message}\n`);
+  process.stderr.write(`analytics-edge: ${message.replaceAll('\n', ' ')}\n`);
   process.exit(1);
 }
 
@@ -56,7 +72,7 @@ function keysFrom(
   if (env?.trim()) return parseSigningKeys(env);
   if (fallback) return typeof fallback === 'string' ? parseSigningKeys(fallback) : [...fallback];
   throw new Error(
-    'no signing keys: set EDGE_SIGNING_KEYS or pass --keys FILE (pnpm edge keygen makes one)',
+    'no signing keys: set EDGE_SIGNING_KEYS or pass --keys FILE (analytics-edge keygen makes one)',
   );
 }
 
@@ -224,27 +240,58 @@ async function inspect(args: string[]) {
   );
 }
 
+async function serve(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'base-path': { type: 'string' },
+    },
+  });
+  await serveCommand(
+    {
+      config: values.config,
+      port: values.port ?? process.env.PORT,
+      host: values.host,
+      basePath: values['base-path'],
+    },
+    cwd,
+    process.env,
+  );
+}
+
+const COMMANDS: Record<string, { usage: string; run(args: string[]): unknown }> = {
+  keygen: { usage: KEYGEN_USAGE, run: keygen },
+  sign: { usage: SIGN_USAGE, run: sign },
+  inspect: { usage: INSPECT_USAGE, run: inspect },
+  serve: { usage: SERVE_USAGE, run: serve },
+};
+
 async function main() {
-  const [command, ...args] = process.argv.slice(2);
+  const [name, ...args] = process.argv.slice(2);
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) fail(`unknown command '${name}' (analytics-edge --help lists them)`);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(command.usage);
+    return;
+  }
   try {
-    switch (command) {
-      case 'keygen':
-        return keygen(args);
-      case 'sign':
-        return await sign(args);
-      case 'inspect':
-        return await inspect(args);
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        process.stdout.write(USAGE);
-        return;
-      default:
-        fail(`unknown command '${command}'\n\n${USAGE}`);
-    }
+    await command.run(args);
   } catch (error) {
-    fail(error instanceof SignError ? error.message : (error as Error).message);
+    // parseArgs names the bad option in one sentence; the usage is one --help away.
+    const message = error instanceof SignError ? error.message : (error as Error).message;
+    const code = (error as { code?: string }).code ?? '';
+    fail(
+      code.startsWith('ERR_PARSE_ARGS')
+        ? `${name}: ${message} (analytics-edge ${name} --help)`
+        : message,
+    );
   }
 }
 

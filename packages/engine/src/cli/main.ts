@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * `analytics-engine <command>`: `serve`, `load` and `demo-data`. Run from the repository root as
  * `pnpm engine <command>`; paths are relative to the directory the command was run from.
@@ -19,17 +20,21 @@ const loadCommand: Run = async (...args) =>
 const demoDataCommand: Run = async (options) =>
   (await import('./demo-data-command.ts')).demoDataCommand(options);
 
-const USAGE = `usage: analytics-engine <command> [options]
-
-commands:
-  serve      [--port 8787] [--host 127.0.0.1] [--data .data] [--workspaces FILE]
+const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data] [--workspaces FILE]
              serve the Data Query API; the key comes from ANALYTICS_API_KEY (workspace
              "default"), or --workspaces FILE holding {"<workspace>": "<key>", ...}
-  load       [--data .data] [--workspace default] [--collection all_events] FILE
+`;
+const LOAD_USAGE = `  load       [--data .data] [--workspace default] [--collection all_events] FILE
              load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection
-  demo-data  [--data .data] [--events 1000000] [--workspace default] [--seed 42] [--force]
+`;
+const DEMO_DATA_USAGE = `  demo-data  [--data .data] [--events 1000000] [--workspace default] [--seed 42] [--force]
              write a seeded demo workspace (the last 90 days)
 `;
+
+const USAGE = `usage: analytics-engine <command> [options]   (analytics-engine <command> --help)
+
+commands:
+${SERVE_USAGE}${LOAD_USAGE}${DEMO_DATA_USAGE}`;
 
 const COMMANDS = {
   serve: {
@@ -39,6 +44,7 @@ const COMMANDS = {
       data: { type: 'string' },
       workspaces: { type: 'string' },
     },
+    usage: SERVE_USAGE,
     run: serveCommand,
   },
   load: {
@@ -47,6 +53,7 @@ const COMMANDS = {
       workspace: { type: 'string' },
       collection: { type: 'string' },
     },
+    usage: LOAD_USAGE,
     run: loadCommand,
   },
   'demo-data': {
@@ -57,6 +64,7 @@ const COMMANDS = {
       seed: { type: 'string' },
       force: { type: 'boolean' },
     },
+    usage: DEMO_DATA_USAGE,
     run: demoDataCommand,
   },
 } as const;
@@ -67,10 +75,16 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name as keyof typeof COMMANDS];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name as keyof typeof COMMANDS] : null;
   if (!command) {
-    process.stderr.write(`analytics-engine: unknown command '${name}'\n\n${USAGE}`);
+    process.stderr.write(
+      `analytics-engine: unknown command '${name}' (analytics-engine --help lists them)\n`,
+    );
     return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`usage: analytics-engine ${name} [options]\n\n${command.usage}`);
+    return 0;
   }
   try {
     const { values, positionals } = parseArgs({
@@ -85,7 +99,11 @@ async function main(argv: string[]): Promise<number> {
       error instanceof UsageError ||
       (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
     ) {
-      process.stderr.write(`analytics-engine ${name}: ${(error as Error).message}\n\n${USAGE}`);
+      // One line: parseArgs's first sentence names the bad option; the rest is about positionals.
+      const message = (error as Error).message.split('. To specify a positional')[0];
+      process.stderr.write(
+        `analytics-engine ${name}: ${message} (analytics-engine ${name} --help)\n`,
+      );
       return 2;
     }
     process.stderr.write(

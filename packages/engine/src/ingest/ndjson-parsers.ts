@@ -8,6 +8,12 @@ export function defaultParseWorkers(): number {
   return Math.min(4, Math.max(1, availableParallelism()));
 }
 
+// Run from source (tests, `pnpm engine`), a worker thread does not inherit the TypeScript loader,
+// so it starts through a shim that registers tsx; the built package starts the compiled body.
+const WORKER_FILE = import.meta.url.endsWith('.ts')
+  ? new URL('./ndjson-worker.cjs', import.meta.url)
+  : new URL('./ndjson-worker.js', import.meta.url);
+
 interface Waiting {
   resolve(chunk: ParsedChunk): void;
   reject(error: Error): void;
@@ -28,7 +34,7 @@ export class NdjsonParsers {
   constructor(readonly count: number) {
     for (let i = 0; i < count; i++) {
       // A parsed line's objects die at once: a larger young generation lets them die there.
-      const worker = new Worker(new URL('./ndjson-worker.cjs', import.meta.url), {
+      const worker = new Worker(WORKER_FILE, {
         resourceLimits: { maxYoungGenerationSizeMb: 48 },
       });
       worker.on('message', (reply: ChunkReply) => {

@@ -4,7 +4,7 @@ import { type ChunkJob, type ParsedChunk, parseChunk } from './ndjson-chunk.ts';
 /** What a parse worker answers: the parsed chunk, or why it could not be parsed. */
 export type ChunkReply = ParsedChunk | { id: number; error: string };
 
-// The body of a loader parse worker (started through `ndjson-worker.mjs`): one chunk per message.
+// The body of a loader parse worker (started directly when built, through `ndjson-worker.cjs` from source): one chunk per message.
 const port = parentPort;
 if (port) {
   port.on('message', (job: ChunkJob) => {

@@ -4,7 +4,7 @@
  */
 
 export * from '../../index.ts';
-export { bundleFile, DEFAULT_BUNDLE_PATH } from './bundle-file.ts';
+export { bundleFile, DEFAULT_BUNDLE_PATH, findElementBundle } from './bundle-file.ts';
 export { type NodeEdgeConfig, nodeEdgeConfig } from './node-edge-config.ts';
 export { type ServedEdge, type ServeEdgeOptions, serveEdge } from './serve-edge.ts';
 export { ensureDevSigningKeys, readSigningKeysFile } from './signing-keys-file.ts';

@@ -1,7 +1,8 @@
 import { engineBackend, type QueryableEngine } from '../../backend/engine-backend.ts';
 import { type EdgeEnv, edgeConfigFromEnv } from '../../config/config-from-env.ts';
 import type { EdgeConfig } from '../../config/edge-config.ts';
-import { bundleFile } from './bundle-file.ts';
+import { consoleLogSink } from '../../log/logger.ts';
+import { bundleFile, findElementBundle } from './bundle-file.ts';
 
 /** An edge config on Node, with what must be closed when the host stops. */
 export interface NodeEdgeConfig {
@@ -13,8 +14,8 @@ export interface NodeEdgeConfig {
 }
 
 /**
- * `edgeConfigFromEnv` for Node hosts, with two additions: the bundle defaults to the element's
- * build (`bundleFile()`), and when neither a backend nor
+ * `edgeConfigFromEnv` for Node hosts, with two additions: the bundle defaults to the installed
+ * element's (`bundleFile()`, with a warning in the log when there is none), and when neither a backend nor
  * `ANALYTICS_BASE_URL` is given, it opens the engine in this process (its data under
  * `ANALYTICS_DATA_DIR`, default `.data/engine`, one workspace keyed by `ANALYTICS_API_KEY`), so a
  * self-hosted setup needs no second server. The engine package is imported only then, so hosts
@@ -24,8 +25,18 @@ export async function nodeEdgeConfig(
   given: Partial<EdgeConfig> & Pick<EdgeConfig, 'queries'>,
   env: EdgeEnv = process.env,
 ): Promise<NodeEdgeConfig> {
-  // The element's bundle from this monorepo's build unless one is given (null while unbuilt).
-  const overrides = { bundle: bundleFile(), ...given };
+  // The installed element's bundle unless one is given; said at start-up when there is none,
+  // since the edge would otherwise answer 404 for the script with no hint why.
+  const found = given.bundle === undefined ? findElementBundle() : null;
+  if (given.bundle === undefined && !found) {
+    (given.log ?? consoleLogSink)({
+      level: 'warn',
+      event: 'bundle.missing',
+      message:
+        'no element bundle found: install @analytics-chart/element next to the edge (or pass bundle); analytics-chart.js answers 404 until then',
+    });
+  }
+  const overrides = { bundle: bundleFile(found ?? undefined), ...given };
   const baseUrl = typeof env.ANALYTICS_BASE_URL === 'string' ? env.ANALYTICS_BASE_URL.trim() : '';
   if (overrides.backend || baseUrl) {
     return {

@@ -1,0 +1,30 @@
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runOk } from './processes.ts';
+
+/** The repository's root directory. */
+export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The packages users install, in dependency (and so publish) order. */
+export const PACKAGES = ['protocol', 'engine', 'edge', 'element'] as const;
+export type PackageName = (typeof PACKAGES)[number];
+
+/**
+ * Packs every package with `pnpm pack` (which runs its prepack build and rewrites `workspace:`
+ * ranges and publishConfig) into `dest`; answers each package's tarball path.
+ */
+export async function packAll(dest: string): Promise<Record<PackageName, string>> {
+  mkdirSync(dest, { recursive: true });
+  const tarballs = {} as Record<PackageName, string>;
+  for (const name of PACKAGES) {
+    await runOk('pnpm', ['pack', '--pack-destination', dest], {
+      cwd: join(REPO, 'packages', name),
+      timeoutMs: 300_000,
+    });
+    const file = readdirSync(dest).find((f) => f.startsWith(`analytics-chart-${name}-`));
+    if (!file) throw new Error(`pnpm pack left no tarball for ${name}`);
+    tarballs[name] = join(dest, file);
+  }
+  return tarballs;
+}
