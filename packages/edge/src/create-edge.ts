@@ -65,7 +65,7 @@ export function createEdge(config: EdgeConfig): Edge {
     throw startupError('createEdge needs a config object');
   if (config.signingKeys === undefined || config.signingKeys === '') {
     throw startupError(
-      'signingKeys is missing: set EDGE_SIGNING_KEYS (run `pnpm edge keygen` to make a key)',
+      'signingKeys is missing: set EDGE_SIGNING_KEYS (run `npx analytics-edge keygen` to make a key)',
     );
   }
   if (!config.backend || typeof config.backend.query !== 'function') {

@@ -26,7 +26,7 @@ describe('start-up checks', () => {
 
   it.each([
     [{ signingKeys: '' }, /signingKeys is missing: set EDGE_SIGNING_KEYS/],
-    [{ signingKeys: [] }, /holds no key; run `pnpm edge keygen`/],
+    [{ signingKeys: [] }, /holds no key; run `npx analytics-edge keygen`/],
     [{ signingKeys: [{ kid: 'a', secret: 'short' }] }, /secret of key 'a' is too short/],
     [
       { signingKeys: [{ kid: 'a', secret: 'a'.repeat(40) }] },

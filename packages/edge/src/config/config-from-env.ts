@@ -58,7 +58,7 @@ export function edgeConfigFromEnv(
   const signingKeys = overrides.signingKeys ?? text(env, 'EDGE_SIGNING_KEYS');
   if (signingKeys === undefined) {
     throw new Error(
-      'analytics edge: EDGE_SIGNING_KEYS is not set; run `pnpm edge keygen` and set it to kid:secret',
+      'analytics edge: EDGE_SIGNING_KEYS is not set; run `npx analytics-edge keygen` and set it to kid:secret',
     );
   }
   let backend = overrides.backend;

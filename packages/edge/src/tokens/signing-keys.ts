@@ -21,7 +21,7 @@ const KID = /^[A-Za-z0-9._-]{1,64}$/;
  */
 export function parseSigningKeys(text: string, source = 'EDGE_SIGNING_KEYS'): SigningKey[] {
   const trimmed = text.trim();
-  if (!trimmed) throw new Error(`${source} is empty; run \`pnpm edge keygen\` to make a key`);
+  if (!trimmed) throw new Error(`${source} is empty; run \`npx analytics-edge keygen\` to make a key`);
   let keys: SigningKey[];
   if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
     let parsed: unknown;
@@ -56,7 +56,7 @@ export function parseSigningKeys(text: string, source = 'EDGE_SIGNING_KEYS'): Si
  */
 export function checkSigningKeys(keys: readonly SigningKey[], source = 'signingKeys'): void {
   if (keys.length === 0) {
-    throw new Error(`${source} holds no key; run \`pnpm edge keygen\` to make one`);
+    throw new Error(`${source} holds no key; run \`npx analytics-edge keygen\` to make one`);
   }
   const seen = new Set<string>();
   for (const [i, { kid, secret }] of keys.entries()) {
@@ -68,7 +68,7 @@ export function checkSigningKeys(keys: readonly SigningKey[], source = 'signingK
     const problem = weakness(secret);
     if (problem) {
       throw new Error(
-        `${source}: the secret of key '${kid}' is ${problem}; run \`pnpm edge keygen\` for a strong one`,
+        `${source}: the secret of key '${kid}' is ${problem}; run \`npx analytics-edge keygen\` for a strong one`,
       );
     }
   }
