@@ -41,6 +41,12 @@ export interface HostAppOptions {
   loginHint?: { logins: readonly string[]; password: string };
   /** Where the host reports its own failures (never with secrets). @default console.error */
   logError?: (message: string) => void;
+  /**
+   * The host app's own origin, from configuration (`https://app.example.com`): sign-in and
+   * sign-out posts must come from it. Without it they are checked against the request's own URL,
+   * which trusts the `Host` header.
+   */
+  origin?: string | readonly string[];
 }
 
 const rangeQuery = z
@@ -76,8 +82,9 @@ export function createHostApp(options: HostAppOptions): Hono {
   const headers = hostSecurityHeaders({ https: session.secure });
   app.use('*', (c, next) => (isEdgePath(c.req.path) ? next() : headers(c, next)));
   // Sign-in and sign-out are form posts: refuse them from other origins.
-  app.use('/login', csrf());
-  app.use('/logout', csrf());
+  const sameSite = csrf(options.origin === undefined ? {} : { origin: [options.origin].flat() });
+  app.use('/login', sameSite);
+  app.use('/logout', sameSite);
 
   app.route(edgePath, edge.app);
 

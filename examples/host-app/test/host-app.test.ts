@@ -81,6 +81,7 @@ beforeAll(async () => {
     session,
     users: await createUserStore(demoUsers(PASSWORD)),
     idTtl: '2m',
+    origin: ORIGIN,
   });
 });
 
@@ -132,6 +133,22 @@ describe('sign-in', () => {
       method: 'POST',
       headers: {
         origin: 'https://evil.example',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ login: 'alice@acme', password: PASSWORD }).toString(),
+    });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('checks sign-in posts against its configured origin, not the Host header', async () => {
+    // An attacker's page posting to a host reached under its own name: Origin and Host agree, so
+    // a check against the request's URL would pass it.
+    const response = await app.request('http://evil.example/login', {
+      method: 'POST',
+      headers: {
+        host: 'evil.example',
+        origin: 'http://evil.example',
         'content-type': 'application/x-www-form-urlencoded',
       },
       body: new URLSearchParams({ login: 'alice@acme', password: PASSWORD }).toString(),

@@ -434,6 +434,13 @@ describe('example pages with public ids', () => {
         );
       }
       await traffic.recordSource(embed);
+      // The demo configures the edge's public URL, so oEmbed answers for its embed pages.
+      const embedUrl = `${demo.edgeUrl}/embed/${articleChart?.queryId}`;
+      const oembed = await fetch(`${demo.edgeUrl}/oembed?url=${encodeURIComponent(embedUrl)}`);
+      expect(oembed.status).toBe(200);
+      const card = (await oembed.json()) as { type?: string; html?: string };
+      expect(card.type).toBe('rich');
+      expect(card.html).toContain(`src="${embedUrl}`);
       expect(await anonymous.cookies()).toEqual([]);
     } finally {
       await anonymous.close();

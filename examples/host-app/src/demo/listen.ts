@@ -1,6 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 
+/** A fetch handler as `@hono/node-server` calls it: the request and its Node bindings. */
+export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
+
 /** A listening server: its origin and how to stop it. */
 export interface Listening {
   origin: string;
@@ -8,11 +11,7 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-function listenOnce(
-  fetch: (request: Request) => Response | Promise<Response>,
-  port: number,
-  hostname: string,
-): Promise<Listening> {
+function listenOnce(fetch: FetchHandler, port: number, hostname: string): Promise<Listening> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, port, hostname }, (info: AddressInfo) => {
       server.off('error', reject);
@@ -37,7 +36,7 @@ function listenOnce(
  * used instead (the demo prints whichever it got), so a second checkout can run beside the first.
  */
 export async function listen(
-  fetch: (request: Request) => Response | Promise<Response>,
+  fetch: FetchHandler,
   port: number,
   hostname: string,
   fallback: boolean,

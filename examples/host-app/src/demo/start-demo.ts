@@ -6,6 +6,7 @@ import {
   type SigningKey,
 } from '@analytics-chart/edge/node';
 import { createEngine, serveEngine } from '@analytics-chart/engine';
+import type { Hono } from 'hono';
 import { createHostApp } from '../create-host-app.ts';
 import { createExamplesSite, type ExamplesSite } from '../examples-site/create-examples-site.ts';
 import { hostEdgeConfig } from '../host-edge-config.ts';
@@ -68,6 +69,17 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
   };
   try {
     const session = { secret: options.sessionSecret, secure: options.secureCookies };
+    // The host's origin is known once it listens, and the edge's public URL (oEmbed) and the
+    // sign-in check are built from it, never from a request's Host; nothing is served before.
+    let hostApp: Hono | undefined;
+    const host = await listen(
+      (request, env) => hostApp?.fetch(request, env) ?? new Response(null, { status: 503 }),
+      options.port,
+      options.host,
+      options.portFallback,
+    );
+    servers.push(host);
+    const edgeUrl = `${host.origin}/analytics`;
     const edge = createEdge(
       hostEdgeConfig({
         session,
@@ -76,6 +88,7 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
         bundle: bundleFile(ELEMENT_BUNDLE),
         revokedIds: options.revokedIds ?? [],
         allowedOrigins: options.allowedOrigins ?? ['*'],
+        publicUrl: edgeUrl,
         log: (entry) => {
           if (options.logLevel === 'info' || entry.level !== 'info') consoleLogSink(entry);
         },
@@ -83,16 +96,14 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
     );
     const users = demoUsers(options.demoPassword);
     const logins = users.map((u) => u.login);
-    const hostApp = createHostApp({
+    hostApp = createHostApp({
       edge,
       session,
       users: await createUserStore(users),
       idTtl: options.idTtl,
       loginHint: { logins, password: options.demoPassword },
+      origin: hostOrigins(host),
     });
-    const host = await listen(hostApp.fetch, options.port, options.host, options.portFallback);
-    servers.push(host);
-    const edgeUrl = `${host.origin}/analytics`;
     // The site's origin (its ids' aud) is known once it listens; nothing is served before that.
     let examplesSite: ExamplesSite | undefined;
     const examples = await listen(
@@ -128,4 +139,13 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
     await close();
     throw error;
   }
+}
+
+/** The origins a browser may show the demo under: the one it printed, and `localhost` for a loopback address. */
+function hostOrigins(host: Listening): string[] {
+  const origins = [host.origin];
+  if (/^http:\/\/(127\.0\.0\.1|\[::1\])(?=:)/.test(host.origin)) {
+    origins.push(`http://localhost:${host.port}`);
+  }
+  return origins;
 }
