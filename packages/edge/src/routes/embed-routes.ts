@@ -50,6 +50,14 @@ const PAGE_HEADERS: Readonly<Record<string, string>> = {
 /** oEmbed answers are public: editors in any origin's browser may read them with a CORS fetch. */
 const OEMBED_HEADERS: Readonly<Record<string, string>> = { 'Access-Control-Allow-Origin': '*' };
 
+/** The embed routes' handlers, mounted by `createEdge`. */
+export interface EmbedRoutes {
+  page(c: Context): Promise<Response>;
+  oembed(c: Context): Promise<Response>;
+  hostScript(c: Context): Response;
+  frameScript(c: Context): Response;
+}
+
 /**
  * The embed routes: `GET /embed/:id` (the chart page, for iframes), `GET /oembed` (the oEmbed
  * endpoint), `GET /embed.js` (the host page's optional resize script) and `GET /embed-frame.js`
@@ -57,7 +65,10 @@ const OEMBED_HEADERS: Readonly<Record<string, string>> = { 'Access-Control-Allow
  * limit, signature and expiry, revocation, per-id limit in the data route's own bucket; and it
  * must be public.
  */
-export function embedRoutes(runtime: EdgeRuntime, bundle: () => Promise<BundleAsset | null>) {
+export function embedRoutes(
+  runtime: EdgeRuntime,
+  bundle: () => Promise<BundleAsset | null>,
+): EmbedRoutes {
   const { settings, logger, keyring, registry } = runtime;
 
   function deny(code: EdgeError['code'], message: string, tag: string, reason: string): never {
@@ -306,8 +317,10 @@ export function embedRoutes(runtime: EdgeRuntime, bundle: () => Promise<BundleAs
     'Content-Type': 'text/javascript; charset=utf-8',
     'Cache-Control': 'public, max-age=3600',
   };
-  const script = (text: string) => (c: Context) =>
-    new Response(c.req.method === 'HEAD' ? null : text, { status: 200, headers: scriptHeaders });
+  const script =
+    (text: string) =>
+    (c: Context): Response =>
+      new Response(c.req.method === 'HEAD' ? null : text, { status: 200, headers: scriptHeaders });
 
   return {
     page,
