@@ -1,0 +1,290 @@
+import {
+  type Aggregation,
+  type CollectionQuery,
+  type Envelope,
+  LIMITS,
+  pickGranularity,
+  type ResolvedGranularity,
+  resolveWindows,
+  type SampleRow,
+  type TimeWindow,
+  valueKey,
+} from '@analytics-chart/protocol';
+import { EngineError } from '../../engine-error.ts';
+import { planBuckets, windowSeconds } from '../../query/time-buckets.ts';
+import { type ClickHouseRun, clickHouseSettings } from './clickhouse-run.ts';
+import { EVENTS_TABLE, quoteClickHouseIdentifier } from './clickhouse-schema.ts';
+
+/**
+ * Collection-mode queries compiled to ClickHouse SQL. Every value from the request travels as a
+ * bound query parameter (`{name:Type}`); the SQL text is fixed per query shape. Buckets are
+ * keyed by ClickHouse's own time-zone functions and matched against the engine's bucket plan
+ * (`planBuckets`), which supplies the labels and the empty buckets: a key ClickHouse computes
+ * that the plan does not know is an error, never a dropped event.
+ */
+
+/** The most rows one Samples answer carries when a single second holds more than a page. */
+const MAX_SAMPLES_SECOND = 10_000;
+
+/** The seconds ClickHouse's DateTime64 can represent (1900-01-01 to 2299-12-31), in which it buckets. */
+const FIRST_SECOND = -2_208_988_800;
+const LAST_SECOND = 10_413_791_999;
+
+const NUMERIC_TEXT = '^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$';
+
+const QUANTILE: Partial<Record<Aggregation, number>> = {
+  P50: 0.5,
+  P75: 0.75,
+  P90: 0.9,
+  P95: 0.95,
+  P99: 0.99,
+};
+
+/** Bound parameters of one statement: each value gets a name and its ClickHouse type. */
+class Params {
+  readonly values: Record<string, unknown> = {};
+  #next = 0;
+  add(type: string, value: unknown): string {
+    const name = `p${this.#next++}`;
+    this.values[name] = value;
+    return `{${name}:${type}}`;
+  }
+}
+
+/** Answers a collection-mode query on ClickHouse, or refuses what is not compiled yet (501). */
+export async function runClickHouseCollectionQuery(
+  query: CollectionQuery,
+  run: ClickHouseRun,
+): Promise<Envelope> {
+  const windows = resolveWindows(query, run.now);
+  if (!windows.ok) throw new EngineError(400, windows.error);
+  refuseUncompiled(query);
+  const { window, compare } = windows.value;
+  switch (query.graph_type) {
+    case 'Samples':
+      return samples(query, window, run);
+    case 'Single Value': {
+      const key = valueKey(query.aggregation, query.metric);
+      const one = async (w: TimeWindow) => [
+        { [key]: (await aggregateWindow(query, w, run)).value },
+      ];
+      const envelope: Envelope = { result: await one(window), metadata: {} };
+      if (compare) envelope.compare_result = await one(compare);
+      return envelope;
+    }
+    default: {
+      const granularity = pickGranularity(query.granularity, window);
+      const main = await singleLine(query, window, granularity, run);
+      const envelope: Envelope = {
+        result: main.rows,
+        metadata: { granularity, combined: main.combined },
+      };
+      if (compare) {
+        const other = await singleLine(query, compare, granularity, run);
+        envelope.compare_result = other.rows;
+        envelope.metadata.compare_combined = other.combined;
+      }
+      return envelope;
+    }
+  }
+}
+
+const COMPILED = new Set(['Samples', 'Single Value', 'Single Line']);
+
+function refuseUncompiled(query: CollectionQuery): void {
+  const missing: string[] = [];
+  if (!COMPILED.has(query.graph_type)) missing.push(`graph type '${query.graph_type}'`);
+  if (query.filters.length > 0) missing.push('filters');
+  if (missing.length > 0) {
+    throw new EngineError(
+      501,
+      `collection mode on ClickHouse does not answer ${missing.join(' or ')} yet (it answers Samples, Single Value and Single Line without filters)`,
+    );
+  }
+}
+
+function source(run: ClickHouseRun): string {
+  return `${quoteClickHouseIdentifier(run.database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
+}
+
+function inWindow(query: CollectionQuery, lo: number, hi: number, params: Params): string {
+  return `collection = ${params.add('String', query.collection)}
+    AND timestamp BETWEEN ${params.add('Int64', lo)} AND ${params.add('Int64', hi)}`;
+}
+
+async function rowsOf<T>(run: ClickHouseRun, sql: string, params: Params): Promise<T[]> {
+  const result = await run.client.query({
+    query: sql,
+    format: 'JSONEachRow',
+    query_params: params.values,
+    clickhouse_settings: {
+      ...clickHouseSettings(run),
+      output_format_json_quote_64bit_integers: 0,
+      output_format_json_quote_denormals: 0,
+    },
+  });
+  return result.json<T>();
+}
+
+/**
+ * The numeric form of a field, as the DuckDB driver reads it: a JSON number, or a string that
+ * is a whole decimal number; anything else is NULL. The literal top-level key wins over the
+ * dotted path into objects.
+ */
+function numericSql(field: string, params: Params): string {
+  const literal = params.add('String', field);
+  const path = field
+    .split('.')
+    .map((part) => params.add('String', part))
+    .join(', ');
+  const text = params.add('String', NUMERIC_TEXT);
+  const at = (keys: string) =>
+    `multiIf(JSONType(json, ${keys}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(json, ${keys}),
+      JSONType(json, ${keys}) = 'String' AND match(JSONExtractString(json, ${keys}), ${text}),
+        toFloat64OrNull(replaceRegexpOne(trimBoth(JSONExtractString(json, ${keys})), '^\\\\+', '')),
+      NULL)`;
+  return `if(JSONHas(json, ${literal}), ${at(literal)}, ${at(path)})`;
+}
+
+/** The aggregate over `m` (NULL where the field has no number), and how an empty set reads. */
+function aggregateSql(aggregation: Aggregation, m: string, params: Params): string {
+  if (aggregation === 'Count') return 'toFloat64(count())';
+  if (aggregation === 'Sum') return `sumOrNull(${m})`;
+  if (aggregation === 'Avg') return `avgOrNull(${m})`;
+  const p = params.add('Float64', QUANTILE[aggregation]);
+  // quantileExactInclusive interpolates between closest ranks: DuckDB's quantile_cont.
+  return `if(count(${m}) = 0, NULL, quantileExactInclusive(${p})(${m}))`;
+}
+
+function emptyValue(aggregation: Aggregation): number | null {
+  return aggregation === 'Count' || aggregation === 'Sum' ? 0 : null;
+}
+
+async function aggregateWindow(
+  query: CollectionQuery,
+  window: TimeWindow,
+  run: ClickHouseRun,
+): Promise<{ value: number | null }> {
+  const empty = emptyValue(query.aggregation);
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return { value: empty };
+  const params = new Params();
+  const m = query.metric === null ? 'NULL' : numericSql(query.metric, params);
+  const rows = await rowsOf<{ v: number | null }>(
+    run,
+    `SELECT ${aggregateSql(query.aggregation, m, params)} AS v FROM ${source(run)}
+     WHERE ${inWindow(query, lo, hi, params)}`,
+    params,
+  );
+  return { value: rows[0]?.v ?? empty };
+}
+
+/** The bucket key of `timestamp` in the zone, as `planBuckets` numbers buckets. */
+function keySql(granularity: ResolvedGranularity, params: Params, zone: string): string {
+  const t = `toDateTime64(timestamp, 0, ${params.add('String', zone)})`;
+  switch (granularity) {
+    case 'Minute':
+    case 'Hour': {
+      // Real elapsed minutes and hours aligned to the wall clock: shifted by the offset modulo
+      // the width, so a repeated hour is two buckets and a half-hour zone stays aligned.
+      const width = params.add('Int64', granularity === 'Minute' ? 60 : 3600);
+      return `toInt64(floor((timestamp + ((timeZoneOffset(${t}) % ${width}) + ${width}) % ${width}) / ${width}))`;
+    }
+    case 'Day':
+      return `toInt64(toDate32(${t}))`;
+    case 'Week':
+      // Monday weeks numbered as the plan does: day d is in week floor((d + 3) / 7).
+      return `toInt64(floor((toInt64(toDate32(${t})) + 3) / 7))`;
+    case 'Month':
+      return `toInt64(toYear(${t})) * 12 + toMonth(${t}) - 1`;
+  }
+}
+
+async function singleLine(
+  query: CollectionQuery,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+  run: ClickHouseRun,
+): Promise<{ rows: Array<Record<string, string | number | null>>; combined: number | null }> {
+  const key = valueKey(query.aggregation, query.metric);
+  const empty = emptyValue(query.aggregation);
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return { rows: [], combined: empty };
+  if (lo < FIRST_SECOND || hi > LAST_SECOND) {
+    throw new EngineError(
+      501,
+      'time series on ClickHouse cover 1900 to 2299 (the range of its DateTime64); choose a window within it',
+    );
+  }
+  const plan = planBuckets(granularity, query.IANA_time_zone, lo, hi);
+  const params = new Params();
+  const m = query.metric === null ? 'NULL' : numericSql(query.metric, params);
+  const where = inWindow(query, lo, hi, params);
+  const k = keySql(granularity, params, query.IANA_time_zone);
+  const bucketRows = rowsOf<{ k: number; n: number; v: number | null }>(
+    run,
+    `SELECT ${k} AS k, count() AS n, ${aggregateSql(query.aggregation, m, params)} AS v
+     FROM ${source(run)} WHERE ${where} GROUP BY k`,
+    params,
+  );
+  const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
+  const [found, total] = await Promise.all([
+    bucketRows,
+    additive ? undefined : aggregateWindow(query, window, run),
+  ]);
+  const byKey = new Map(found.map((r) => [r.k, r]));
+  const known = new Set(plan.buckets.map((b) => b.key));
+  for (const r of found) {
+    if (!known.has(r.k)) throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
+  }
+  const hide = query.customizations.hideMissing === true;
+  const rows: Array<Record<string, string | number | null>> = [];
+  let sum = 0;
+  for (const bucket of plan.buckets) {
+    const row = byKey.get(bucket.key);
+    if (hide && !row) continue;
+    const value = row ? (row.v ?? empty) : empty;
+    sum += value ?? 0;
+    rows.push({ timestamp: bucket.label, [key]: value });
+  }
+  return { rows, combined: additive ? sum : (total?.value ?? null) };
+}
+
+/**
+ * Samples as the DuckDB driver answers them: newest first (or oldest with `Ascending`), 50 at
+ * most, in ingest order within a second, and a page never ends inside a second.
+ */
+async function samples(
+  query: CollectionQuery,
+  window: TimeWindow,
+  run: ClickHouseRun,
+): Promise<Envelope> {
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return { result: [], metadata: {} };
+  const direction = query.order === 'Ascending' ? 'ASC' : 'DESC';
+  const page = (from: number, to: number, limit: number) => {
+    const params = new Params();
+    return rowsOf<{ timestamp: number; json: string }>(
+      run,
+      `SELECT timestamp, json FROM ${source(run)}
+       WHERE ${inWindow(query, from, to, params)}
+       ORDER BY timestamp ${direction}, seq ${direction} LIMIT ${params.add('UInt32', limit)}`,
+      params,
+    );
+  };
+  let rows = await page(lo, hi, LIMITS.samples + 1);
+  if (rows.length > LIMITS.samples) {
+    const lastKept = rows[LIMITS.samples - 1]?.timestamp;
+    const firstDropped = rows[LIMITS.samples]?.timestamp;
+    rows = rows.slice(0, LIMITS.samples);
+    if (lastKept !== undefined && lastKept === firstDropped) {
+      const whole = rows.filter((row) => row.timestamp !== lastKept);
+      rows = whole.length > 0 ? whole : await page(lastKept, lastKept, MAX_SAMPLES_SECOND);
+    }
+  }
+  const result: SampleRow[] = rows.map((r) => ({
+    timestamp: r.timestamp,
+    json: JSON.parse(r.json) as Record<string, unknown>,
+  }));
+  return { result, metadata: {} };
+}
