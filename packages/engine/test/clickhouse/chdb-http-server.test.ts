@@ -101,6 +101,17 @@ describe('the chdb-backed ClickHouse HTTP server', () => {
     expect(await res.text()).toBe('{"one":1}\n');
   });
 
+  it('refuses several statements in one request, as the server does', async () => {
+    await expect(
+      client.command({ query: 'SELECT 1; CREATE DATABASE wire_refused_too' }),
+    ).rejects.toMatchObject({ code: '62', type: 'SYNTAX_ERROR' });
+    const result = await client.query({
+      query: "SELECT count() AS c FROM system.databases WHERE name = 'wire_refused_too'",
+      format: 'JSONEachRow',
+    });
+    expect(await result.json()).toEqual([{ c: '0' }]);
+  });
+
   it('refuses a wrong password as ClickHouse does', async () => {
     const wrong = createClient({ url, password: 'not-it' });
     await expect(wrong.query({ query: 'SELECT 1' })).rejects.toMatchObject({

@@ -233,6 +233,8 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
         const session = new Session(options.path);
         try {
           if (database) await session.queryAsync(`USE ${quoteIdentifier(database)}`);
+          // The server takes one statement per request; chdb would run them all.
+          if (!/^\s*INSERT\b/i.test(sql)) await refuseMultiStatements(session, sql);
           const list = [...SERVER_DEFAULTS.filter(([n]) => !url.searchParams.has(n)), ...settings]
             .map(([n, v]) => `${n} = ${settingLiteral(v)}`)
             .join(', ');
@@ -286,6 +288,20 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
       admin.close();
     },
   };
+}
+
+async function refuseMultiStatements(session: Session, sql: string): Promise<void> {
+  try {
+    await session.queryBindAsync('SELECT formatQuery({q:String})', { q: sql });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!message.includes('Multi-statements are not allowed')) return;
+    throw new WireError(
+      62,
+      'SYNTAX_ERROR',
+      message.replace(/^Code: 62\. DB::Exception: /, '').replace(/\s*: In scope [\s\S]*$/, ''),
+    );
+  }
 }
 
 function checkUser(req: IncomingMessage, url: URL, user: string, password: string): void {

@@ -1,4 +1,4 @@
-import { type Envelope, LIMITS, type SqlQuery } from '@analytics-chart/protocol';
+import { type Envelope, LIMITS, READ_ONLY_SQL, type SqlQuery } from '@analytics-chart/protocol';
 import { ClickHouseError } from '@clickhouse/client';
 import { EngineError } from '../../engine-error.ts';
 import { setOwn } from '../../set-own.ts';
@@ -6,6 +6,8 @@ import { MAX_RESULT_BYTES, RESULT_TOO_LARGE } from '../../sql/run-sql-query.ts';
 import { clickHouseMessage } from './clickhouse-errors.ts';
 import { type ClickHouseRun, clickHouseSettings } from './clickhouse-run.ts';
 import { inspectClickHouseAst } from './inspect-clickhouse-ast.ts';
+
+const AST_FORMAT = 'TabSeparatedRaw';
 
 /** SQL-mode graph types answered on ClickHouse so far; the others are a 501. */
 const SHAPED = new Set(['Table', 'Bar Chart', 'Pie Chart', 'Single Value']);
@@ -45,10 +47,10 @@ export async function runClickHouseSql(query: SqlQuery, run: ClickHouseRun): Pro
   try {
     const explained = await run.client.query({
       query: `EXPLAIN AST ${sql}`,
-      format: 'TabSeparatedRaw',
+      format: AST_FORMAT,
       clickhouse_settings: settings,
     });
-    const verdict = inspectClickHouseAst(await explained.text(), run.database);
+    const verdict = inspectClickHouseAst(await explained.text(), run.database, AST_FORMAT);
     if (!verdict.ok) throw new EngineError(400, verdict.message);
     const result = await run.client.query({
       query: sql,
@@ -62,6 +64,9 @@ export async function runClickHouseSql(query: SqlQuery, run: ClickHouseRun): Pro
     rows = lines.slice(1).map((l) => JSON.parse(l) as unknown[]);
   } catch (error) {
     if (error instanceof ClickHouseError && USER_ERRORS.test(error.type ?? '')) {
+      if (error.message.includes('Multi-statements are not allowed')) {
+        throw new EngineError(400, READ_ONLY_SQL);
+      }
       if (error.type === 'TOO_MANY_ROWS_OR_BYTES') throw new EngineError(400, RESULT_TOO_LARGE);
       throw new EngineError(400, clickHouseMessage(error));
     }

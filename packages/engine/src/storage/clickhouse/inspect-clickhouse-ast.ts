@@ -67,16 +67,20 @@ function parseLines(ast: string): AstNode[] {
  * Checks `ast` (the text of `EXPLAIN AST <query>`) for a query whose current database is
  * `database`. A table name without a dot resolves there (or to a CTE); one that starts with
  * `<database>.` is in it whether the dot separates database and table or belongs to one quoted
- * name. Anything else is refused, including names that merely look qualified.
+ * name. Anything else is refused, including names that merely look qualified. `format` is the
+ * output format the AST was asked in (the client appends it to the explained text).
  */
-export function inspectClickHouseAst(ast: string, database: string): AstVerdict {
+export function inspectClickHouseAst(ast: string, database: string, format: string): AstVerdict {
   const nodes = parseLines(ast);
   const roots = nodes.filter((n) => n.depth === 0);
   if (roots.length !== 1 || roots[0]?.kind !== 'SelectWithUnionQuery') {
     return { ok: false, message: READ_ONLY_SQL };
   }
-  // The root's own children: the selects, then optionally INTO OUTFILE, FORMAT and SETTINGS.
+  // The root's own children: the selects, then optionally INTO OUTFILE, FORMAT and SETTINGS;
+  // the FORMAT that the client appends to ask for the AST as text is the last one.
   const rootChildren = nodes.filter((n) => n.depth === 1);
+  if (rootChildren.at(-1)?.kind === 'Identifier' && rootChildren.at(-1)?.name === format)
+    rootChildren.pop();
   if (rootChildren.some((n, i) => (i === 0 ? n.kind !== 'ExpressionList' : n.kind !== 'Set'))) {
     return {
       ok: false,
