@@ -1,5 +1,5 @@
 import { isSqlQuery, parseQueryRequest } from '@analytics-chart/protocol';
-import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { ApiKeys, authenticate } from '../../auth/verify-api-key.ts';
 import type {
   CollectionsAnswer,
@@ -65,6 +65,8 @@ export async function createClickHouseEngine(
       username: clickhouse.username ?? 'default',
       password: clickhouse.password ?? '',
       ...(database ? { database } : {}),
+      // The client's own log prints queries and their parameters; failures reach logError.
+      log: { level: ClickHouseLogLevel.OFF },
       request_timeout:
         Math.max(options.queryTimeoutMs ?? 30_000, options.sqlTimeoutMs ?? 10_000) + 5_000,
     });
