@@ -24,7 +24,9 @@ const USAGE = `usage: analytics-engine <command> [options]
 commands:
   serve      [--port 8787] [--host 127.0.0.1] [--data .data] [--workspaces FILE]
              serve the Data Query API; the key comes from ANALYTICS_API_KEY (workspace
-             "default"), or --workspaces FILE holding {"<workspace>": "<key>", ...}
+             "default"), or --workspaces FILE holding {"<workspace>": "<key>", ...};
+             --clickhouse URL keeps the workspaces in ClickHouse instead of --data (user and
+             password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD)
   load       [--data .data] [--workspace default] [--collection all_events] FILE
              load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection
   demo-data  [--data .data] [--events 1000000] [--workspace default] [--seed 42] [--force]
@@ -38,6 +40,7 @@ const COMMANDS = {
       host: { type: 'string' },
       data: { type: 'string' },
       workspaces: { type: 'string' },
+      clickhouse: { type: 'string' },
     },
     run: serveCommand,
   },
