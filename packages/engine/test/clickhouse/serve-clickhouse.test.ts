@@ -84,9 +84,8 @@ describe('serve --clickhouse', () => {
       },
       { sql_query: 'SELECT count() AS n FROM other', graph_type: 'Table' },
     ]) {
-      const [fromA, fromB] = await Promise.all(
-        [a, b].map((e) => post(e.url, '/api/visualize/data', { api_key: KEY, ...query })),
-      );
+      const fromA = await post(a.url, '/api/visualize/data', { api_key: KEY, ...query });
+      const fromB = await post(b.url, '/api/visualize/data', { api_key: KEY, ...query });
       expect(fromA.body).not.toHaveProperty('error');
       expect(fromA.status).toBe(200);
       expect(fromB).toEqual(fromA);
@@ -99,9 +98,8 @@ describe('serve --clickhouse', () => {
       end: 'now',
     });
     expect(single.body.result).toEqual([{ Count: 120 }]);
-    const [listA, listB] = await Promise.all(
-      [a, b].map((e) => post(e.url, '/api/collections', { api_key: KEY })),
-    );
+    const listA = await post(a.url, '/api/collections', { api_key: KEY });
+    const listB = await post(b.url, '/api/collections', { api_key: KEY });
     expect(listA.body).toEqual({ list: [{ name: 'other' }, { name: 'shared' }] });
     expect(listB).toEqual(listA);
     a.child.kill('SIGTERM');
@@ -137,7 +135,7 @@ describe('serve --clickhouse', () => {
       sql_query: 'SELECT count() AS n FROM killed',
       graph_type: 'Table',
     });
-    const [{ n }] = answer.body.result as Array<{ n: number }>;
+    const { n } = (answer.body.result as Array<{ n: number }>)[0] ?? { n: -1 };
     // Every acknowledged event is there; one more may have landed after its answer was lost.
     expect(n).toBeGreaterThanOrEqual(acknowledged);
     expect(n).toBeLessThanOrEqual(acknowledged + 4);
