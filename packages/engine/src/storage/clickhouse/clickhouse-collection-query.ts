@@ -12,6 +12,8 @@ import {
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
 import { planBuckets, windowSeconds } from '../../query/time-buckets.ts';
+import { filtersSql, numericFieldSql } from './clickhouse-fields.ts';
+import { ClickHouseParams } from './clickhouse-params.ts';
 import { type ClickHouseRun, clickHouseSettings } from './clickhouse-run.ts';
 import { EVENTS_TABLE, quoteClickHouseIdentifier } from './clickhouse-schema.ts';
 
@@ -30,8 +32,6 @@ const MAX_SAMPLES_SECOND = 10_000;
 const FIRST_SECOND = -2_208_988_800;
 const LAST_SECOND = 10_413_791_999;
 
-const NUMERIC_TEXT = '^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$';
-
 const QUANTILE: Partial<Record<Aggregation, number>> = {
   P50: 0.5,
   P75: 0.75,
@@ -39,17 +39,6 @@ const QUANTILE: Partial<Record<Aggregation, number>> = {
   P95: 0.95,
   P99: 0.99,
 };
-
-/** Bound parameters of one statement: each value gets a name and its ClickHouse type. */
-class Params {
-  readonly values: Record<string, unknown> = {};
-  #next = 0;
-  add(type: string, value: unknown): string {
-    const name = `p${this.#next++}`;
-    this.values[name] = value;
-    return `{${name}:${type}}`;
-  }
-}
 
 /** Answers a collection-mode query on ClickHouse, or refuses what is not compiled yet (501). */
 export async function runClickHouseCollectionQuery(
@@ -92,13 +81,10 @@ export async function runClickHouseCollectionQuery(
 const COMPILED = new Set(['Samples', 'Single Value', 'Single Line']);
 
 function refuseUncompiled(query: CollectionQuery): void {
-  const missing: string[] = [];
-  if (!COMPILED.has(query.graph_type)) missing.push(`graph type '${query.graph_type}'`);
-  if (query.filters.length > 0) missing.push('filters');
-  if (missing.length > 0) {
+  if (!COMPILED.has(query.graph_type)) {
     throw new EngineError(
       501,
-      `collection mode on ClickHouse does not answer ${missing.join(' or ')} yet (it answers Samples, Single Value and Single Line without filters)`,
+      `collection mode on ClickHouse does not answer graph type '${query.graph_type}' yet (it answers Samples, Single Value and Single Line)`,
     );
   }
 }
@@ -107,12 +93,18 @@ function source(run: ClickHouseRun): string {
   return `${quoteClickHouseIdentifier(run.database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
 }
 
-function inWindow(query: CollectionQuery, lo: number, hi: number, params: Params): string {
+function inWindow(
+  query: CollectionQuery,
+  lo: number,
+  hi: number,
+  params: ClickHouseParams,
+): string {
   return `collection = ${params.add('String', query.collection)}
-    AND timestamp BETWEEN ${params.add('Int64', lo)} AND ${params.add('Int64', hi)}`;
+    AND timestamp BETWEEN ${params.add('Int64', lo)} AND ${params.add('Int64', hi)}
+    AND ${filtersSql(query.filters, params)}`;
 }
 
-async function rowsOf<T>(run: ClickHouseRun, sql: string, params: Params): Promise<T[]> {
+async function rowsOf<T>(run: ClickHouseRun, sql: string, params: ClickHouseParams): Promise<T[]> {
   const result = await run.client.query({
     query: sql,
     format: 'JSONEachRow',
@@ -126,28 +118,8 @@ async function rowsOf<T>(run: ClickHouseRun, sql: string, params: Params): Promi
   return result.json<T>();
 }
 
-/**
- * The numeric form of a field, as the DuckDB driver reads it: a JSON number, or a string that
- * is a whole decimal number; anything else is NULL. The literal top-level key wins over the
- * dotted path into objects.
- */
-function numericSql(field: string, params: Params): string {
-  const literal = params.add('String', field);
-  const path = field
-    .split('.')
-    .map((part) => params.add('String', part))
-    .join(', ');
-  const text = params.add('String', NUMERIC_TEXT);
-  const at = (keys: string) =>
-    `multiIf(JSONType(json, ${keys}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(json, ${keys}),
-      JSONType(json, ${keys}) = 'String' AND match(JSONExtractString(json, ${keys}), ${text}),
-        toFloat64OrNull(replaceRegexpOne(trimBoth(JSONExtractString(json, ${keys})), '^\\\\+', '')),
-      NULL)`;
-  return `if(JSONHas(json, ${literal}), ${at(literal)}, ${at(path)})`;
-}
-
 /** The aggregate over `m` (NULL where the field has no number), and how an empty set reads. */
-function aggregateSql(aggregation: Aggregation, m: string, params: Params): string {
+function aggregateSql(aggregation: Aggregation, m: string, params: ClickHouseParams): string {
   if (aggregation === 'Count') return 'toFloat64(count())';
   if (aggregation === 'Sum') return `sumOrNull(${m})`;
   if (aggregation === 'Avg') return `avgOrNull(${m})`;
@@ -168,8 +140,8 @@ async function aggregateWindow(
   const empty = emptyValue(query.aggregation);
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { value: empty };
-  const params = new Params();
-  const m = query.metric === null ? 'NULL' : numericSql(query.metric, params);
+  const params = new ClickHouseParams();
+  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const rows = await rowsOf<{ v: number | null }>(
     run,
     `SELECT ${aggregateSql(query.aggregation, m, params)} AS v FROM ${source(run)}
@@ -180,7 +152,7 @@ async function aggregateWindow(
 }
 
 /** The bucket key of `timestamp` in the zone, as `planBuckets` numbers buckets. */
-function keySql(granularity: ResolvedGranularity, params: Params, zone: string): string {
+function keySql(granularity: ResolvedGranularity, params: ClickHouseParams, zone: string): string {
   const t = `toDateTime64(timestamp, 0, ${params.add('String', zone)})`;
   switch (granularity) {
     case 'Minute':
@@ -217,8 +189,8 @@ async function singleLine(
     );
   }
   const plan = planBuckets(granularity, query.IANA_time_zone, lo, hi);
-  const params = new Params();
-  const m = query.metric === null ? 'NULL' : numericSql(query.metric, params);
+  const params = new ClickHouseParams();
+  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const where = inWindow(query, lo, hi, params);
   const k = keySql(granularity, params, query.IANA_time_zone);
   const bucketRows = rowsOf<{ k: number; n: number; v: number | null }>(
@@ -263,7 +235,7 @@ async function samples(
   if (lo > hi) return { result: [], metadata: {} };
   const direction = query.order === 'Ascending' ? 'ASC' : 'DESC';
   const page = (from: number, to: number, limit: number) => {
-    const params = new Params();
+    const params = new ClickHouseParams();
     return rowsOf<{ timestamp: number; json: string }>(
       run,
       `SELECT timestamp, json FROM ${source(run)}
