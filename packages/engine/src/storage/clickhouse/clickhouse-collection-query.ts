@@ -12,7 +12,7 @@ import {
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
 import { planBuckets, windowSeconds } from '../../query/time-buckets.ts';
-import { filtersSql, numericFieldSql } from './clickhouse-fields.ts';
+import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 import { ClickHouseParams } from './clickhouse-params.ts';
 import { type ClickHouseRun, clickHouseSettings } from './clickhouse-run.ts';
 import { EVENTS_TABLE, quoteClickHouseIdentifier } from './clickhouse-schema.ts';
@@ -52,6 +52,10 @@ export async function runClickHouseCollectionQuery(
   switch (query.graph_type) {
     case 'Samples':
       return samples(query, window, run);
+    case 'Table':
+    case 'Bar Chart':
+    case 'Pie Chart':
+      return categories(query, window, run);
     case 'Single Value': {
       const key = valueKey(query.aggregation, query.metric);
       const one = async (w: TimeWindow) => [
@@ -78,13 +82,20 @@ export async function runClickHouseCollectionQuery(
   }
 }
 
-const COMPILED = new Set(['Samples', 'Single Value', 'Single Line']);
+const COMPILED = new Set([
+  'Samples',
+  'Single Value',
+  'Single Line',
+  'Table',
+  'Bar Chart',
+  'Pie Chart',
+]);
 
 function refuseUncompiled(query: CollectionQuery): void {
   if (!COMPILED.has(query.graph_type)) {
     throw new EngineError(
       501,
-      `collection mode on ClickHouse does not answer graph type '${query.graph_type}' yet (it answers Samples, Single Value and Single Line)`,
+      `collection mode on ClickHouse does not answer graph type '${query.graph_type}' yet (it answers ${[...COMPILED].join(', ')})`,
     );
   }
 }
@@ -259,4 +270,42 @@ async function samples(
     json: JSON.parse(r.json) as Record<string, unknown>,
   }));
   return { result, metadata: {} };
+}
+
+const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS.pie } as const;
+
+/**
+ * Table, Bar Chart and Pie Chart: one row per string form of the split field, largest value
+ * first (an empty Count or Sum reads 0; other empty values are null and last), ties by name,
+ * capped at 2,000 / 50 / 10 rows. Events without the split field are left out.
+ */
+async function categories(
+  query: CollectionQuery,
+  window: TimeWindow,
+  run: ClickHouseRun,
+): Promise<Envelope> {
+  const splitField = query.split ?? '';
+  const key = valueKey(query.aggregation, query.metric);
+  const cap = CAPS[query.graph_type as keyof typeof CAPS] ?? LIMITS.table;
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return { result: [], metadata: {} };
+  const params = new ClickHouseParams();
+  const split = stringFieldSql(splitField, params);
+  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+  const empty = emptyValue(query.aggregation);
+  const value = `${aggregateSql(query.aggregation, m, params)}`;
+  const ordered = empty === null ? value : `coalesce(${value}, 0)`;
+  const rows = await rowsOf<{ sp: string; v: number | null }>(
+    run,
+    `SELECT sp, v FROM (
+       SELECT ${split} AS sp, ${ordered} AS v FROM ${source(run)}
+       WHERE ${inWindow(query, lo, hi, params)} AND sp IS NOT NULL
+       GROUP BY sp
+     ) ORDER BY v DESC NULLS LAST, sp LIMIT ${params.add('UInt32', cap)}`,
+    params,
+  );
+  return {
+    result: rows.map((r) => ({ [splitField]: r.sp, [key]: r.v ?? empty })),
+    metadata: {},
+  };
 }

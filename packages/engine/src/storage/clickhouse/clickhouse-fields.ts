@@ -57,6 +57,11 @@ export function numericFieldSql(field: string, params: ClickHouseParams): string
   return fieldSql(field, numeric(params), params);
 }
 
+/** The string form of `field` (NULL for objects, null and missing fields). */
+export function stringFieldSql(field: string, params: ClickHouseParams): string {
+  return fieldSql(field, stringForm, params);
+}
+
 function valueNumber(value: FilterValue): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value !== 'string') return null;
