@@ -189,6 +189,50 @@ describe('filters on ClickHouse', () => {
   });
 });
 
+describe('Multi Line and Stacked Line on ClickHouse', () => {
+  for (const graph_type of ['Multi Line', 'Stacked Line']) {
+    for (const agg of AGGREGATIONS) {
+      test(`${graph_type} ${agg.aggregation} split by country, per Day`, async () => {
+        const body = await check({
+          graph_type,
+          ...agg,
+          split: 'country',
+          granularity: 'Day',
+          start: '30 days ago',
+          end: 'now',
+          IANA_time_zone: 'America/Los_Angeles',
+        });
+        expect(body.metadata.series).toHaveLength(10);
+      });
+    }
+  }
+  test('Multi Line per Hour split by event, with compare and hidden empty buckets', async () => {
+    await check({
+      graph_type: 'Multi Line',
+      split: 'event',
+      granularity: 'Hour',
+      start: '3 days ago',
+      end: 'now',
+      compare: '2 days',
+      customizations: { hideMissing: true },
+      filters: [['tenant', '=', 'acme']],
+      IANA_time_zone: 'Europe/London',
+    });
+  });
+  test('Stacked Line split by an array field in a half-hour zone', async () => {
+    await check({
+      graph_type: 'Stacked Line',
+      split: 'tags',
+      aggregation: 'Sum',
+      metric: 'price',
+      granularity: 'Week',
+      start: '6 months ago',
+      end: 'now',
+      IANA_time_zone: 'Asia/Kolkata',
+    });
+  });
+});
+
 describe('Table, Bar Chart and Pie Chart on ClickHouse', () => {
   for (const graph_type of ['Table', 'Bar Chart', 'Pie Chart']) {
     for (const agg of AGGREGATIONS) {
@@ -235,8 +279,12 @@ describe('Samples on ClickHouse', () => {
 
 describe('what the ClickHouse driver does not answer yet', () => {
   for (const body of [
-    { graph_type: 'Stacked Line', split: 'country' },
-    { graph_type: 'Multi Line', split: 'country' },
+    {
+      graph_type: 'Ratio Line',
+      numerator_filters: [['event', '=', 'signup']],
+      denominator_filters: [['event', '=', 'page_view']],
+    },
+    { graph_type: 'Compare Line', compare_filters: [['tenant', '=', 'acme']] },
     { graph_type: 'Cumulative Line' },
   ]) {
     test(`${JSON.stringify(body)} is a 501 with a sentence, not a wrong answer`, async () => {

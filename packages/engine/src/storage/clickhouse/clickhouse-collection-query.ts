@@ -67,13 +67,20 @@ export async function runClickHouseCollectionQuery(
     }
     default: {
       const granularity = pickGranularity(query.granularity, window);
-      const main = await singleLine(query, window, granularity, run);
+      const split = query.graph_type === 'Multi Line' || query.graph_type === 'Stacked Line';
+      const main = split
+        ? await splitLines(query, window, granularity, run, null)
+        : await singleLine(query, window, granularity, run);
       const envelope: Envelope = {
         result: main.rows,
         metadata: { granularity, combined: main.combined },
       };
+      if (main.series) envelope.metadata.series = main.series;
       if (compare) {
-        const other = await singleLine(query, compare, granularity, run);
+        // The compare window keeps the main window's series, in the same order.
+        const other = split
+          ? await splitLines(query, compare, granularity, run, main.series ?? [])
+          : await singleLine(query, compare, granularity, run);
         envelope.compare_result = other.rows;
         envelope.metadata.compare_combined = other.combined;
       }
@@ -86,6 +93,8 @@ const COMPILED = new Set([
   'Samples',
   'Single Value',
   'Single Line',
+  'Multi Line',
+  'Stacked Line',
   'Table',
   'Bar Chart',
   'Pie Chart',
@@ -143,20 +152,23 @@ function emptyValue(aggregation: Aggregation): number | null {
   return aggregation === 'Count' || aggregation === 'Sum' ? 0 : null;
 }
 
+/** The aggregate over a window; over the events that have the split field when `withSplit`. */
 async function aggregateWindow(
   query: CollectionQuery,
   window: TimeWindow,
   run: ClickHouseRun,
+  withSplit = false,
 ): Promise<{ value: number | null }> {
   const empty = emptyValue(query.aggregation);
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { value: empty };
   const params = new ClickHouseParams();
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+  const split = withSplit ? ` AND ${stringFieldSql(query.split ?? '', params)} IS NOT NULL` : '';
   const rows = await rowsOf<{ v: number | null }>(
     run,
     `SELECT ${aggregateSql(query.aggregation, m, params)} AS v FROM ${source(run)}
-     WHERE ${inWindow(query, lo, hi, params)}`,
+     WHERE ${inWindow(query, lo, hi, params)}${split}`,
     params,
   );
   return { value: rows[0]?.v ?? empty };
@@ -183,23 +195,34 @@ function keySql(granularity: ResolvedGranularity, params: ClickHouseParams, zone
   }
 }
 
-async function singleLine(
-  query: CollectionQuery,
-  window: TimeWindow,
-  granularity: ResolvedGranularity,
-  run: ClickHouseRun,
-): Promise<{ rows: Array<Record<string, string | number | null>>; combined: number | null }> {
-  const key = valueKey(query.aggregation, query.metric);
-  const empty = emptyValue(query.aggregation);
-  const { lo, hi } = windowSeconds(window);
-  if (lo > hi) return { rows: [], combined: empty };
+type TimeRow = Record<string, string | number | null>;
+
+/**
+ * The engine's bucket plan for the window, refused (501) outside the range ClickHouse buckets
+ * (DateTime64: 1900 to 2299), with the set of its keys.
+ */
+function bucketPlan(granularity: ResolvedGranularity, zone: string, lo: number, hi: number) {
   if (lo < FIRST_SECOND || hi > LAST_SECOND) {
     throw new EngineError(
       501,
       'time series on ClickHouse cover 1900 to 2299 (the range of its DateTime64); choose a window within it',
     );
   }
-  const plan = planBuckets(granularity, query.IANA_time_zone, lo, hi);
+  const plan = planBuckets(granularity, zone, lo, hi);
+  return { ...plan, known: new Set(plan.buckets.map((b) => b.key)) };
+}
+
+async function singleLine(
+  query: CollectionQuery,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+  run: ClickHouseRun,
+): Promise<{ rows: TimeRow[]; combined: number | null; series?: string[] }> {
+  const key = valueKey(query.aggregation, query.metric);
+  const empty = emptyValue(query.aggregation);
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return { rows: [], combined: empty };
+  const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
   const params = new ClickHouseParams();
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const where = inWindow(query, lo, hi, params);
@@ -216,12 +239,12 @@ async function singleLine(
     additive ? undefined : aggregateWindow(query, window, run),
   ]);
   const byKey = new Map(found.map((r) => [r.k, r]));
-  const known = new Set(plan.buckets.map((b) => b.key));
   for (const r of found) {
-    if (!known.has(r.k)) throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
+    if (!plan.known.has(r.k))
+      throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
   }
   const hide = query.customizations.hideMissing === true;
-  const rows: Array<Record<string, string | number | null>> = [];
+  const rows: TimeRow[] = [];
   let sum = 0;
   for (const bucket of plan.buckets) {
     const row = byKey.get(bucket.key);
@@ -289,13 +312,31 @@ async function categories(
   const cap = CAPS[query.graph_type as keyof typeof CAPS] ?? LIMITS.table;
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { result: [], metadata: {} };
-  const params = new ClickHouseParams();
-  const split = stringFieldSql(splitField, params);
-  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+  const rows = await rankSplit(query, lo, hi, run, cap);
   const empty = emptyValue(query.aggregation);
-  const value = `${aggregateSql(query.aggregation, m, params)}`;
-  const ordered = empty === null ? value : `coalesce(${value}, 0)`;
-  const rows = await rowsOf<{ sp: string; v: number | null }>(
+  return {
+    result: rows.map((r) => ({ [splitField]: r.sp, [key]: r.v ?? empty })),
+    metadata: {},
+  };
+}
+
+/**
+ * The split field's string forms in the window with their aggregate, largest first (an empty
+ * Count or Sum reads 0; other empty values are null and last), ties by name, at most `cap`.
+ */
+async function rankSplit(
+  query: CollectionQuery,
+  lo: number,
+  hi: number,
+  run: ClickHouseRun,
+  cap: number,
+): Promise<Array<{ sp: string; v: number | null }>> {
+  const params = new ClickHouseParams();
+  const split = stringFieldSql(query.split ?? '', params);
+  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+  const value = aggregateSql(query.aggregation, m, params);
+  const ordered = emptyValue(query.aggregation) === null ? value : `coalesce(${value}, 0)`;
+  return rowsOf<{ sp: string; v: number | null }>(
     run,
     `SELECT sp, v FROM (
        SELECT ${split} AS sp, ${ordered} AS v FROM ${source(run)}
@@ -304,8 +345,57 @@ async function categories(
      ) ORDER BY v DESC NULLS LAST, sp LIMIT ${params.add('UInt32', cap)}`,
     params,
   );
-  return {
-    result: rows.map((r) => ({ [splitField]: r.sp, [key]: r.v ?? empty })),
-    metadata: {},
-  };
+}
+
+/**
+ * Multi Line and Stacked Line: wide rows `{timestamp, <series>…}` for the 10 series with the
+ * largest value over the window (or the given ones, for the compare window), every bucket of
+ * the plan; `combined` is the aggregate over all events that have the split field.
+ */
+async function splitLines(
+  query: CollectionQuery,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+  run: ClickHouseRun,
+  fixedSeries: string[] | null,
+): Promise<{ rows: TimeRow[]; combined: number | null; series: string[] }> {
+  const empty = emptyValue(query.aggregation);
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return { rows: [], combined: empty, series: fixedSeries ?? [] };
+  const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
+  const series =
+    fixedSeries ?? (await rankSplit(query, lo, hi, run, LIMITS.series)).map((r) => r.sp);
+  const params = new ClickHouseParams();
+  const split = stringFieldSql(query.split ?? '', params);
+  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+  const [found, total] = await Promise.all([
+    rowsOf<{ k: number; sp: string; v: number | null }>(
+      run,
+      `SELECT ${keySql(granularity, params, query.IANA_time_zone)} AS k, ${split} AS sp,
+         ${aggregateSql(query.aggregation, m, params)} AS v
+       FROM ${source(run)}
+       WHERE ${inWindow(query, lo, hi, params)} AND sp IN ${params.add('Array(String)', series)}
+       GROUP BY k, sp`,
+      params,
+    ),
+    aggregateWindow(query, window, run, true),
+  ]);
+  const byKey = new Map<number, Map<string, number | null>>();
+  for (const r of found) {
+    if (!plan.known.has(r.k))
+      throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
+    const cell = byKey.get(r.k) ?? new Map<string, number | null>();
+    cell.set(r.sp, r.v);
+    byKey.set(r.k, cell);
+  }
+  const hide = query.customizations.hideMissing === true;
+  const rows: TimeRow[] = [];
+  for (const bucket of plan.buckets) {
+    const cell = byKey.get(bucket.key);
+    if (hide && !cell) continue;
+    const row: TimeRow = { timestamp: bucket.label };
+    for (const name of series) row[name] = cell?.has(name) ? (cell.get(name) ?? empty) : empty;
+    rows.push(row);
+  }
+  return { rows, combined: total.value, series };
 }
