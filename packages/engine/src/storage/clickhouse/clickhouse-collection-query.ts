@@ -1,5 +1,6 @@
 import {
   type Aggregation,
+  andFilters,
   type CollectionQuery,
   type Envelope,
   LIMITS,
@@ -76,7 +77,13 @@ export async function runClickHouseCollectionQuery(
         metadata: { granularity, combined: main.combined },
       };
       if (main.series) envelope.metadata.series = main.series;
-      if (compare) {
+      if (query.graph_type === 'Compare Line') {
+        // The second line: the same query with compare_filters added to the filters.
+        const filters = andFilters(query.filters, query.compare_filters ?? []);
+        const other = await singleLine({ ...query, filters }, window, granularity, run);
+        envelope.compare_result = other.rows;
+        envelope.metadata.compare_combined = other.combined;
+      } else if (compare) {
         // The compare window keeps the main window's series, in the same order.
         const other = split
           ? await splitLines(query, compare, granularity, run, main.series ?? [])
@@ -93,6 +100,8 @@ const COMPILED = new Set([
   'Samples',
   'Single Value',
   'Single Line',
+  'Cumulative Line',
+  'Compare Line',
   'Multi Line',
   'Stacked Line',
   'Table',
@@ -101,6 +110,12 @@ const COMPILED = new Set([
 ]);
 
 function refuseUncompiled(query: CollectionQuery): void {
+  if (query.graph_type === 'Cumulative Line' && QUANTILE[query.aggregation] !== undefined) {
+    throw new EngineError(
+      501,
+      `collection mode on ClickHouse does not answer a Cumulative Line of ${query.aggregation} yet (it answers Count, Sum and Avg)`,
+    );
+  }
   if (!COMPILED.has(query.graph_type)) {
     throw new EngineError(
       501,
@@ -212,6 +227,11 @@ function bucketPlan(granularity: ResolvedGranularity, zone: string, lo: number, 
   return { ...plan, known: new Set(plan.buckets.map((b) => b.key)) };
 }
 
+/**
+ * Single Line (and Compare Line's two lines): the aggregate per bucket. Cumulative Line: the
+ * aggregate over every event up to the end of each bucket, from per-bucket sums and counts
+ * (percentiles are not cumulated yet: a 501 before this runs).
+ */
 async function singleLine(
   query: CollectionQuery,
   window: TimeWindow,
@@ -227,9 +247,16 @@ async function singleLine(
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const where = inWindow(query, lo, hi, params);
   const k = keySql(granularity, params, query.IANA_time_zone);
-  const bucketRows = rowsOf<{ k: number; n: number; v: number | null }>(
+  const bucketRows = rowsOf<{
+    k: number;
+    n: number;
+    v: number | null;
+    s: number | null;
+    c: number;
+  }>(
     run,
-    `SELECT ${k} AS k, count() AS n, ${aggregateSql(query.aggregation, m, params)} AS v
+    `SELECT ${k} AS k, count() AS n, ${aggregateSql(query.aggregation, m, params)} AS v,
+       sumOrNull(${m}) AS s, count(${m}) AS c
      FROM ${source(run)} WHERE ${where} GROUP BY k`,
     params,
   );
@@ -243,15 +270,25 @@ async function singleLine(
     if (!plan.known.has(r.k))
       throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
   }
+  const cumulative = query.graph_type === 'Cumulative Line';
   const hide = query.customizations.hideMissing === true;
   const rows: TimeRow[] = [];
   let sum = 0;
+  let runningSum = 0;
+  let runningCount = 0;
   for (const bucket of plan.buckets) {
     const row = byKey.get(bucket.key);
-    if (hide && !row) continue;
     const value = row ? (row.v ?? empty) : empty;
     sum += value ?? 0;
-    rows.push({ timestamp: bucket.label, [key]: value });
+    runningSum += row?.s ?? 0;
+    runningCount += row?.c ?? 0;
+    if (hide && !row) continue;
+    let shown = value;
+    if (cumulative) {
+      if (additive) shown = sum;
+      else shown = runningCount === 0 ? null : runningSum / runningCount;
+    }
+    rows.push({ timestamp: bucket.label, [key]: shown });
   }
   return { rows, combined: additive ? sum : (total?.value ?? null) };
 }
