@@ -69,9 +69,13 @@ export async function runClickHouseCollectionQuery(
     default: {
       const granularity = pickGranularity(query.granularity, window);
       const split = query.graph_type === 'Multi Line' || query.graph_type === 'Stacked Line';
+      const line = (w: TimeWindow) =>
+        query.graph_type === 'Ratio Line'
+          ? ratioLine(query, w, granularity, run)
+          : singleLine(query, w, granularity, run);
       const main = split
         ? await splitLines(query, window, granularity, run, null)
-        : await singleLine(query, window, granularity, run);
+        : await line(window);
       const envelope: Envelope = {
         result: main.rows,
         metadata: { granularity, combined: main.combined },
@@ -87,7 +91,7 @@ export async function runClickHouseCollectionQuery(
         // The compare window keeps the main window's series, in the same order.
         const other = split
           ? await splitLines(query, compare, granularity, run, main.series ?? [])
-          : await singleLine(query, compare, granularity, run);
+          : await line(compare);
         envelope.compare_result = other.rows;
         envelope.metadata.compare_combined = other.combined;
       }
@@ -102,6 +106,7 @@ const COMPILED = new Set([
   'Single Line',
   'Cumulative Line',
   'Compare Line',
+  'Ratio Line',
   'Multi Line',
   'Stacked Line',
   'Table',
@@ -154,13 +159,21 @@ async function rowsOf<T>(run: ClickHouseRun, sql: string, params: ClickHousePara
 }
 
 /** The aggregate over `m` (NULL where the field has no number), and how an empty set reads. */
-function aggregateSql(aggregation: Aggregation, m: string, params: ClickHouseParams): string {
-  if (aggregation === 'Count') return 'toFloat64(count())';
-  if (aggregation === 'Sum') return `sumOrNull(${m})`;
-  if (aggregation === 'Avg') return `avgOrNull(${m})`;
+function aggregateSql(
+  aggregation: Aggregation,
+  m: string,
+  params: ClickHouseParams,
+  condition?: string,
+): string {
+  // The -If combinators aggregate only the rows where `condition` holds.
+  const only = condition === undefined ? '' : 'If';
+  const and = condition === undefined ? '' : `, ${condition}`;
+  if (aggregation === 'Count') return `toFloat64(count${only}(${condition ?? ''}))`;
+  if (aggregation === 'Sum') return `sumOrNull${only}(${m}${and})`;
+  if (aggregation === 'Avg') return `avgOrNull${only}(${m}${and})`;
   const p = params.add('Float64', QUANTILE[aggregation]);
   // quantileExactInclusive interpolates between closest ranks: DuckDB's quantile_cont.
-  return `if(count(${m}) = 0, NULL, quantileExactInclusive(${p})(${m}))`;
+  return `if(count${only}(${m}${and}) = 0, NULL, quantileExactInclusive${only}(${p})(${m}${and}))`;
 }
 
 function emptyValue(aggregation: Aggregation): number | null {
@@ -435,4 +448,57 @@ async function splitLines(
     rows.push(row);
   }
   return { rows, combined: total.value, series };
+}
+
+/**
+ * Ratio Line: per bucket, the aggregate over the events matching `numerator_filters` divided by
+ * the one over `denominator_filters` (both within `filters`); null where either is null or the
+ * denominator is 0. A bucket is empty when neither side has an event.
+ */
+async function ratioLine(
+  query: CollectionQuery,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+  run: ClickHouseRun,
+): Promise<{ rows: TimeRow[]; combined: number | null; series?: string[] }> {
+  const empty = emptyValue(query.aggregation);
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return { rows: [], combined: null };
+  const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
+  const params = new ClickHouseParams();
+  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+  const num = filtersSql(query.numerator_filters ?? [], params);
+  const den = filtersSql(query.denominator_filters ?? [], params);
+  const columns = `countIf(${num}) AS nn, countIf(${den}) AS dn,
+    ${aggregateSql(query.aggregation, m, params, num)} AS a,
+    ${aggregateSql(query.aggregation, m, params, den)} AS b`;
+  const where = inWindow(query, lo, hi, params);
+  type Sides = { nn: number; dn: number; a: number | null; b: number | null };
+  const [found, totals] = await Promise.all([
+    rowsOf<Sides & { k: number }>(
+      run,
+      `SELECT ${keySql(granularity, params, query.IANA_time_zone)} AS k, ${columns}
+       FROM ${source(run)} WHERE ${where} GROUP BY k`,
+      params,
+    ),
+    rowsOf<Sides>(run, `SELECT ${columns} FROM ${source(run)} WHERE ${where}`, params),
+  ]);
+  const ratio = (r: Sides | undefined) => {
+    const a = r?.a ?? empty;
+    const b = r?.b ?? empty;
+    return a === null || b === null || b === 0 ? null : a / b;
+  };
+  const byKey = new Map(found.map((r) => [r.k, r]));
+  for (const r of found) {
+    if (!plan.known.has(r.k))
+      throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
+  }
+  const hide = query.customizations.hideMissing === true;
+  const rows: TimeRow[] = [];
+  for (const bucket of plan.buckets) {
+    const r = byKey.get(bucket.key);
+    if (hide && (r?.nn ?? 0) + (r?.dn ?? 0) === 0) continue;
+    rows.push({ timestamp: bucket.label, Ratio: ratio(r) });
+  }
+  return { rows, combined: ratio(totals[0]) };
 }
