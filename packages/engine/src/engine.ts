@@ -63,9 +63,9 @@ export interface CollectionsAnswer {
 }
 
 /**
- * The Data Query API over embedded DuckDB. Every method takes a request body exactly as the
- * HTTP endpoint receives it (`api_key` inside) and returns the status and body the endpoint
- * sends, so in-process callers and the HTTP app share one code path.
+ * The Data Query API over a storage driver (embedded DuckDB, or ClickHouse). Every method takes
+ * a request body exactly as the HTTP endpoint receives it (`api_key` inside) and returns the
+ * status and body the endpoint sends, so in-process callers and the HTTP app share one code path.
  */
 export interface Engine {
   /** `POST /api/visualize/data`. */
