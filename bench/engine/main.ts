@@ -34,6 +34,7 @@ import { STORAGE_VERSION } from '../../packages/engine/src/storage/db-config.ts'
 // The engine's own DuckDB build, loaded as the engine loads it, for the floor and the baseline.
 import { DuckDBInstance, quotedString } from '../../packages/engine/src/storage/duckdb-api.ts';
 import { median } from '../stats.ts';
+import { CLICKHOUSE_SQL, loadClickHouseBaseline } from './clickhouse-baseline.ts';
 
 const ENGINE_BIN = new URL('../../packages/engine/bin/analytics-engine.mjs', import.meta.url)
   .pathname;
@@ -284,6 +285,12 @@ export async function run(args: string[]): Promise<void> {
     );
   }
   if (!floor) throw new Error('bench engine: no load round ran');
+  const clickhouse = await loadClickHouseBaseline(file, dir);
+  log(
+    clickhouse
+      ? `ClickHouse (chdb, in process) loaded the same file in ${fmt(clickhouse.loadSeconds)} s`
+      : 'ClickHouse (chdb) has no library for this platform: its column is left out',
+  );
   const readNdjsonMs = median(readNdjsonTimes);
   const loadMs = median(loadTimes);
 
@@ -442,6 +449,7 @@ export async function run(args: string[]): Promise<void> {
     floor: number;
     floorHttp: number;
     js: number;
+    clickhouse: number;
   }> = [];
   let peakRss = 0;
   // Each side is timed in a block of its own (the warm-up, then the measured ones), not
@@ -470,7 +478,7 @@ export async function run(args: string[]): Promise<void> {
   const samplePeak = () => {
     peakRss = Math.max(peakRss, memoryOf(server.pid as number).rss);
   };
-  for (const c of cases) {
+  for (const [index, c] of cases.entries()) {
     const engine = await timed(() => post('/api/visualize/data', { api_key: KEY, ...c.body }));
     samplePeak();
     const floorTimes = await timed(async () =>
@@ -478,12 +486,26 @@ export async function run(args: string[]): Promise<void> {
     );
     const floorHttp = await timed(() => postFloor(c.floor(windowNow(c))));
     const js = await timed(() => c.js(columns, windowNow(c)));
+    const sql = CLICKHOUSE_SQL[index];
+    // The single-number queries (Sum, P95) must give the floor's answer: a column that answers
+    // something else would compare nothing.
+    if (clickhouse && sql && (index === 2 || index === 3)) {
+      const w = windowNow(c);
+      const [mine] = JSON.parse((await clickhouse.query(sql(w))).trim()) as number[];
+      const theirs = Number((await floor.runAndReadAll(c.floor(w))).getRows()[0]?.[0]);
+      if (!(Math.abs(Number(mine) - theirs) <= 1e-9 * Math.max(1, Math.abs(theirs)))) {
+        throw new Error(`bench engine: chdb answers ${mine} to '${c.name}', the floor ${theirs}`);
+      }
+    }
+    const chdbTimes =
+      clickhouse && sql ? await timed(() => clickhouse.query(sql(windowNow(c)))) : [Number.NaN];
     rows.push({
       name: c.name,
       engine: median(engine),
       floor: median(floorTimes),
       floorHttp: median(floorHttp),
       js: median(js),
+      clickhouse: median(chdbTimes),
     });
   }
 
@@ -541,20 +563,21 @@ export async function run(args: string[]): Promise<void> {
   await Promise.all([finished(server), finished(floorServer)]);
   floor.closeSync();
   floorDb?.closeSync();
+  clickhouse?.close();
 
   const pad = (s: string, n: number) => s.padEnd(n);
   const num = (s: string, n: number) => s.padStart(n);
   log('');
   log(
-    `${pad('query', 42)}${num('engine ms', 11)}${num('floor ms', 10)}${num('× floor', 9)}${num('floor/HTTP ms', 15)}${num('× it', 7)}${num('JS loop ms', 12)}${num('× JS', 10)}`,
+    `${pad('query', 42)}${num('engine ms', 11)}${num('floor ms', 10)}${num('× floor', 9)}${num('floor/HTTP ms', 15)}${num('× it', 7)}${num('JS loop ms', 12)}${num('× JS', 10)}${num('chdb ms', 10)}${num('× chdb', 9)}`,
   );
   for (const r of rows) {
     log(
-      `${pad(r.name, 42)}${num(fmt(r.engine), 11)}${num(fmt(r.floor), 10)}${num(fmt(r.engine / r.floor, 2), 9)}${num(fmt(r.floorHttp), 15)}${num(fmt(r.engine / r.floorHttp, 2), 7)}${num(fmt(r.js), 12)}${num(fmt(r.engine / r.js, 2), 10)}`,
+      `${pad(r.name, 42)}${num(fmt(r.engine), 11)}${num(fmt(r.floor), 10)}${num(fmt(r.engine / r.floor, 2), 9)}${num(fmt(r.floorHttp), 15)}${num(fmt(r.engine / r.floorHttp, 2), 7)}${num(fmt(r.js), 12)}${num(fmt(r.engine / r.js, 2), 10)}${num(fmt(r.clickhouse), 10)}${num(fmt(r.engine / r.clickhouse, 2), 9)}`,
     );
   }
   log(
-    `(an HTTP round trip that does no query work, POST /api/collections: ${fmt(roundTrip)} ms median; the floor and the JS loop run in the benchmark process, without HTTP; floor/HTTP is the floor's statement behind a bare Hono route in a process of its own, asked by the same client as the engine)`,
+    `(an HTTP round trip that does no query work, POST /api/collections: ${fmt(roundTrip)} ms median; the floor and the JS loop run in the benchmark process, without HTTP; floor/HTTP is the floor's statement behind a bare Hono route in a process of its own, asked by the same client as the engine; chdb is the same query as hand-written ClickHouse SQL in ClickHouse as a library, in process, on a MergeTree table ordered by (event, timestamp))`,
   );
   log('');
   const rounds = options.loadRuns > 1 ? `, medians of ${options.loadRuns} interleaved rounds` : '';
@@ -569,6 +592,11 @@ export async function run(args: string[]): Promise<void> {
   log(
     `${pad(`/api/bulk-log, batches of 1,000, ${BULK_CONNECTIONS} in flight`, 42)}${num(rate(bulkEvents, bulkMs).toLocaleString('en-US'), 11)}${num(fmt(bulkMs / 1000), 10)}   (${bulkEvents.toLocaleString('en-US')} events; target 100,000/s)`,
   );
+  if (clickhouse) {
+    log(
+      `${pad('ClickHouse INSERT … FROM file (chdb)', 42)}${num(rate(options.events, clickhouse.loadSeconds * 1000).toLocaleString('en-US'), 11)}${num(fmt(clickhouse.loadSeconds), 10)}   (one round, with OPTIMIZE FINAL)`,
+    );
+  }
   log('');
   log(
     `serving process memory: ${fmt(memory.rss / 2 ** 30, 2)} GiB RSS at the end, ${fmt(peakRss / 2 ** 30, 2)} GiB highest after a query block, ${fmt(memory.peak / 2 ** 30, 2)} GiB high-water mark (VmHWM, includes startup)`,

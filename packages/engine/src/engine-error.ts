@@ -5,7 +5,7 @@
  */
 export class EngineError extends Error {
   constructor(
-    readonly status: 400 | 404 | 413 | 429 | 500 | 503 | 504,
+    readonly status: 400 | 404 | 413 | 429 | 500 | 501 | 503 | 504,
     message: string,
   ) {
     super(message);

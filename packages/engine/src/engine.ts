@@ -3,16 +3,19 @@ import { join } from 'node:path';
 import {
   type Envelope,
   type ErrorBody,
-  INVALID_API_KEY,
   isSqlQuery,
   parseQueryRequest,
 } from '@analytics-chart/protocol';
-import { ApiKeys } from './auth/verify-api-key.ts';
+import { ApiKeys, authenticate } from './auth/verify-api-key.ts';
 import { EngineError } from './engine-error.ts';
 import { type IngestBatch, parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
 import { WriteQueue } from './ingest/write-queue.ts';
 import { runCollectionQuery } from './query/run-collection-query.ts';
 import { QUERY_TIMED_OUT, runSqlQuery } from './sql/index.ts';
+import {
+  type ClickHouseOptions,
+  createClickHouseEngine,
+} from './storage/clickhouse/clickhouse-engine.ts';
 import { WorkspaceDb } from './storage/workspace-db.ts';
 
 /** How an engine is set up. */
@@ -35,6 +38,11 @@ export interface EngineOptions {
   maxBodyBytes?: number;
   /** Where our own failures (500s) are reported; default `console.error`. Never given a key. */
   logError?: (message: string, error: unknown) => void;
+  /**
+   * Keep the workspaces in ClickHouse instead of DuckDB files (`dataDir` is then unused): see
+   * the README's ClickHouse section for what runs there yet.
+   */
+  clickhouse?: ClickHouseOptions;
 }
 
 /** An answer of the engine: the HTTP status and the JSON body. */
@@ -55,9 +63,9 @@ export interface CollectionsAnswer {
 }
 
 /**
- * The Data Query API over embedded DuckDB. Every method takes a request body exactly as the
- * HTTP endpoint receives it (`api_key` inside) and returns the status and body the endpoint
- * sends, so in-process callers and the HTTP app share one code path.
+ * The Data Query API over a storage driver (embedded DuckDB, or ClickHouse). Every method takes
+ * a request body exactly as the HTTP endpoint receives it (`api_key` inside) and returns the
+ * status and body the endpoint sends, so in-process callers and the HTTP app share one code path.
  */
 export interface Engine {
   /** `POST /api/visualize/data`. */
@@ -83,7 +91,10 @@ interface Workspace {
   writes: WriteQueue;
 }
 
-/** Opens every workspace database under `dataDir` and returns the engine. */
+/**
+ * Opens every workspace and returns the engine: the storage driver is DuckDB (one file per
+ * workspace under `dataDir`) unless `clickhouse` is given.
+ */
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const names = Object.keys(options.workspaces);
   if (names.length === 0) throw new Error('createEngine: at least one workspace is needed');
@@ -95,6 +106,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       throw new Error(`createEngine: workspace '${name}' needs a non-empty API key`);
     }
   }
+  if (options.clickhouse) return createClickHouseEngine(options, options.clickhouse);
   await mkdir(options.dataDir, { recursive: true });
   const workspaces = new Map<string, Workspace>();
   try {
@@ -198,14 +210,7 @@ class DuckDbEngine implements Engine {
   ): Promise<EngineResponse<T>> {
     try {
       if (this.#closing) throw new EngineError(503, 'the engine is shutting down');
-      const request =
-        typeof body === 'object' && body !== null && !Array.isArray(body)
-          ? { ...(body as Record<string, unknown>) }
-          : undefined;
-      const name = this.#keys.workspaceOf(request?.api_key);
-      const workspace = name === undefined ? undefined : this.#workspaces.get(name);
-      if (!request || !workspace) throw new EngineError(400, INVALID_API_KEY);
-      delete request.api_key;
+      const { workspace, request } = authenticate(this.#keys, this.#workspaces, body);
       return { status: 200, body: await handle(workspace, request) };
     } catch (error) {
       return this.#failure(what, error);

@@ -1,4 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { INVALID_API_KEY } from '@analytics-chart/protocol';
+import { EngineError } from '../engine-error.ts';
 
 /**
  * Finds the workspace whose key a request carries, in constant time: both sides are reduced to
@@ -29,4 +31,24 @@ export class ApiKeys {
 
 function digest(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
+}
+
+/**
+ * The workspace a request body's `api_key` opens, and the body without the key. Refuses with
+ * the protocol's `Invalid API KEY` (400) a body that is not an object or whose key is unknown.
+ */
+export function authenticate<W>(
+  keys: ApiKeys,
+  workspaces: ReadonlyMap<string, W>,
+  body: unknown,
+): { workspace: W; request: Record<string, unknown> } {
+  const request =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? { ...(body as Record<string, unknown>) }
+      : undefined;
+  const name = keys.workspaceOf(request?.api_key);
+  const workspace = name === undefined ? undefined : workspaces.get(name);
+  if (!request || !workspace) throw new EngineError(400, INVALID_API_KEY);
+  delete request.api_key;
+  return { workspace, request };
 }

@@ -22,7 +22,9 @@ const demoDataCommand: Run = async (options) =>
 
 const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data] [--workspaces FILE]
              serve the Data Query API; the key comes from ANALYTICS_API_KEY (workspace
-             "default"), or --workspaces FILE holding {"<workspace>": "<key>", ...}
+             "default"), or --workspaces FILE holding {"<workspace>": "<key>", ...};
+             --clickhouse URL keeps the workspaces in ClickHouse instead of --data (user and
+             password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD)
 `;
 const LOAD_USAGE = `  load       [--data .data] [--workspace default] [--collection all_events] FILE
              load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection
@@ -43,6 +45,7 @@ const COMMANDS = {
       host: { type: 'string' },
       data: { type: 'string' },
       workspaces: { type: 'string' },
+      clickhouse: { type: 'string' },
     },
     usage: SERVE_USAGE,
     run: serveCommand,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createEngine } from '../engine.ts';
 import { serveEngine } from '../http/serve-engine.ts';
+import type { ClickHouseOptions } from '../storage/clickhouse/clickhouse-engine.ts';
 import { resolveUserPath } from './resolve-path.ts';
 import { integerOption, stringOption, UsageError } from './usage-error.ts';
 
@@ -38,13 +39,41 @@ async function workspacesFrom(options: Options): Promise<Record<string, string>>
   return { default: key };
 }
 
+/**
+ * `--clickhouse URL`: ClickHouse's HTTP interface, credentials from the environment only, so
+ * that neither the command line nor the log line below ever holds them.
+ */
+function clickhouseFrom(options: Options): ClickHouseOptions | undefined {
+  if (options.clickhouse === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(String(options.clickhouse));
+  } catch {
+    throw new UsageError('--clickhouse: expected a URL such as http://127.0.0.1:8123');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError('--clickhouse: expected an http:// or https:// URL');
+  }
+  if (url.username || url.password) {
+    throw new UsageError(
+      '--clickhouse: put the user and password in CLICKHOUSE_USER and CLICKHOUSE_PASSWORD, not in the URL',
+    );
+  }
+  return {
+    url: url.toString(),
+    username: process.env.CLICKHOUSE_USER || 'default',
+    password: process.env.CLICKHOUSE_PASSWORD ?? '',
+  };
+}
+
 /** `serve`: opens the workspaces and serves the HTTP API until SIGINT or SIGTERM. */
 export async function serveCommand(options: Options): Promise<number> {
   const port = integerOption('port', options.port, 8787);
   const host = stringOption(options.host, '127.0.0.1');
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspaces = await workspacesFrom(options);
-  const engine = await createEngine({ dataDir, workspaces });
+  const clickhouse = clickhouseFrom(options);
+  const engine = await createEngine({ dataDir, workspaces, clickhouse });
   let served: Awaited<ReturnType<typeof serveEngine>>;
   try {
     served = await serveEngine({ engine, port, host });
@@ -53,7 +82,7 @@ export async function serveCommand(options: Options): Promise<number> {
     throw error;
   }
   process.stdout.write(
-    `analytics-engine listening on ${served.url} (data ${dataDir}; workspaces ${Object.keys(workspaces).join(', ')})\n`,
+    `analytics-engine listening on ${served.url} (${clickhouse ? `ClickHouse ${new URL(clickhouse.url).origin}` : `data ${dataDir}`}; workspaces ${Object.keys(workspaces).join(', ')})\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -1,0 +1,41 @@
+import { ClickHouseError } from '@clickhouse/client';
+import { EngineError } from '../../engine-error.ts';
+
+/** The answer when ClickHouse itself cannot be reached. */
+export const STORAGE_UNAVAILABLE = 'the storage is unavailable; try again';
+
+/** True for a failure to talk to ClickHouse at all (as opposed to ClickHouse refusing a query). */
+export function isConnectionError(error: unknown): boolean {
+  if (error instanceof ClickHouseError) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    typeof code === 'string' &&
+    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)
+  );
+}
+
+/**
+ * ClickHouse's message without its code prefix, version suffix and exception name, for a SQL
+ * mode user whose own SQL was refused.
+ */
+export function clickHouseMessage(error: ClickHouseError): string {
+  return error.message
+    .replace(/\s*\(version [^)]*\)\s*$/, '')
+    .replace(/\s+$/, '')
+    .replace(/\.$/, '');
+}
+
+/** Limits that ClickHouse enforces for the engine, as the engine's own answers. */
+export function limitError(error: unknown, what: string): EngineError | undefined {
+  if (!(error instanceof ClickHouseError)) return undefined;
+  if (error.type === 'TIMEOUT_EXCEEDED') return new EngineError(504, 'Query timed out');
+  if (error.type === 'MEMORY_LIMIT_EXCEEDED') {
+    return what === 'query'
+      ? new EngineError(503, "the query needs more memory than the engine's limit")
+      : new EngineError(
+          413,
+          "the events need more memory than the engine's limit; send fewer at a time",
+        );
+  }
+  return undefined;
+}

@@ -1,0 +1,36 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+
+/** What one query on ClickHouse needs: the workspace's client and database, and its limits. */
+export interface ClickHouseRun {
+  /** A client whose current database is the workspace's. */
+  client: ClickHouseClient;
+  database: string;
+  /** The engine's clock, Unix seconds. */
+  now: number;
+  timeoutMs: number;
+  /** DuckDB-style size (`'1GB'`, `'512MB'`), applied as `max_memory_usage`. */
+  memoryLimit: string;
+}
+
+const UNITS: Record<string, number> = {
+  B: 1,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+  TB: 1e12,
+  KIB: 1024,
+  MIB: 1024 ** 2,
+  GIB: 1024 ** 3,
+  TIB: 1024 ** 4,
+};
+
+/** The settings every engine query on ClickHouse carries: its time and memory limits. */
+export function clickHouseSettings(run: ClickHouseRun) {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$/.exec(run.memoryLimit);
+  const bytes = match ? Number(match[1]) * (UNITS[(match[2] || 'B').toUpperCase()] ?? 1) : 1e9;
+  return {
+    max_execution_time: Math.max(1, Math.ceil(run.timeoutMs / 1000)),
+    timeout_overflow_mode: 'throw',
+    max_memory_usage: String(Math.floor(bytes)),
+  } as const;
+}

@@ -1,0 +1,74 @@
+import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
+
+/**
+ * The ClickHouse storage model: one database per workspace holding one event table for all of
+ * its collections, the collection catalog, and one view per collection for SQL mode. Every
+ * statement here is fixed text plus quoted identifiers; collection names travel as bound
+ * parameters everywhere except in view names and view bodies, where they are quoted.
+ */
+
+/** The event table of a workspace database. */
+export const EVENTS_TABLE = '_engine_events';
+/** The collection catalog of a workspace database. */
+export const COLLECTIONS_TABLE = '_engine_collections';
+/** Collection names that would collide with the engine's own tables. */
+export const RESERVED_NAMES = new Set([EVENTS_TABLE, COLLECTIONS_TABLE]);
+/** The view SQL mode's `FROM base` reads unless a collection is named `base`. */
+export const BASE_VIEW = 'base';
+
+/** A ClickHouse identifier in backquotes, with backslashes and backquotes escaped. */
+export function quoteClickHouseIdentifier(name: string): string {
+  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
+}
+
+/** A ClickHouse string literal, for the few places a name must be SQL text (view bodies). */
+export function clickHouseStringLiteral(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** The database of a workspace: `<prefix><workspace>` (workspace names are `[A-Za-z0-9_-]`). */
+export function workspaceDatabase(prefix: string, workspace: string): string {
+  return `${prefix}${workspace}`;
+}
+
+/**
+ * The DDL that creates a workspace's database and tables (idempotent). `timestamp` is Unix
+ * seconds as in SQL mode; `json` is the payload exactly as ingested; `seq` orders events within a
+ * second as they were ingested. The sort key leads with the collection, then time, so every
+ * query of one collection over a window reads one contiguous range. Inserts carry a
+ * deduplication token, which a non-replicated MergeTree honours only with a window.
+ */
+export function workspaceSchema(database: string): string[] {
+  const db = quoteClickHouseIdentifier(database);
+  return [
+    `CREATE DATABASE IF NOT EXISTS ${db}`,
+    `CREATE TABLE IF NOT EXISTS ${db}.${quoteClickHouseIdentifier(EVENTS_TABLE)} (
+  collection LowCardinality(String),
+  timestamp Int64,
+  seq Int64,
+  json String CODEC(ZSTD(1))
+) ENGINE = MergeTree
+ORDER BY (collection, timestamp)
+SETTINGS non_replicated_deduplication_window = 10000`,
+    `CREATE TABLE IF NOT EXISTS ${db}.${quoteClickHouseIdentifier(COLLECTIONS_TABLE)} (
+  name String,
+  created DateTime64(3, 'UTC') DEFAULT now64(3)
+) ENGINE = ReplacingMergeTree(created)
+ORDER BY name`,
+    // Replaced by the collection's own view if one is ever named `base`.
+    `CREATE VIEW IF NOT EXISTS ${db}.${quoteClickHouseIdentifier(BASE_VIEW)} AS
+SELECT timestamp, json FROM ${db}.${quoteClickHouseIdentifier(EVENTS_TABLE)}
+WHERE collection = ${clickHouseStringLiteral(DEFAULT_COLLECTION)}`,
+  ];
+}
+
+/**
+ * The SQL-mode view of a collection: a table named after it with exactly `timestamp` and
+ * `json`. `base` is the default collection unless a collection is really named `base`.
+ */
+export function collectionView(database: string, viewName: string, collection: string): string {
+  const db = quoteClickHouseIdentifier(database);
+  return `CREATE OR REPLACE VIEW ${db}.${quoteClickHouseIdentifier(viewName)} AS
+SELECT timestamp, json FROM ${db}.${quoteClickHouseIdentifier(EVENTS_TABLE)}
+WHERE collection = ${clickHouseStringLiteral(collection)}`;
+}

@@ -1,0 +1,379 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { Session } from 'chdb';
+
+/**
+ * A single-node ClickHouse HTTP interface for tests, executing with ClickHouse itself as a
+ * library (`chdb`). It speaks the wire format that `@clickhouse/client` and `curl` use against a
+ * real server: the query in the body or the `query` parameter (for an INSERT, the `query`
+ * parameter and the data in the body), `database`, `query_id`, `param_<name>` bound values, any
+ * other parameter as a setting of that query only, `FORMAT` clauses (default TabSeparated), gzip
+ * both ways, `X-ClickHouse-*` headers, and errors as ClickHouse sends them: the exception text as
+ * the body, `X-ClickHouse-Exception-Code`, and the status ClickHouse maps the code to.
+ *
+ * It is not a ClickHouse server: no cluster, replication or Distributed tables, no HTTP sessions
+ * (`session_id`), no users or grants beyond one user and password checked here, and queries run
+ * one at a time. What it proves is that the engine's SQL, settings and inserts are accepted and
+ * answered by real ClickHouse code through the production client.
+ */
+
+/**
+ * chdb's own binding code serializes JavaScript values into parameter text; the HTTP interface
+ * receives that text already (`param_<name>`, escaped as the declared type expects), so it goes
+ * to the native call unchanged, as a ClickHouse server hands it to its parser.
+ */
+interface NativeBinding {
+  QueryAsyncConnection(
+    connection: unknown,
+    sql: string,
+    format: string,
+    params?: Record<string, string>,
+  ): Promise<{ bytes: Uint8Array; rowsRead: number; bytesRead: number }>;
+}
+const require = createRequire(import.meta.url);
+const native = createRequire(require.resolve('chdb'))(
+  './dist/loader.js',
+).loadNative() as NativeBinding;
+
+/** A running server. */
+export interface ChdbHttpServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** The ClickHouse version executing the queries. */
+  version: string;
+  close(): Promise<void>;
+}
+
+/** How the server is started. */
+export interface ChdbHttpServerOptions {
+  /** The chdb data directory (one per process; chdb refuses a second one). */
+  path: string;
+  /** The only user accepted (default `default`). */
+  user?: string;
+  /** That user's password (default empty). */
+  password?: string;
+}
+
+// URL parameters of the HTTP interface that are not settings.
+const NOT_SETTINGS = new Set([
+  'query',
+  'database',
+  'query_id',
+  'default_format',
+  'user',
+  'password',
+  'quota_key',
+  'role',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'compress',
+  'decompress',
+  'buffer_size',
+  'wait_end_of_query',
+  'enable_http_compression',
+]);
+
+/**
+ * Settings whose defaults differ between clickhouse-local (which chdb embeds) and the server's
+ * HTTP interface: the server quotes 64-bit integers in JSON formats.
+ */
+const SERVER_DEFAULTS: Array<[string, string]> = [['output_format_json_quote_64bit_integers', '1']];
+
+const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const FORMAT_CLAUSE = /\bFORMAT\s+([A-Za-z0-9_]+)\s*;?\s*$/i;
+const INSERT_FORMAT = /^\s*INSERT\s[\s\S]*?\bFORMAT\s+([A-Za-z0-9_]+)\s*$/i;
+
+/** Exception names → the status ClickHouse's HTTP handler answers (its exceptionCodeToHTTPStatus). */
+const STATUS_OF: Record<string, number> = {
+  REQUIRED_PASSWORD: 401,
+  UNKNOWN_USER: 403,
+  WRONG_PASSWORD: 403,
+  AUTHENTICATION_FAILED: 403,
+  SET_NON_GRANTED_ROLE: 403,
+  ACCESS_DENIED: 403,
+  QUERY_IS_TOO_LARGE: 413,
+  NOT_IMPLEMENTED: 501,
+  SOCKET_TIMEOUT: 503,
+  CANNOT_OPEN_FILE: 503,
+  CANNOT_SCHEDULE_TASK: 503,
+  HTTP_LENGTH_REQUIRED: 411,
+  TIMEOUT_EXCEEDED: 408,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+};
+for (const name of [
+  'BAD_ARGUMENTS',
+  'CANNOT_COMPILE_REGEXP',
+  'CANNOT_PARSE_TEXT',
+  'CANNOT_PARSE_ESCAPE_SEQUENCE',
+  'CANNOT_PARSE_QUOTED_STRING',
+  'CANNOT_PARSE_DATE',
+  'CANNOT_PARSE_DATETIME',
+  'CANNOT_PARSE_NUMBER',
+  'CANNOT_PARSE_DOMAIN_VALUE_FROM_STRING',
+  'CANNOT_PARSE_IPV4',
+  'CANNOT_PARSE_IPV6',
+  'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
+  'CANNOT_PARSE_UUID',
+  'DUPLICATE_COLUMN',
+  'ILLEGAL_COLUMN',
+  'UNKNOWN_ELEMENT_IN_AST',
+  'UNKNOWN_TYPE_OF_AST_NODE',
+  'THERE_IS_NO_COLUMN',
+  'TOO_DEEP_AST',
+  'TOO_BIG_AST',
+  'UNEXPECTED_AST_STRUCTURE',
+  'SYNTAX_ERROR',
+  'INCORRECT_DATA',
+  'TYPE_MISMATCH',
+  'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+]) {
+  STATUS_OF[name] = 400;
+}
+for (const name of [
+  'UNKNOWN_TABLE',
+  'UNKNOWN_FUNCTION',
+  'UNKNOWN_IDENTIFIER',
+  'UNKNOWN_TYPE',
+  'UNKNOWN_STORAGE',
+  'UNKNOWN_DATABASE',
+  'UNKNOWN_SETTING',
+  'UNKNOWN_DIRECTION_OF_SORTING',
+  'UNKNOWN_AGGREGATE_FUNCTION',
+  'UNKNOWN_FORMAT',
+  'UNKNOWN_DATABASE_ENGINE',
+  'UNKNOWN_TYPE_OF_QUERY',
+  'UNKNOWN_ROLE',
+]) {
+  STATUS_OF[name] = 404;
+}
+
+/** An error this server raises itself, in ClickHouse's form. */
+class WireError extends Error {
+  constructor(
+    readonly code: number,
+    readonly type: string,
+    message: string,
+  ) {
+    super(`Code: ${code}. DB::Exception: ${message}. (${type})`);
+  }
+}
+
+/** Starts the server on a free loopback port. */
+export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promise<ChdbHttpServer> {
+  const admin = new Session(options.path);
+  const version = String(
+    (await admin.queryAsync('SELECT version()', { format: 'TabSeparated' })).text(),
+  ).trim();
+  const user = options.user ?? 'default';
+  const password = options.password ?? '';
+  // chdb binds parameters per process, and settings per connection: one query at a time keeps
+  // each request's settings and parameters its own.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendError(res, error, version, undefined);
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const rawBody = await readBody(req);
+    if (url.pathname === '/ping' || (url.pathname === '/' && req.method === 'GET' && !url.search)) {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8' });
+      res.end('Ok.\n');
+      return;
+    }
+    if (url.pathname !== '/') {
+      throw new WireError(404, 'UNKNOWN_TYPE_OF_QUERY', `No handler for ${url.pathname}`);
+    }
+    const queryId = url.searchParams.get('query_id') || randomUUID();
+    try {
+      checkUser(req, url, user, password);
+      const encoding = String(req.headers['content-encoding'] ?? '');
+      const body = (encoding === 'gzip' ? gunzipSync(rawBody) : rawBody).toString('utf8');
+      const inParam = url.searchParams.get('query');
+      const sql = inParam === null ? body : body ? `${inParam}\n${body}` : inParam;
+      if (!sql.trim()) throw new WireError(62, 'SYNTAX_ERROR', 'Empty query');
+      if (url.searchParams.has('session_id')) {
+        throw new WireError(48, 'NOT_IMPLEMENTED', 'HTTP sessions are not supported here');
+      }
+      const settings: Array<[string, string]> = [];
+      const params: Record<string, string> = {};
+      for (const [name, value] of url.searchParams) {
+        if (name.startsWith('param_')) params[name.slice(6)] = value;
+        else if (!NOT_SETTINGS.has(name)) {
+          if (!SETTING_NAME.test(name))
+            throw new WireError(115, 'UNKNOWN_SETTING', `Unknown setting ${name}`);
+          settings.push([name, value]);
+        }
+      }
+      // `readonly` last, as the server checks every change against the user's profile, not
+      // against the settings of the same request.
+      settings.sort(([a], [b]) => Number(a === 'readonly') - Number(b === 'readonly'));
+      const database = url.searchParams.get('database');
+      const isInsert = INSERT_FORMAT.test(inParam ?? '');
+      const format = isInsert
+        ? undefined
+        : (FORMAT_CLAUSE.exec(sql)?.[1] ??
+          url.searchParams.get('default_format') ??
+          'TabSeparated');
+      const started = process.hrtime.bigint();
+      const result = await serialized(async () => {
+        const session = new Session(options.path);
+        try {
+          if (database) await session.queryAsync(`USE ${quoteIdentifier(database)}`);
+          // The server takes one statement per request; chdb would run them all.
+          if (!/^\s*INSERT\b/i.test(sql)) await refuseMultiStatements(session, sql);
+          const list = [...SERVER_DEFAULTS.filter(([n]) => !url.searchParams.has(n)), ...settings]
+            .map(([n, v]) => `${n} = ${settingLiteral(v)}`)
+            .join(', ');
+          await session.queryAsync(`SET ${list}`);
+          return await native.QueryAsyncConnection(
+            session.connection,
+            sql,
+            format ?? 'TabSeparated',
+            params,
+          );
+        } finally {
+          session.close();
+        }
+      });
+      const output = Buffer.from(result.bytes);
+      const elapsed = process.hrtime.bigint() - started;
+      const summary = {
+        read_rows: String(result.rowsRead),
+        read_bytes: String(result.bytesRead),
+        result_bytes: String(output.length),
+        elapsed_ns: String(elapsed),
+      };
+      const headers: Record<string, string> = {
+        'Content-Type': contentTypeOf(format),
+        'X-ClickHouse-Server-Display-Name': 'chdb-http-server',
+        'X-ClickHouse-Query-Id': queryId,
+        'X-ClickHouse-Timezone': 'UTC',
+        'X-ClickHouse-Summary': JSON.stringify(summary),
+      };
+      if (format) headers['X-ClickHouse-Format'] = format;
+      const compress =
+        url.searchParams.get('enable_http_compression') === '1' &&
+        /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+      if (compress) headers['Content-Encoding'] = 'gzip';
+      res.writeHead(200, headers);
+      res.end(compress ? gzipSync(output) : output);
+    } catch (error) {
+      sendError(res, error, version, queryId);
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    version,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await queue;
+      admin.close();
+    },
+  };
+}
+
+async function refuseMultiStatements(session: Session, sql: string): Promise<void> {
+  try {
+    await session.queryBindAsync('SELECT formatQuery({q:String})', { q: sql });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!message.includes('Multi-statements are not allowed')) return;
+    throw new WireError(
+      62,
+      'SYNTAX_ERROR',
+      message.replace(/^Code: 62\. DB::Exception: /, '').replace(/\s*: In scope [\s\S]*$/, ''),
+    );
+  }
+}
+
+function checkUser(req: IncomingMessage, url: URL, user: string, password: string): void {
+  let given: [string, string] | undefined;
+  const auth = String(req.headers.authorization ?? '');
+  if (auth.startsWith('Basic ')) {
+    const decoded = Buffer.from(auth.slice(6), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    given = [decoded.slice(0, colon), decoded.slice(colon + 1)];
+  } else if (req.headers['x-clickhouse-user'] !== undefined) {
+    given = [
+      String(req.headers['x-clickhouse-user']),
+      String(req.headers['x-clickhouse-key'] ?? ''),
+    ];
+  } else if (url.searchParams.has('user')) {
+    given = [url.searchParams.get('user') ?? '', url.searchParams.get('password') ?? ''];
+  }
+  const [name, key] = given ?? ['default', ''];
+  if (name !== user || key !== password) {
+    throw new WireError(
+      516,
+      'AUTHENTICATION_FAILED',
+      `${name}: Authentication failed: password is incorrect, or there is no user with such name`,
+    );
+  }
+}
+
+function sendError(
+  res: ServerResponse,
+  error: unknown,
+  version: string,
+  queryId: string | undefined,
+): void {
+  const message = error instanceof Error ? error.message : String(error);
+  const code =
+    error instanceof WireError
+      ? error.code
+      : Number(
+          (error as { clickhouseCode?: number }).clickhouseCode ??
+            /Code: (\d+)/.exec(message)?.[1] ??
+            1001,
+        );
+  const types = [...message.matchAll(/\(([A-Z][A-Z0-9_]{2,})\)/g)];
+  const type = types.at(-1)?.[1] ?? '';
+  const headers: Record<string, string> = {
+    'Content-Type': 'text/plain; charset=UTF-8',
+    'X-ClickHouse-Exception-Code': String(code),
+    'X-ClickHouse-Server-Display-Name': 'chdb-http-server',
+  };
+  if (queryId) headers['X-ClickHouse-Query-Id'] = queryId;
+  const text = /\(version [^)]*\)\s*$/.test(message) ? message : `${message} (version ${version})`;
+  res.writeHead(STATUS_OF[type] ?? 500, headers);
+  res.end(`${text}\n`);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function settingLiteral(value: string): string {
+  if (/^-?\d+(\.\d+)?$/.test(value)) return value;
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+function quoteIdentifier(name: string): string {
+  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
+}
+
+function contentTypeOf(format: string | undefined): string {
+  if (format === undefined) return 'text/plain; charset=UTF-8';
+  if (/^JSON/i.test(format)) return 'application/json; charset=UTF-8';
+  return 'text/tab-separated-values; charset=UTF-8';
+}

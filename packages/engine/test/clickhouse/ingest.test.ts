@@ -1,0 +1,145 @@
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient } from '@clickhouse/client';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
+
+/**
+ * Ingest and the collection catalog on the ClickHouse driver: an acknowledged event is in
+ * ClickHouse, and an insert whose acknowledgement is lost on the way back is retried without
+ * being written twice.
+ */
+
+const url = inject('clickhouseUrl');
+const password = inject('clickhousePassword');
+const direct = createClient({ url, password });
+afterAll(() => direct.close());
+
+async function countIn(database: string, collection: string): Promise<number> {
+  const result = await direct.query({
+    query: `SELECT count() AS c FROM \`${database}\`._engine_events WHERE collection = {c:String}`,
+    query_params: { c: collection },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ c: string }>();
+  return Number(row?.c);
+}
+
+describe('ingest on ClickHouse', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({
+      now: () => 1_700_000_000,
+      clickhouse: { url, password, databasePrefix: 'ingest_' },
+    });
+  });
+  afterAll(() => server?.close());
+
+  test('log and bulk-log are in ClickHouse when they are acknowledged, payloads byte for byte', async () => {
+    const text = '{"n":1.50,"big":18446744073709551616,"s":"é\\u00e9"}';
+    const one = await server.post('/api/log', {
+      api_key: API_KEY,
+      collection: 'signups',
+      json: text,
+    });
+    expect(one).toMatchObject({ status: 200, body: { ok: true, count: 1 } });
+    const bulk = await server.post('/api/bulk-log', {
+      api_key: API_KEY,
+      collection: 'signups',
+      timestamp: 1_600_000_000,
+      jsons: [{ a: 1 }, { a: 1 }, '{"a":2}'],
+    });
+    expect(bulk).toMatchObject({ status: 200, body: { ok: true, count: 3 } });
+    expect(await countIn('ingest_default', 'signups')).toBe(4);
+    const stored = await direct.query({
+      query: `SELECT timestamp, json FROM ingest_default._engine_events
+              WHERE collection = 'signups' ORDER BY timestamp, seq`,
+      format: 'JSONEachRow',
+    });
+    expect(await stored.json()).toEqual([
+      { timestamp: '1600000000', json: '{"a":1}' },
+      { timestamp: '1600000000', json: '{"a":1}' },
+      { timestamp: '1600000000', json: '{"a":2}' },
+      { timestamp: '1700000000', json: text },
+    ]);
+  });
+
+  test('the collection list comes from ClickHouse', async () => {
+    await server.post('/api/log', { api_key: API_KEY, collection: 'a b', json: { x: 1 } });
+    const answer = await server.post('/api/collections', { api_key: API_KEY });
+    expect(answer.body).toEqual({ list: [{ name: 'a b' }, { name: 'signups' }] });
+  });
+
+  test('bad input is a 400 before anything is written', async () => {
+    const before = await countIn('ingest_default', 'signups');
+    const answer = await server.post('/api/bulk-log', {
+      api_key: API_KEY,
+      collection: 'signups',
+      jsons: [{ a: 1 }, 'not json'],
+    });
+    expect(answer.status).toBe(400);
+    expect(await countIn('ingest_default', 'signups')).toBe(before);
+  });
+
+  test("the engine's own table names are refused as collection names", async () => {
+    const answer = await server.post('/api/log', {
+      api_key: API_KEY,
+      collection: '_engine_events',
+      json: { x: 1 },
+    });
+    expect(answer).toMatchObject({
+      status: 400,
+      body: { error: expect.stringMatching(/reserved/) },
+    });
+  });
+});
+
+describe('an insert whose acknowledgement is lost', () => {
+  let server: TestServer;
+  let proxy: ReturnType<typeof createServer>;
+  let dropped = 0;
+  beforeAll(async () => {
+    // Forwards every request to ClickHouse, but cuts the connection instead of relaying the
+    // answer of the first event insert: ClickHouse has the rows, the engine never hears so.
+    proxy = createServer((req, res) => {
+      const target = new URL(req.url ?? '/', url);
+      const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
+        if (
+          dropped === 0 &&
+          (target.searchParams.get('query') ?? '').startsWith(
+            'INSERT INTO `drop_default`.`_engine_events`',
+          )
+        ) {
+          dropped++;
+          answer.resume();
+          answer.on('end', () => req.socket.destroy());
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 500, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as AddressInfo;
+    server = await startServer({
+      clickhouse: { url: `http://127.0.0.1:${port}`, password, databasePrefix: 'drop_' },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    proxy.closeAllConnections();
+    proxy.close();
+  });
+
+  test('is retried with the same deduplication token and stored once', async () => {
+    const answer = await server.post('/api/bulk-log', {
+      api_key: API_KEY,
+      collection: 'retried',
+      jsons: [{ a: 1 }, { a: 2 }, { a: 3 }],
+    });
+    expect(dropped).toBe(1);
+    expect(answer).toMatchObject({ status: 200, body: { ok: true, count: 3 } });
+    expect(await countIn('drop_default', 'retried')).toBe(3);
+  });
+});

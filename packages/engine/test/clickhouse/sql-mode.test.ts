@@ -1,0 +1,180 @@
+import { READ_ONLY_SQL } from '@analytics-chart/protocol';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import {
+  type Answer,
+  API_KEY,
+  ingest,
+  startServer,
+  type TestServer,
+} from '../helpers/engine-server.ts';
+
+/**
+ * SQL mode on the ClickHouse driver: ClickHouse's dialect run natively, and the lock-down that
+ * ClickHouse enforces (readonly=1, limits as settings) plus the engine's check of ClickHouse's
+ * own parse. A canary in the other workspace must never appear in an answer.
+ */
+
+const OTHER_KEY = 'other-key-9876543210';
+const CANARY = 'canary-of-the-other-workspace';
+const PREFIX = 'sqlmode_';
+let server: TestServer;
+const EVENTS = Array.from({ length: 30 }, (_, i) => ({
+  timestamp: 1_700_000_000 + i * 60,
+  json: { country: ['US', 'GB', 'DE'][i % 3] as string, price: i },
+}));
+
+beforeAll(async () => {
+  server = await startServer({
+    sqlTimeoutMs: 1000,
+    clickhouse: {
+      url: inject('clickhouseUrl'),
+      password: inject('clickhousePassword'),
+      databasePrefix: PREFIX,
+    },
+  });
+  await ingest(server, EVENTS);
+  await ingest(
+    server,
+    [{ timestamp: 1_700_000_000, json: { secret: CANARY } }],
+    'all_events',
+    OTHER_KEY,
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+async function sql(sql_query: string, extra: Record<string, unknown> = {}): Promise<Answer> {
+  const answer = await server.post('/api/visualize/data', {
+    api_key: API_KEY,
+    sql_query,
+    graph_type: 'Table',
+    ...extra,
+  });
+  expect(answer.text).not.toContain(CANARY);
+  expect(answer.text).not.toMatch(/Code: \d+|DB::Exception|\(version /);
+  return answer;
+}
+
+describe('SQL mode on ClickHouse answers', () => {
+  test('a Table in ClickHouse dialect over a collection', async () => {
+    const answer = await sql(
+      `SELECT JSONExtractString(json, 'country') AS country, count() AS n, sum(JSONExtractInt(json, 'price')) AS total
+       FROM all_events GROUP BY country ORDER BY country`,
+    );
+    expect(answer.status).toBe(200);
+    const expected = ['DE', 'GB', 'US'].map((country) => {
+      const mine = EVENTS.filter((e) => e.json.country === country);
+      return { country, n: mine.length, total: mine.reduce((s, e) => s + e.json.price, 0) };
+    });
+    expect(answer.body).toEqual({
+      result: expected,
+      metadata: { truncated: false, columns: ['country', 'n', 'total'] },
+    });
+  });
+
+  test('FROM base reads all_events, and the request zone is the session time zone', async () => {
+    const answer = await sql(
+      `SELECT count() AS n, toString(toStartOfDay(toDateTime(min(timestamp)))) AS day FROM base`,
+      { IANA_time_zone: 'Asia/Tokyo' },
+    );
+    // 1_700_000_000 is 2023-11-15 07:13:20 in Tokyo.
+    expect(answer.body.result).toEqual([{ n: EVENTS.length, day: '2023-11-15 00:00:00' }]);
+  });
+
+  test('a Bar Chart maps label and value columns', async () => {
+    const answer = await sql(
+      `SELECT JSONExtractString(json, 'country') AS c, count() AS n FROM all_events GROUP BY c ORDER BY c`,
+      { graph_type: 'Bar Chart', label_column: 'c', value_column: 'n' },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.result).toEqual([
+      { c: 'DE', n: 10 },
+      { c: 'GB', n: 10 },
+      { c: 'US', n: 10 },
+    ]);
+  });
+
+  test('at most 2,000 rows, with truncated set', async () => {
+    const answer = await sql('SELECT number FROM numbers(5000)');
+    expect(answer.status).toBe(200);
+    expect(answer.body.result).toHaveLength(2000);
+    expect(answer.body.result[1999]).toEqual({ number: 1999 });
+    expect(answer.body.metadata.truncated).toBe(true);
+  });
+
+  test('graph types not shaped on ClickHouse yet are a 501', async () => {
+    const answer = await sql('SELECT timestamp, 1 AS v FROM all_events', {
+      graph_type: 'Single Line',
+      timestamp_column: 'timestamp',
+      value_column: 'v',
+    });
+    expect(answer.status).toBe(501);
+    expect(answer.body.error).toMatch(/^SQL mode on ClickHouse does not answer 'Single Line' yet/);
+  });
+});
+
+describe('SQL mode on ClickHouse refuses', () => {
+  const readOnly: Record<string, string> = {
+    INSERT: `INSERT INTO all_events VALUES (1, '{}')`,
+    CREATE: 'CREATE TABLE t (a Int8) ENGINE = Memory',
+    DROP: 'DROP TABLE all_events',
+    ALTER: 'ALTER TABLE _engine_events DELETE WHERE 1',
+    SET: 'SET readonly = 0',
+    SYSTEM: 'SYSTEM DROP DNS CACHE',
+    OPTIMIZE: 'OPTIMIZE TABLE _engine_events',
+    'two statements': 'SELECT 1; DROP TABLE all_events',
+  };
+  for (const [kind, text] of Object.entries(readOnly)) {
+    test(`${kind} as read-only`, async () => {
+      const answer = await sql(text);
+      expect(answer).toMatchObject({ status: 400, body: { error: READ_ONLY_SQL } });
+    });
+  }
+  const outside: Record<string, string> = {
+    'the other workspace': `SELECT json FROM ${PREFIX}other._engine_events`,
+    'the other workspace by IN': `SELECT 1 FROM all_events WHERE json IN ${PREFIX}other.all_events`,
+    'system tables': 'SELECT name FROM system.tables',
+    'a database list': 'SELECT * FROM system.databases',
+    information_schema: 'SELECT * FROM information_schema.tables',
+  };
+  for (const [kind, text] of Object.entries(outside)) {
+    test(`reading ${kind}`, async () => {
+      const answer = await sql(text);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatch(/^SQL mode reads only this workspace's collections/);
+    });
+  }
+  const functions: Record<string, RegExp> = {
+    "SELECT file('/etc/passwd')": /function 'file' is not available/,
+    "SELECT * FROM file('/etc/passwd', 'LineAsString')": /table function 'file'/,
+    "SELECT * FROM url('http://127.0.0.1:9/x', 'LineAsString')": /table function 'url'/,
+    "SELECT * FROM remote('127.0.0.1', system.one)": /table function 'remote'/,
+    "SELECT * FROM merge('sqlmode_other', '.*')": /table function 'merge'/,
+    "SELECT joinGet('sqlmode_other.t', 'a', 1)": /function 'joinGet'/,
+    "SELECT dictGet('d', 'a', 1)": /function 'dictGet'/,
+    "SELECT 1 INTO OUTFILE '/tmp/out.txt'": /no INTO OUTFILE or FORMAT/,
+    'SELECT 1 FORMAT JSON': /no INTO OUTFILE or FORMAT/,
+  };
+  for (const [text, message] of Object.entries(functions)) {
+    test(text, async () => {
+      const answer = await sql(text);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatch(message);
+    });
+  }
+  test('changing a setting inside the query, by ClickHouse itself', async () => {
+    const answer = await sql('SELECT 1 SETTINGS max_execution_time = 1000');
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatch(/readonly/i);
+  });
+  test('a query past the time limit is a 504', async () => {
+    const answer = await sql('SELECT count() FROM numbers(100000000000)');
+    expect(answer).toMatchObject({ status: 504, body: { error: 'Query timed out' } });
+  });
+  test('afterwards the workspace is unchanged', async () => {
+    const answer = await sql('SELECT count() AS n FROM all_events');
+    expect(answer.body.result).toEqual([{ n: EVENTS.length }]);
+  });
+});
