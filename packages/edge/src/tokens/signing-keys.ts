@@ -21,7 +21,8 @@ const KID = /^[A-Za-z0-9._-]{1,64}$/;
  */
 export function parseSigningKeys(text: string, source = 'EDGE_SIGNING_KEYS'): SigningKey[] {
   const trimmed = text.trim();
-  if (!trimmed) throw new Error(`${source} is empty; run \`npx analytics-edge keygen\` to make a key`);
+  if (!trimmed)
+    throw new Error(`${source} is empty; run \`npx analytics-edge keygen\` to make a key`);
   let keys: SigningKey[];
   if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
     let parsed: unknown;
