@@ -13,11 +13,12 @@ import {
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
-import { Temporal } from 'temporal-polyfill';
+import { wallRows } from './wall-clock.ts';
 
 /**
  * An independent answer to a collection-mode query: a plain loop over the fixture events, with
- * Temporal bucketing each event on its own (no offset tables, no SQL). Tests compare the engine
+ * rows found by walking the zone's wall clock as `Intl.DateTimeFormat` shows it (no offset
+ * tables, no Temporal, no SQL). Tests compare the engine
  * over HTTP with this. It shares only the request parsing and window resolution of the protocol
  * package, which both sides take as given.
  */
@@ -122,75 +123,6 @@ function aggregate(
 
 function inWindow(events: FixtureEvent[], w: TimeWindow): FixtureEvent[] {
   return events.filter((e) => w.start < e.timestamp && e.timestamp < w.end);
-}
-
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-
-interface RefBucket {
-  start: Temporal.ZonedDateTime;
-  label: string;
-}
-
-function bucketStart(zdt: Temporal.ZonedDateTime, g: ResolvedGranularity): Temporal.ZonedDateTime {
-  switch (g) {
-    case 'Minute':
-      return zdt.round({ smallestUnit: 'minute', roundingMode: 'floor' });
-    case 'Hour':
-      return zdt.round({ smallestUnit: 'hour', roundingMode: 'floor' });
-    case 'Day':
-      return zdt.startOfDay();
-    case 'Week':
-      return zdt.subtract({ days: zdt.dayOfWeek - 1 }).startOfDay();
-    case 'Month':
-      return zdt.with({ day: 1 }).startOfDay();
-  }
-}
-
-function labelOf(start: Temporal.ZonedDateTime, g: ResolvedGranularity): string {
-  const date = `${pad(start.year, 4)}-${pad(start.month)}-${pad(start.day)}`;
-  if (g === 'Minute' || g === 'Hour') return `${date} ${pad(start.hour)}:${pad(start.minute)}`;
-  if (g === 'Month') return `${pad(start.year, 4)}-${pad(start.month)}`;
-  return date;
-}
-
-function nextStart(start: Temporal.ZonedDateTime, g: ResolvedGranularity): Temporal.ZonedDateTime {
-  switch (g) {
-    case 'Minute':
-      return start.add({ minutes: 1 });
-    case 'Hour':
-      return start.add({ hours: 1 });
-    case 'Day':
-      return start.add({ days: 1 }).startOfDay();
-    case 'Week':
-      return start.add({ weeks: 1 }).startOfDay();
-    case 'Month':
-      return start.add({ months: 1 }).with({ day: 1 }).startOfDay();
-  }
-}
-
-const zoned = (seconds: number, zone: string) =>
-  Temporal.Instant.fromEpochMilliseconds(seconds * 1000).toZonedDateTimeISO(zone);
-
-/** Every bucket a whole second of the window can fall in, oldest first. */
-function bucketsOf(w: TimeWindow, g: ResolvedGranularity, zone: string): RefBucket[] {
-  const first = Math.floor(w.start) + 1;
-  const last = Math.ceil(w.end) - 1;
-  const out: RefBucket[] = [];
-  if (first > last) return out;
-  let start = bucketStart(zoned(first, zone), g);
-  while (start.epochMilliseconds / 1000 <= last) {
-    out.push({ start, label: labelOf(start, g) });
-    start = nextStart(start, g);
-  }
-  return out;
-}
-
-function bucketIndex(buckets: RefBucket[], timestamp: number): number {
-  let index = -1;
-  for (let i = 0; i < buckets.length; i++) {
-    if ((buckets[i] as RefBucket).start.epochMilliseconds / 1000 <= timestamp) index = i;
-  }
-  return index;
 }
 
 function empty(aggregation: Aggregation): number | null {
@@ -312,11 +244,16 @@ function timeSeries(
   hide: boolean,
   fixedSeries: string[] | null,
 ): { rows: Row[]; combined: number | null; series?: string[] } {
-  const buckets = bucketsOf(w, g, q.IANA_time_zone);
+  const { rows: buckets, rowOf } = wallRows(
+    q.IANA_time_zone,
+    g,
+    Math.floor(w.start) + 1,
+    Math.ceil(w.end) - 1,
+  );
   const events = inWindow(all, w).filter((e) => matches(e, q.filters));
   const byBucket = buckets.map(() => [] as FixtureEvent[]);
   for (const e of events) {
-    const i = bucketIndex(buckets, e.timestamp);
+    const i = rowOf(e.timestamp);
     if (i >= 0) byBucket[i]?.push(e);
   }
   const agg = (list: FixtureEvent[]) =>
