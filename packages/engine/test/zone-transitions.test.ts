@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Envelope } from '@analytics-chart/protocol';
 import { Temporal } from 'temporal-polyfill';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createEngine, type Engine } from '../src/index.ts';
@@ -142,7 +143,7 @@ describe('every offset change since 1970 of every zone', () => {
           end: at + w.after + 1,
           filters: [['zone', '=', zone]],
         };
-        const answer = await engine.query(body);
+        const answer = (await engine.query(body)) as { status: number; body: Envelope };
         const expected = referenceAnswer(eventsByZone.get(zone) ?? [], body, NOW);
         checked++;
         if (answer.status !== 200) {
@@ -173,9 +174,9 @@ describe('a date the zone never had', () => {
       end: skipped + 20 * 86_400,
       filters: [['zone', '=', zone]],
     };
-    const answer = await engine.query(body);
+    const answer = (await engine.query(body)) as { status: number; body: Envelope };
     expect(answer.status).toBe(200);
-    const labels = answer.body.result.map((row: { timestamp: string }) => row.timestamp);
+    const labels = (answer.body.result as Array<{ timestamp: string }>).map((row) => row.timestamp);
     expect(labels).not.toContain('2011-12-30');
     expect(answer.body.result).toEqual(
       referenceAnswer(eventsByZone.get(zone) ?? [], body, NOW).result,

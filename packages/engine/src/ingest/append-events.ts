@@ -22,5 +22,5 @@ export async function appendRecords(
       records.map((r) => r.json ?? (JSON.parse(r.payload) as Record<string, unknown>)),
     );
   await addKeyColumns(conn, draft, discovered);
-  return insertEvents(conn, draft, (params) => recordsRelation(records, params));
+  return insertEvents(conn, draft, discovered, (params) => recordsRelation(records, params));
 }

@@ -93,7 +93,7 @@ export class LoadWriters {
         await writer.conn.run('BEGIN TRANSACTION');
         writer.open = true;
       }
-      const written = await insertEvents(writer.conn, entry, batch.source);
+      const written = await insertEvents(writer.conn, entry, batch.keys, batch.source);
       if (written !== batch.events) {
         throw new Error(`staged ${batch.events} events, but DuckDB read ${written}`);
       }

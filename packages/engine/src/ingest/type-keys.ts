@@ -9,7 +9,7 @@ import {
 import { fieldName, jsonPointer } from '../storage/key-path.ts';
 import { runPrepared } from '../storage/prepared-statements.ts';
 import { SqlParams } from '../storage/sql-params.ts';
-import { MAX_DEPTH, type SeenKey } from './discover-keys.ts';
+import type { SeenKey } from './discover-keys.ts';
 
 export { discoverObjectKeys, MAX_DEPTH, type SeenKey } from './discover-keys.ts';
 
@@ -20,17 +20,20 @@ export { discoverObjectKeys, MAX_DEPTH, type SeenKey } from './discover-keys.ts'
  * functions, the same ones SQL-mode users see.
  */
 
-/** The columns a key's kinds ask for. Objects are walked into, except at the last level. */
+/**
+ * The columns a key's kinds ask for. Every value has a string form, numbers included, so that a
+ * number's text never depends on which other values the key has held. Objects are not values
+ * (their keys are the fields), so a key that only ever held objects has no column.
+ */
 function columnsFor(seen: SeenKey) {
   const k = seen.kinds;
-  const deepObject = k.has('object') && seen.path.length >= MAX_DEPTH;
   return {
     hasString:
       k.has('string') ||
       k.has('numeric string') ||
+      k.has('number') ||
       k.has('boolean') ||
-      k.has('array') ||
-      deepObject,
+      k.has('array'),
     hasNumber: k.has('number') || k.has('numeric string'),
     hasArray: k.has('array'),
   };
@@ -126,24 +129,32 @@ export async function addKeyColumns(
 }
 
 /**
- * Appends events to the collection's table, filling every typed column from one multi-path
- * extraction per payload. `source` gives the `(ts, payload)` relation to read, adding its own
- * parameters. Returns the number of rows written.
+ * Appends events to the collection's table, filling the typed columns of the keys the batch
+ * holds (`present`, its key discovery) from one multi-path extraction per payload. Keys the
+ * batch does not hold are left NULL without being looked for, so the cost of a batch does not
+ * grow with the keys the collection has seen before. `source` gives the `(ts, payload)`
+ * relation to read, adding its own parameters. Returns the number of rows written.
  */
 export async function insertEvents(
   conn: DuckDBConnection,
   entry: CollectionEntry,
+  present: readonly SeenKey[],
   source: (params: SqlParams) => string,
 ): Promise<number> {
+  const held = new Set(present.map((k) => JSON.stringify(k.path)));
+  const keys = entry.keys.filter((k) => held.has(JSON.stringify(k.path)));
   const columns = ['"timestamp"', '"json"'];
   const values = ['ts', 'payload'];
-  const scalarKeys = entry.keys.filter((k) => k.hasString || k.hasNumber);
-  const arrayKeys = entry.keys.filter((k) => k.hasArray);
+  const params = new SqlParams();
+  const scalarKeys = keys.filter((k) => k.hasString || k.hasNumber);
+  const arrayKeys = keys.filter((k) => k.hasArray);
   scalarKeys.forEach((key, i) => {
     const e = `e[${i + 1}]`;
     if (key.hasString) {
       columns.push(keyColumn(key, 's'));
-      values.push(e);
+      values.push(
+        storedStringForm(e, 'payload', params.text(jsonPointer(key.path)), key.hasNumber),
+      );
     }
     if (key.hasNumber) {
       columns.push(keyColumn(key, 'n'));
@@ -157,7 +168,6 @@ export async function insertEvents(
       `CASE WHEN left(CAST(${j} AS VARCHAR), 1) = '[' THEN json_transform(${j}, '["VARCHAR"]') END`,
     );
   });
-  const params = new SqlParams();
   const from = source(params);
   const e = scalarKeys.length
     ? `json_extract_string(payload, ${params.texts(scalarKeys.map((k) => jsonPointer(k.path)))})`
@@ -174,6 +184,25 @@ export async function insertEvents(
     params,
   );
   return Number(result.rowsChanged);
+}
+
+/**
+ * The string form to store of the value that DuckDB's `json_extract_string` read as `e` at
+ * `pointer` of `payload`: NULL for an object (not a value), and for a number its JSON text as
+ * JavaScript writes it, which DuckDB's reader gives except for the `+` of a positive exponent.
+ * Only values that could be either are looked at again in the payload.
+ */
+export function storedStringForm(
+  e: string,
+  payload: string,
+  pointer: string,
+  mayBeNumber: boolean,
+): string {
+  const object = `WHEN starts_with(${e}, '{') AND json_type(${payload}, ${pointer}) = 'OBJECT' THEN NULL`;
+  const exponent = mayBeNumber
+    ? ` WHEN contains(${e}, 'e') AND regexp_full_match(${e}, '-?[0-9]+(\\.[0-9]+)?e[0-9]+') AND json_type(${payload}, ${pointer}) <> 'VARCHAR' THEN replace(${e}, 'e', 'e+')`
+    : '';
+  return `CASE ${object}${exponent} ELSE ${e} END`;
 }
 
 /**

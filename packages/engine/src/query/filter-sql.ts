@@ -62,7 +62,8 @@ function conditionSql(condition: FilterCondition, f: FieldSql, params: SqlParams
     case '>':
     case '<': {
       const n = valueNumber(value);
-      if (f.number === null || n === null) return 'FALSE';
+      // The value first: a field's form is built only where the SQL will use it.
+      if (n === null || f.number === null) return 'FALSE';
       return `coalesce(${f.number} ${operator} ${params.number(n)}, FALSE)`;
     }
   }
@@ -72,7 +73,7 @@ function equalsSql(f: FieldSql, value: FilterValue, params: SqlParams): string {
   const parts: string[] = [];
   if (f.string !== null) parts.push(`${f.string} = ${params.text(valueText(value))}`);
   const n = valueNumber(value);
-  if (f.number !== null && n !== null && typeof value !== 'boolean') {
+  if (n !== null && typeof value !== 'boolean' && f.number !== null) {
     parts.push(`${f.number} = ${params.number(n)}`);
   }
   return parts.length === 0 ? 'FALSE' : `coalesce(${parts.join(' OR ')}, FALSE)`;

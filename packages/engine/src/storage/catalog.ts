@@ -74,7 +74,7 @@ export const CATALOG_DDL = [
  */
 export class Catalog {
   readonly #collections = new Map<string, CollectionEntry>();
-  readonly #fields = new WeakMap<CollectionEntry, Map<string, KeyColumns>>();
+  readonly #fields = new WeakMap<CollectionEntry, Map<string, KeyColumns[]>>();
   #nextId = 1;
 
   /** Reads the catalog tables of a workspace database. */
@@ -128,24 +128,39 @@ export class Catalog {
   }
 
   /**
-   * The typed key a dotted field name refers to. When a top-level key containing a dot and a
-   * nested path spell the same name, the path with fewer segments wins.
+   * The typed keys a dotted field name can refer to (a key may itself contain dots), in the
+   * order an event's value is looked for: fewer keys first, then the longer first key.
    */
-  field(entry: CollectionEntry, field: string): KeyColumns | undefined {
-    return this.#fields.get(entry)?.get(field);
+  fields(entry: CollectionEntry, field: string): readonly KeyColumns[] {
+    return this.#fields.get(entry)?.get(field) ?? [];
   }
 
   /** Installs a committed version of a collection entry. */
   publish(entry: CollectionEntry): void {
-    const fields = new Map<string, KeyColumns>();
+    const fields = new Map<string, KeyColumns[]>();
     for (const key of entry.keys) {
-      const other = fields.get(key.field);
-      if (!other || key.path.length < other.path.length) fields.set(key.field, key);
+      const list = fields.get(key.field) ?? [];
+      list.push(key);
+      fields.set(key.field, list);
     }
+    for (const list of fields.values()) list.sort((a, b) => comparePaths(a.path, b.path));
     this.#collections.set(entry.name, entry);
     this.#fields.set(entry, fields);
     this.#nextId = Math.max(this.#nextId, entry.id + 1);
   }
+}
+
+/**
+ * The order in which the paths that spell one field are tried for an event: fewer keys first,
+ * then the one whose keys are longer from the left (`a.b` › `c` before `a` › `b.c`).
+ */
+export function comparePaths(a: readonly string[], b: readonly string[]): number {
+  if (a.length !== b.length) return a.length - b.length;
+  for (let i = 0; i < a.length; i++) {
+    const d = (b[i] as string).length - (a[i] as string).length;
+    if (d !== 0) return d;
+  }
+  return 0;
 }
 
 /** A deep copy of an entry that a write can change and publish only after it commits. */

@@ -30,22 +30,54 @@ export interface FixtureEvent {
 
 type Row = Record<string, string | number | null>;
 
-/** A field's value: the literal top-level key first, else the dotted path into objects. */
+/** Paths deeper than this are only read split at every dot (the engine's typed depth). */
+const TYPED_DEPTH = 6;
+
+/**
+ * A field's value in one event: of the key paths in the event that spell the field (keys may
+ * contain dots), the one with the fewest keys that holds a value (not null, not an object), ties
+ * going to longer keys from the left; a path of more than six keys only split at every dot.
+ */
 function valueAt(json: Record<string, unknown>, field: string): unknown {
-  if (field in json) return json[field];
-  let current: unknown = json;
-  for (const part of field.split('.')) {
-    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
+  const found: Array<{ path: string[]; value: unknown }> = [];
+  const walk = (object: Record<string, unknown>, rest: string, path: string[]) => {
+    for (const key of Object.keys(object)) {
+      const value = object[key];
+      if (key === rest) found.push({ path: [...path, key], value });
+      else if (rest.startsWith(`${key}.`) && isObject(value)) {
+        walk(value, rest.slice(key.length + 1), [...path, key]);
+      }
+    }
+  };
+  walk(json, field, []);
+  const allSplit = field.split('.').length;
+  const held = found.filter(
+    ({ path, value }) =>
+      value !== null &&
+      !isObject(value) &&
+      (path.length <= TYPED_DEPTH || path.length === allSplit),
+  );
+  held.sort((a, b) => {
+    if (a.path.length !== b.path.length) return a.path.length - b.path.length;
+    for (let i = 0; i < a.path.length; i++) {
+      const d = (b.path[i] as string).length - (a.path[i] as string).length;
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
+  return held[0]?.value;
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The string form: strings as they are, numbers and arrays as their JSON text. */
 function stringForm(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return JSON.stringify(value);
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number' || Array.isArray(value)) return JSON.stringify(value);
   return null; // objects are not values
 }
 
