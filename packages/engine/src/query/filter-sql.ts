@@ -80,10 +80,11 @@ function equalsSql(f: FieldSql, value: FilterValue, params: SqlParams): string {
 }
 
 function includesSql(f: FieldSql, value: FilterValue, params: SqlParams): string {
-  const text = params.text(valueText(value));
-  if (f.array !== null && f.string !== null) {
+  // A parameter only where the SQL uses it: DuckDB refuses to bind one the statement lacks.
+  if (f.string === null) return 'FALSE';
+  if (f.array !== null) {
+    const text = params.text(valueText(value));
     return `coalesce(CASE WHEN ${f.array} IS NOT NULL THEN list_contains(${f.array}, ${text}) ELSE contains(${f.string}, ${text}) END, FALSE)`;
   }
-  if (f.string !== null) return `coalesce(contains(${f.string}, ${text}), FALSE)`;
-  return 'FALSE';
+  return `coalesce(contains(${f.string}, ${params.text(valueText(value))}), FALSE)`;
 }
