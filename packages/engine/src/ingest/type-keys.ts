@@ -131,8 +131,8 @@ export async function addKeyColumns(
 /**
  * Appends events to the collection's table, filling the typed columns of the keys the batch
  * holds (`present`, its key discovery) from one multi-path extraction per payload. Keys the
- * batch does not hold are left NULL without being looked for, so the cost of a batch does not
- * grow with the keys the collection has seen before. `source` gives the `(ts, payload)`
+ * batch does not hold are left NULL without being looked for, so the extraction does not grow
+ * with the keys the collection has seen before. `source` gives the `(ts, payload)`
  * relation to read, adding its own parameters. Returns the number of rows written.
  */
 export async function insertEvents(
