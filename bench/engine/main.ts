@@ -536,7 +536,7 @@ export async function run(args: string[]): Promise<void> {
 
   // Bulk ingest into collections that have already seen 10, 300 and 3,000 keys, of demo events
   // that carry none of them: the cost of a batch must not grow with the keys seen before.
-  const keyedEvents = Math.min(100_000, Math.max(20_000, Math.floor(options.events / 10)));
+  const keyedEvents = Math.min(200_000, Math.max(50_000, Math.floor(options.events / 5)));
   const keyedRates: Array<{ keys: number; rate: number }> = [];
   for (const keys of KEY_COUNTS) {
     const collection = `keys_${keys}`;

@@ -135,7 +135,7 @@ export class LoadWriters {
     if (entry && !needsKeyColumns(entry, keys)) return entry;
     await this.finish();
     await this.#db.write(async (tx) => {
-      await addKeyColumns(tx.conn, await tx.collection(this.#collection), keys);
+      await addKeyColumns(tx, await tx.collection(this.#collection), keys);
     });
     return this.#db.catalog.get(this.#collection) as CollectionEntry;
   }

@@ -126,7 +126,7 @@ export class WriteQueue {
     if (schemaChange) {
       await this.#db.write(async (tx) => {
         for (const { name, records, keys } of byCollection) {
-          await appendRecords(tx.conn, await tx.collection(name), records, keys);
+          await appendRecords(tx, await tx.collection(name), records, keys);
         }
       });
       return;

@@ -117,7 +117,11 @@ export function fieldSql(
 ): FieldSql {
   if (!entry) return MISSING;
   const typed = catalog.fields(entry, field);
-  const candidates = typed.map((key) => typedCandidate(key, params));
+  // Past its typed keys, a segment without a key's column may still hold the key in payloads.
+  const perRow = entry.overflow && entry.segments.length > 1;
+  const candidates = typed.map((key) =>
+    perRow ? extractedCandidate(key.path, params) : typedCandidate(key, params),
+  );
   const split = field.split('.');
   const untyped: string[][] = [];
   if (split.length > MAX_DEPTH) untyped.push(split);

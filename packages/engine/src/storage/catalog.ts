@@ -14,8 +14,9 @@ export const ENGINE_SCHEMA = '_engine';
 /** Schema of the per-collection views that SQL mode queries. */
 export const COLLECTIONS_SCHEMA = 'collections';
 /**
- * Typed keys per collection. Beyond it, new keys are still stored in the payload and answered
- * by JSON extraction at query time: slower, but correct, and the table stays narrow.
+ * Typed keys per collection in files written by earlier versions, which past it answered new keys
+ * by JSON extraction at query time (the collection's `overflow`). Such collections keep doing so
+ * for keys they had not typed; others type every key, table by table (see `Segment`).
  */
 export const MAX_TYPED_KEYS = 500;
 
@@ -34,22 +35,46 @@ export interface KeyColumns {
   hasArray: boolean;
 }
 
-/** One collection: its event table, its SQL-mode view and its typed keys. */
+/**
+ * One table of a collection's events, with typed columns for the keys its events hold. Appends
+ * go to the last segment; a batch whose keys would widen it far beyond what the batch needs
+ * starts a new one, because DuckDB pays for every column of every appended row.
+ */
+export interface Segment {
+  /** Schema-qualified, quoted table. */
+  table: string;
+  /** The typed columns it has, by name (`k<id>_s`). */
+  columns: Set<string>;
+}
+
+/** One collection: its event tables, its SQL-mode view and its typed keys. */
 export interface CollectionEntry {
   id: number;
   name: string;
-  /** Schema-qualified, quoted event table. */
+  /** Schema-qualified, quoted first event table (the only one of most collections). */
   table: string;
+  /** Every event table, in the order they were started (rows in ingest order across them). */
+  segments: Segment[];
   /** Schema-qualified, quoted view exposing exactly `timestamp` and `json`. */
   view: string;
   keys: KeyColumns[];
-  /** True once the collection has more distinct keys than {@link MAX_TYPED_KEYS}. */
+  /** Set by earlier versions past {@link MAX_TYPED_KEYS}: untyped keys are read from payloads. */
   overflow: boolean;
 }
 
 /** The column of one kind of a key. */
 export function keyColumn(key: KeyColumns, kind: 's' | 'n' | 'a'): string {
-  return quoteIdentifier(`k${key.id}_${kind}`);
+  return quoteIdentifier(columnName(key, kind));
+}
+
+/** The unquoted name of {@link keyColumn}. */
+export function columnName(key: KeyColumns, kind: 's' | 'n' | 'a'): string {
+  return `k${key.id}_${kind}`;
+}
+
+/** The table of segment `n` of a collection (the first is the collection's own table). */
+export function segmentTable(id: number, n: number): string {
+  return `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier(n === 0 ? `events_${id}` : `events_${id}_${n}`)}`;
 }
 
 /** The event table and view names of a collection id. */
@@ -86,12 +111,27 @@ export class Catalog {
     const keys = await conn.runAndReadAll(
       `SELECT collection_id, key_id, path, has_string, has_number, has_array FROM ${ENGINE_SCHEMA}.keys ORDER BY collection_id, key_id`,
     );
+    const columns = await conn.runAndReadAll(
+      `SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = '${ENGINE_SCHEMA}' AND table_name LIKE 'events%'`,
+    );
+    const tables = new Map<string, Set<string>>();
+    for (const [table, column] of columns.getRows()) {
+      const set = tables.get(String(table)) ?? new Set<string>();
+      if (/^k\d+_[sna]$/.test(String(column))) set.add(String(column));
+      tables.set(String(table), set);
+    }
     const byId = new Map<number, CollectionEntry>();
     for (const [id, name, overflow] of collections.getRows()) {
+      const segments: Segment[] = [];
+      for (let n = 0; tables.has(n === 0 ? `events_${id}` : `events_${id}_${n}`); n++) {
+        const set = tables.get(n === 0 ? `events_${id}` : `events_${id}_${n}`) as Set<string>;
+        segments.push({ table: segmentTable(Number(id), n), columns: set });
+      }
       const entry: CollectionEntry = {
         id: Number(id),
         name: String(name),
         ...collectionRelations(Number(id), String(name)),
+        segments,
         keys: [],
         overflow: overflow === true,
       };
@@ -165,5 +205,9 @@ export function comparePaths(a: readonly string[], b: readonly string[]): number
 
 /** A deep copy of an entry that a write can change and publish only after it commits. */
 export function draftOf(entry: CollectionEntry): CollectionEntry {
-  return { ...entry, keys: entry.keys.map((key) => ({ ...key, path: [...key.path] })) };
+  return {
+    ...entry,
+    keys: entry.keys.map((key) => ({ ...key, path: [...key.path] })),
+    segments: entry.segments.map((s) => ({ table: s.table, columns: new Set(s.columns) })),
+  };
 }
