@@ -11,7 +11,8 @@
  * same client as the engine: what any server pays to answer it over HTTP here. Then load throughput of
  * `engine load` (the CLI, against `read_ndjson` on the same file; medians of L interleaved
  * rounds, by default 3 up to 2M events and 1 above) and of `/api/bulk-log` in
- * batches of 1,000 over eight connections, and the serving process's memory.
+ * batches of 1,000 over eight connections, also into collections that have seen 10, 300 and
+ * 3,000 other keys, and the serving process's memory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -149,6 +150,8 @@ const MEASURE_MS = 1_000;
 
 /** Connections posting to /api/bulk-log at once (the target allows 4 to 8). */
 const BULK_CONNECTIONS = 8;
+/** Keys a collection has seen before the keyed bulk-ingest measurement. */
+const KEY_COUNTS = [10, 300, 3000];
 /** Batches of 1,000 sent to /api/bulk-log before its clock starts. */
 const BULK_WARM_UP = 20;
 
@@ -552,6 +555,40 @@ export async function run(args: string[]): Promise<void> {
   t = performance.now();
   await send(bodies);
   const bulkMs = ms(t);
+
+  // Bulk ingest into collections that have already seen 10, 300 and 3,000 keys, of demo events
+  // that carry none of them: the cost of a batch must not grow with the keys seen before.
+  const keyedEvents = Math.min(200_000, Math.max(50_000, Math.floor(options.events / 5)));
+  const keyedRates: Array<{ keys: number; rate: number }> = [];
+  for (const keys of KEY_COUNTS) {
+    const collection = `keys_${keys}`;
+    const seed: string[] = [];
+    for (let k = 0; k < keys; k += 100) {
+      const json: Record<string, number | string> = {};
+      for (let j = k; j < Math.min(keys, k + 100); j++) json[`seen_${j}`] = j % 2 ? j : `v${j}`;
+      seed.push(JSON.stringify(json));
+    }
+    const keyedBodies = (events: Iterable<{ payload: string }>) => {
+      const out: string[] = [];
+      let list: string[] = [];
+      for (const record of events) {
+        list.push(record.payload);
+        if (list.length === 1000) {
+          out.push(JSON.stringify({ api_key: KEY, collection, timestamp: now, jsons: list }));
+          list = [];
+        }
+      }
+      if (list.length)
+        out.push(JSON.stringify({ api_key: KEY, collection, timestamp: now, jsons: list }));
+      return out;
+    };
+    await send([JSON.stringify({ api_key: KEY, collection, timestamp: now, jsons: seed })]);
+    const keyed = keyedBodies(demoEvents(keyedEvents + BULK_WARM_UP * 1000, 11, now));
+    await send(keyed.splice(0, BULK_WARM_UP));
+    const k0 = performance.now();
+    await send(keyed);
+    keyedRates.push({ keys, rate: rate(keyedEvents, ms(k0)) });
+  }
   const memory = memoryOf(server.pid as number);
   peakRss = Math.max(peakRss, memory.rss);
 
@@ -597,6 +634,11 @@ export async function run(args: string[]): Promise<void> {
       `${pad('ClickHouse INSERT … FROM file (chdb)', 42)}${num(rate(options.events, clickhouse.loadSeconds * 1000).toLocaleString('en-US'), 11)}${num(fmt(clickhouse.loadSeconds), 10)}   (one round, with OPTIMIZE FINAL)`,
     );
   }
+  for (const { keys, rate: r } of keyedRates) {
+    log(
+      `${pad(`/api/bulk-log into a collection with ${keys.toLocaleString('en-US')} keys`, 42)}${num(r.toLocaleString('en-US'), 11)}${num(fmt(keyedEvents / r), 10)}   (${keyedEvents.toLocaleString('en-US')} demo events carrying none of them)`,
+    );
+  }
   log('');
   log(
     `serving process memory: ${fmt(memory.rss / 2 ** 30, 2)} GiB RSS at the end, ${fmt(peakRss / 2 ** 30, 2)} GiB highest after a query block, ${fmt(memory.peak / 2 ** 30, 2)} GiB high-water mark (VmHWM, includes startup)`,
@@ -628,6 +670,14 @@ export async function run(args: string[]): Promise<void> {
   log(
     `  /api/bulk-log at least 100,000 events/s: ${verdict(bulkRate >= 100_000)} (${bulkRate.toLocaleString('en-US')})`,
   );
+  const fewest = keyedRates[0];
+  const most = keyedRates[keyedRates.length - 1];
+  if (fewest && most) {
+    const slowdown = fewest.rate / most.rate;
+    log(
+      `  bulk ingest into ${most.keys.toLocaleString('en-US')} keys within 1.5x of ${fewest.keys}: ${verdict(slowdown <= 1.5)} (${fmt(slowdown, 2)}x)`,
+    );
+  }
   log(
     `  serving under 1.5 GiB RSS: ${verdict(memory.peak < 1.5 * 2 ** 30)} (high-water mark ${fmt(memory.peak / 2 ** 30, 2)} GiB)`,
   );

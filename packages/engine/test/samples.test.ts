@@ -53,6 +53,14 @@ describe('Samples', () => {
     const rows = await page({ order: 'Ascending' });
     expect(rows.map((r) => r.json.id)).toEqual(Array.from({ length: 40 }, (_, i) => i));
   });
+  test('Descending is the exact reverse of Ascending, ties within a second included', async () => {
+    for (const window of [{ start: 1_700_000_599 }, { start: 1_700_000_499, end: 1_700_000_501 }]) {
+      const ascending = await page({ ...window, order: 'Ascending' });
+      const descending = await page({ ...window, order: 'Descending' });
+      expect(new Set(ascending.map((r) => r.timestamp)).size).toBeLessThan(ascending.length);
+      expect(descending).toEqual([...ascending].reverse());
+    }
+  });
   test('filters apply', async () => {
     const rows = await page({
       order: 'Ascending',

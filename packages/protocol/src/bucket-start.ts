@@ -4,7 +4,8 @@ import type { ResolvedGranularity } from './vocabulary.ts';
 
 /**
  * Whether an instant is the first second of a bucket of `granularity` on the wall calendar of
- * `timeZone` (a minute, an hour, midnight, Monday midnight, the 1st at midnight).
+ * `timeZone` (a minute, an hour, midnight, Monday midnight, the 1st at midnight; for minutes and
+ * hours also the instant an offset change moves the clock to another unit or back).
  */
 export function isBucketStart(
   seconds: number,
@@ -13,6 +14,20 @@ export function isBucketStart(
 ): boolean {
   if (!Number.isInteger(seconds)) return false;
   const t = Temporal.Instant.fromEpochMilliseconds(seconds * 1000).toZonedDateTimeISO(timeZone);
+  if (granularity === 'Minute' || granularity === 'Hour') {
+    // A minute or hour bucket is one pass of the clock through it: one also starts where an
+    // offset change lands the clock in another unit, or sets it back.
+    const before = t.subtract({ seconds: 1 });
+    if (before.offsetNanoseconds !== t.offsetNanoseconds) {
+      const unit = (z: Temporal.ZonedDateTime) =>
+        granularity === 'Minute'
+          ? z.toPlainDateTime().round({ smallestUnit: 'minute', roundingMode: 'floor' })
+          : z.toPlainDateTime().round({ smallestUnit: 'hour', roundingMode: 'floor' });
+      const setBack =
+        Temporal.PlainDateTime.compare(t.toPlainDateTime(), before.toPlainDateTime()) <= 0;
+      if (setBack || !unit(t).equals(unit(before))) return true;
+    }
+  }
   if (t.second !== 0) return false;
   if (granularity === 'Minute') return true;
   if (t.minute !== 0) return false;

@@ -24,6 +24,19 @@ describe('isBucketStart', () => {
     [utc(2024, 3, 4, 18, 30), 'Day', KOLKATA, true], // 5 March 00:00 IST
     [utc(2024, 3, 4, 18, 0), 'Hour', KOLKATA, false], // 23:30 IST: not on the hour there
     [utc(2024, 3, 4, 18, 0) + 0.5, 'Minute', KOLKATA, false],
+    // Lord Howe, 2024-10-06 02:00 +10:30 -> 02:30 +11: the 02:00 hour starts at 02:30.
+    [utc(2024, 10, 5, 15, 30), 'Hour', 'Australia/Lord_Howe', true],
+    [utc(2024, 10, 5, 15, 30) + 1, 'Hour', 'Australia/Lord_Howe', false],
+    // Lord Howe, 2024-04-07 02:00 +11 -> 01:30 +10:30: the clock set back starts a new 01:00 hour.
+    [utc(2024, 4, 6, 15), 'Hour', 'Australia/Lord_Howe', true],
+    // Kathmandu, 1986-01-01 00:00 +5:30 -> 00:15 +5:45.
+    [utc(1985, 12, 31, 18, 30), 'Hour', 'Asia/Kathmandu', true],
+    [utc(1985, 12, 31, 18, 30), 'Minute', 'Asia/Kathmandu', true],
+    // Monrovia, 1972-01-07 00:00 -0:44:30 -> 00:44:30 +0: the 00:44 minute starts at 00:44:30.
+    [utc(1972, 1, 7, 0, 44, 30), 'Minute', 'Africa/Monrovia', true],
+    [utc(1972, 1, 7, 0, 44, 30), 'Hour', 'Africa/Monrovia', true],
+    [utc(1972, 1, 7, 0, 45), 'Minute', 'Africa/Monrovia', true],
+    [utc(1972, 1, 7, 0, 45, 30), 'Minute', 'Africa/Monrovia', false],
   ] as const)('%i as %s in %s is %s', (seconds, granularity, zone, expected) => {
     expect(isBucketStart(seconds, granularity, zone)).toBe(expected);
   });

@@ -244,9 +244,7 @@ export async function generateDemoData(options: DemoDataOptions): Promise<DemoDa
     const flush = async () => {
       const records = batch;
       batch = [];
-      await db.write(async (tx) =>
-        appendRecords(tx.conn, await tx.collection(collection), records),
-      );
+      await db.write(async (tx) => appendRecords(tx, await tx.collection(collection), records));
       written += records.length;
       options.onProgress?.(written, count);
     };

@@ -1,5 +1,5 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CollectionEntry } from '../storage/catalog.ts';
+import type { WriteTransaction } from '../storage/workspace-db.ts';
 import { type EventRecord, recordsRelation } from './event-records.ts';
 import { addKeyColumns, discoverObjectKeys, insertEvents, type SeenKey } from './type-keys.ts';
 
@@ -10,7 +10,7 @@ export type { BadLine } from './parse-ndjson.ts';
  * their key discovery when the caller already ran it (the loader does, off the write path).
  */
 export async function appendRecords(
-  conn: DuckDBConnection,
+  tx: WriteTransaction,
   draft: CollectionEntry,
   records: EventRecord[],
   keys?: SeenKey[],
@@ -21,6 +21,6 @@ export async function appendRecords(
     discoverObjectKeys(
       records.map((r) => r.json ?? (JSON.parse(r.payload) as Record<string, unknown>)),
     );
-  await addKeyColumns(conn, draft, discovered);
-  return insertEvents(conn, draft, (params) => recordsRelation(records, params));
+  await addKeyColumns(tx, draft, discovered);
+  return insertEvents(tx.conn, draft, discovered, (params) => recordsRelation(records, params));
 }

@@ -93,7 +93,7 @@ export class LoadWriters {
         await writer.conn.run('BEGIN TRANSACTION');
         writer.open = true;
       }
-      const written = await insertEvents(writer.conn, entry, batch.source);
+      const written = await insertEvents(writer.conn, entry, batch.keys, batch.source);
       if (written !== batch.events) {
         throw new Error(`staged ${batch.events} events, but DuckDB read ${written}`);
       }
@@ -135,7 +135,7 @@ export class LoadWriters {
     if (entry && !needsKeyColumns(entry, keys)) return entry;
     await this.finish();
     await this.#db.write(async (tx) => {
-      await addKeyColumns(tx.conn, await tx.collection(this.#collection), keys);
+      await addKeyColumns(tx, await tx.collection(this.#collection), keys);
     });
     return this.#db.catalog.get(this.#collection) as CollectionEntry;
   }

@@ -1,15 +1,18 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   type CollectionEntry,
+  columnName,
   ENGINE_SCHEMA,
   type KeyColumns,
   keyColumn,
-  MAX_TYPED_KEYS,
+  type Segment,
+  segmentTable,
 } from '../storage/catalog.ts';
 import { fieldName, jsonPointer } from '../storage/key-path.ts';
 import { runPrepared } from '../storage/prepared-statements.ts';
 import { SqlParams } from '../storage/sql-params.ts';
-import { MAX_DEPTH, type SeenKey } from './discover-keys.ts';
+import type { WriteTransaction } from '../storage/workspace-db.ts';
+import type { SeenKey } from './discover-keys.ts';
 
 export { discoverObjectKeys, MAX_DEPTH, type SeenKey } from './discover-keys.ts';
 
@@ -20,79 +23,109 @@ export { discoverObjectKeys, MAX_DEPTH, type SeenKey } from './discover-keys.ts'
  * functions, the same ones SQL-mode users see.
  */
 
-/** The columns a key's kinds ask for. Objects are walked into, except at the last level. */
+/**
+ * The columns a key's kinds ask for. Every value has a string form, numbers included, so that a
+ * number's text never depends on which other values the key has held. Objects are not values
+ * (their keys are the fields), so a key that only ever held objects has no column.
+ */
 function columnsFor(seen: SeenKey) {
   const k = seen.kinds;
-  const deepObject = k.has('object') && seen.path.length >= MAX_DEPTH;
   return {
     hasString:
       k.has('string') ||
       k.has('numeric string') ||
+      k.has('number') ||
       k.has('boolean') ||
-      k.has('array') ||
-      deepObject,
+      k.has('array'),
     hasNumber: k.has('number') || k.has('numeric string'),
     hasArray: k.has('array'),
   };
 }
 
-/** The kinds of column `seen` needs that `key` (the key's columns so far, if any) lacks. */
-function missingColumns(
-  key: KeyColumns | undefined,
-  seen: SeenKey,
-): Array<['s' | 'n' | 'a', string]> {
-  const kinds = columnsFor(seen);
-  const missing: Array<['s' | 'n' | 'a', string]> = [];
-  if (kinds.hasString && !key?.hasString) missing.push(['s', 'VARCHAR']);
-  if (kinds.hasNumber && !key?.hasNumber) missing.push(['n', 'DOUBLE']);
-  if (kinds.hasArray && !key?.hasArray) missing.push(['a', 'VARCHAR[]']);
-  return missing;
+type Kind = 's' | 'n' | 'a';
+
+const pathMaps = new WeakMap<CollectionEntry, { count: number; byPath: Map<string, KeyColumns> }>();
+
+/**
+ * The entry's keys by path, kept per entry: built anew for each batch it would cost time in
+ * proportion to every key the collection has seen. Keys are only ever added, so the count tells
+ * whether a draft grew since.
+ */
+function keysByPath(entry: CollectionEntry): Map<string, KeyColumns> {
+  let cached = pathMaps.get(entry);
+  if (!cached || cached.count !== entry.keys.length) {
+    cached = {
+      count: entry.keys.length,
+      byPath: new Map(entry.keys.map((k) => [JSON.stringify(k.path), k])),
+    };
+    pathMaps.set(entry, cached);
+  }
+  return cached.byPath;
+}
+const KIND_TYPES: Record<Kind, string> = { s: 'VARCHAR', n: 'DOUBLE', a: 'VARCHAR[]' };
+
+/** The kinds of column a batch's values of one key ask for. */
+function kindsFor(seen: SeenKey): Kind[] {
+  const c = columnsFor(seen);
+  return [
+    ...(c.hasString ? ['s' as const] : []),
+    ...(c.hasNumber ? ['n' as const] : []),
+    ...(c.hasArray ? ['a' as const] : []),
+  ];
 }
 
 /**
- * Whether {@link addKeyColumns} would change `entry` for the discovered keys: a column or
- * catalog row to add, or the collection to mark as past {@link MAX_TYPED_KEYS}. Pure, so that a
- * writer can tell before it takes the schema lock.
+ * A segment may hold this many typed columns beyond twice those a batch needs before the batch
+ * starts a new segment: appends pay for every column, so a batch should not carry many that
+ * only other batches use.
+ */
+const SEGMENT_SPARE = 48;
+
+/**
+ * Whether {@link addKeyColumns} would change `entry` for the discovered keys: a column of the
+ * last segment, a catalog row or a segment to add. Pure, so that a writer can tell before it
+ * takes the schema lock.
  */
 export function needsKeyColumns(entry: CollectionEntry, discovered: SeenKey[]): boolean {
-  const byPath = new Map(entry.keys.map((k) => [JSON.stringify(k.path), k]));
+  const byPath = keysByPath(entry);
+  const last = entry.segments[entry.segments.length - 1];
   for (const seen of discovered) {
+    const kinds = kindsFor(seen);
+    if (kinds.length === 0) continue;
     const key = byPath.get(JSON.stringify(seen.path));
-    if (missingColumns(key, seen).length === 0) continue;
-    if (key || entry.keys.length < MAX_TYPED_KEYS || !entry.overflow) return true;
+    // A collection that passed the typed-key limit of earlier versions reads new keys from
+    // the payloads, as it always did for them.
+    if (!key && entry.overflow) continue;
+    if (!key || !last) return true;
+    if (kinds.some((kind) => !last.columns.has(columnName(key, kind)))) return true;
   }
   return false;
 }
 
 /**
- * Adds the columns and catalog rows that the discovered keys need to `draft`, inside the
- * caller's transaction. Returns whether anything changed.
+ * Adds what the discovered keys need to `draft`, inside the caller's transaction: catalog rows
+ * for new keys, and their columns in the last segment, or a new segment holding just the
+ * batch's columns when the last one would grow far wider than the batch needs (or the batch
+ * brings many new columns at once). Returns whether anything changed.
  */
 export async function addKeyColumns(
-  conn: DuckDBConnection,
+  tx: WriteTransaction,
   draft: CollectionEntry,
   discovered: SeenKey[],
 ): Promise<boolean> {
+  const { conn } = tx;
   const byPath = new Map(draft.keys.map((k) => [JSON.stringify(k.path), k]));
   let nextId = draft.keys.reduce((max, k) => Math.max(max, k.id + 1), 0);
   let changed = false;
+  const needed: Array<[KeyColumns, Kind]> = [];
   for (const seen of discovered) {
+    const kinds = kindsFor(seen);
+    if (kinds.length === 0) continue;
     const pathJson = JSON.stringify(seen.path);
     let key = byPath.get(pathJson);
-    const added = missingColumns(key, seen);
-    if (added.length === 0) continue;
+    if (!key && draft.overflow) continue;
     const isNew = !key;
     if (!key) {
-      if (draft.keys.length >= MAX_TYPED_KEYS) {
-        if (!draft.overflow) {
-          draft.overflow = true;
-          await conn.run(`UPDATE ${ENGINE_SCHEMA}.collections SET overflow = true WHERE id = $1`, [
-            draft.id,
-          ]);
-          changed = true;
-        }
-        continue;
-      }
       key = {
         id: nextId++,
         path: seen.path,
@@ -104,48 +137,90 @@ export async function addKeyColumns(
       draft.keys.push(key);
       byPath.set(pathJson, key);
     }
-    for (const [kind, type] of added) {
+    const before = [key.hasString, key.hasNumber, key.hasArray].join();
+    for (const kind of kinds) {
+      needed.push([key, kind]);
       if (kind === 's') key.hasString = true;
       if (kind === 'n') key.hasNumber = true;
       if (kind === 'a') key.hasArray = true;
-      await conn.run(`ALTER TABLE ${draft.table} ADD COLUMN ${keyColumn(key, kind)} ${type}`);
     }
     const values = [draft.id, key.id, pathJson, key.hasString, key.hasNumber, key.hasArray];
     if (isNew) {
       await conn.run(`INSERT INTO ${ENGINE_SCHEMA}.keys VALUES ($1, $2, $3, $4, $5, $6)`, values);
-    } else {
+      changed = true;
+    } else if (before !== [key.hasString, key.hasNumber, key.hasArray].join()) {
       await conn.run(
         `UPDATE ${ENGINE_SCHEMA}.keys SET path = $3, has_string = $4, has_number = $5, has_array = $6
          WHERE collection_id = $1 AND key_id = $2`,
         values,
       );
+      changed = true;
     }
-    changed = true;
   }
-  return changed;
+  const last = draft.segments[draft.segments.length - 1] as Segment;
+  const missing = needed.filter(([key, kind]) => !last.columns.has(columnName(key, kind)));
+  if (missing.length === 0) return changed;
+  // Many columns at once are one CREATE TABLE rather than an ALTER each.
+  const fits = last.columns.size + missing.length <= 2 * needed.length + SEGMENT_SPARE;
+  if (fits && missing.length <= SEGMENT_SPARE) {
+    for (const [key, kind] of missing) {
+      await conn.run(
+        `ALTER TABLE ${last.table} ADD COLUMN ${keyColumn(key, kind)} ${KIND_TYPES[kind]}`,
+      );
+      last.columns.add(columnName(key, kind));
+    }
+    return true;
+  }
+  const segment: Segment = {
+    table: segmentTable(draft.id, draft.segments.length),
+    columns: new Set(needed.map(([key, kind]) => columnName(key, kind))),
+  };
+  const columns = needed.map(([key, kind]) => `, ${keyColumn(key, kind)} ${KIND_TYPES[kind]}`);
+  await conn.run(
+    `CREATE TABLE ${segment.table} ("timestamp" BIGINT NOT NULL, "json" ${tx.payloadType} NOT NULL${columns.join('')})`,
+  );
+  draft.segments.push(segment);
+  await conn.run(
+    `CREATE OR REPLACE VIEW ${draft.view} AS ${draft.segments.map((s) => `SELECT "timestamp", "json" FROM ${s.table}`).join(' UNION ALL ')}`,
+  );
+  return true;
 }
 
 /**
- * Appends events to the collection's table, filling every typed column from one multi-path
- * extraction per payload. `source` gives the `(ts, payload)` relation to read, adding its own
- * parameters. Returns the number of rows written.
+ * Appends events to the collection's table, filling the typed columns of the keys the batch
+ * holds (`present`, its key discovery) from one multi-path extraction per payload. Keys the
+ * batch does not hold are left NULL without being looked for, so the extraction does not grow
+ * with the keys the collection has seen before. `source` gives the `(ts, payload)`
+ * relation to read, adding its own parameters. Returns the number of rows written.
  */
 export async function insertEvents(
   conn: DuckDBConnection,
   entry: CollectionEntry,
+  present: readonly SeenKey[],
   source: (params: SqlParams) => string,
 ): Promise<number> {
+  const segment = entry.segments[entry.segments.length - 1] as Segment;
+  const has = (key: KeyColumns, kind: Kind) => segment.columns.has(columnName(key, kind));
+  const byPath = keysByPath(entry);
+  const keys: KeyColumns[] = [];
+  for (const seen of present) {
+    const key = byPath.get(JSON.stringify(seen.path));
+    if (key) keys.push(key);
+  }
   const columns = ['"timestamp"', '"json"'];
   const values = ['ts', 'payload'];
-  const scalarKeys = entry.keys.filter((k) => k.hasString || k.hasNumber);
-  const arrayKeys = entry.keys.filter((k) => k.hasArray);
+  const params = new SqlParams();
+  const scalarKeys = keys.filter((k) => has(k, 's') || has(k, 'n'));
+  const arrayKeys = keys.filter((k) => has(k, 'a'));
   scalarKeys.forEach((key, i) => {
     const e = `e[${i + 1}]`;
-    if (key.hasString) {
+    if (has(key, 's')) {
       columns.push(keyColumn(key, 's'));
-      values.push(e);
+      values.push(
+        storedStringForm(e, 'payload', params.text(jsonPointer(key.path)), key.hasNumber),
+      );
     }
-    if (key.hasNumber) {
+    if (has(key, 'n')) {
       columns.push(keyColumn(key, 'n'));
       values.push(numericForm(e));
     }
@@ -157,7 +232,6 @@ export async function insertEvents(
       `CASE WHEN left(CAST(${j} AS VARCHAR), 1) = '[' THEN json_transform(${j}, '["VARCHAR"]') END`,
     );
   });
-  const params = new SqlParams();
   const from = source(params);
   const e = scalarKeys.length
     ? `json_extract_string(payload, ${params.texts(scalarKeys.map((k) => jsonPointer(k.path)))})`
@@ -167,13 +241,32 @@ export async function insertEvents(
     : 'NULL';
   const result = await runPrepared(
     conn,
-    `INSERT INTO ${entry.table} (${columns.join(', ')})
+    `INSERT INTO ${segment.table} (${columns.join(', ')})
      SELECT ${values.join(', ')} FROM (
        SELECT ts, payload, ${e} AS e, ${j} AS j FROM ${from}
      )`,
     params,
   );
   return Number(result.rowsChanged);
+}
+
+/**
+ * The string form to store of the value that DuckDB's `json_extract_string` read as `e` at
+ * `pointer` of `payload`: NULL for an object (not a value), and for a number its JSON text as
+ * JavaScript writes it, which DuckDB's reader gives except for the `+` of a positive exponent.
+ * Only values that could be either are looked at again in the payload.
+ */
+export function storedStringForm(
+  e: string,
+  payload: string,
+  pointer: string,
+  mayBeNumber: boolean,
+): string {
+  const object = `WHEN starts_with(${e}, '{') AND json_type(${payload}, ${pointer}) = 'OBJECT' THEN NULL`;
+  const exponent = mayBeNumber
+    ? ` WHEN contains(${e}, 'e') AND regexp_full_match(${e}, '-?[0-9]+(\\.[0-9]+)?e[0-9]+') AND json_type(${payload}, ${pointer}) <> 'VARCHAR' THEN replace(${e}, 'e', 'e+')`
+    : '';
+  return `CASE ${object}${exponent} ELSE ${e} END`;
 }
 
 /**

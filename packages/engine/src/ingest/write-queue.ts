@@ -126,17 +126,17 @@ export class WriteQueue {
     if (schemaChange) {
       await this.#db.write(async (tx) => {
         for (const { name, records, keys } of byCollection) {
-          await appendRecords(tx.conn, await tx.collection(name), records, keys);
+          await appendRecords(tx, await tx.collection(name), records, keys);
         }
       });
       return;
     }
     await this.#db.append(async (conn) => {
-      for (const { name, records } of byCollection) {
+      for (const { name, records, keys } of byCollection) {
         // Read inside the append: a schema change that committed meanwhile only added columns.
         const entry = catalog.get(name);
         if (!entry) throw new Error(`collection ${name} disappeared while appending`);
-        await insertEvents(conn, entry, (params) => recordsRelation(records, params));
+        await insertEvents(conn, entry, keys, (params) => recordsRelation(records, params));
       }
     });
   }

@@ -62,7 +62,8 @@ function conditionSql(condition: FilterCondition, f: FieldSql, params: SqlParams
     case '>':
     case '<': {
       const n = valueNumber(value);
-      if (f.number === null || n === null) return 'FALSE';
+      // The value first: a field's form is built only where the SQL will use it.
+      if (n === null || f.number === null) return 'FALSE';
       return `coalesce(${f.number} ${operator} ${params.number(n)}, FALSE)`;
     }
   }
@@ -72,17 +73,18 @@ function equalsSql(f: FieldSql, value: FilterValue, params: SqlParams): string {
   const parts: string[] = [];
   if (f.string !== null) parts.push(`${f.string} = ${params.text(valueText(value))}`);
   const n = valueNumber(value);
-  if (f.number !== null && n !== null && typeof value !== 'boolean') {
+  if (n !== null && typeof value !== 'boolean' && f.number !== null) {
     parts.push(`${f.number} = ${params.number(n)}`);
   }
   return parts.length === 0 ? 'FALSE' : `coalesce(${parts.join(' OR ')}, FALSE)`;
 }
 
 function includesSql(f: FieldSql, value: FilterValue, params: SqlParams): string {
-  const text = params.text(valueText(value));
-  if (f.array !== null && f.string !== null) {
+  // A parameter only where the SQL uses it: DuckDB refuses to bind one the statement lacks.
+  if (f.string === null) return 'FALSE';
+  if (f.array !== null) {
+    const text = params.text(valueText(value));
     return `coalesce(CASE WHEN ${f.array} IS NOT NULL THEN list_contains(${f.array}, ${text}) ELSE contains(${f.string}, ${text}) END, FALSE)`;
   }
-  if (f.string !== null) return `coalesce(contains(${f.string}, ${text}), FALSE)`;
-  return 'FALSE';
+  return `coalesce(contains(${f.string}, ${params.text(valueText(value))}), FALSE)`;
 }

@@ -25,11 +25,24 @@ export interface QueryContext {
   timeoutMs: number;
 }
 
-/** The relation to read: the collection's table, or an empty one of the same shape. */
+/** Row ids of a later segment start this far above an earlier one's (ingest order across them). */
+const SEGMENT_ROWS = 2 ** 40;
+
+/**
+ * The relation to read: the collection's table, its segments side by side (a column a segment
+ * lacks reads as NULL there, which no event of that segment holds), or an empty relation of the
+ * same shape.
+ */
 export function sourceSql(ctx: QueryContext): string {
-  return ctx.entry
-    ? ctx.entry.table
-    : '(SELECT NULL::BIGINT AS "timestamp", NULL::VARCHAR AS "json", NULL::BIGINT AS rowid WHERE FALSE)';
+  const segments = ctx.entry?.segments ?? [];
+  if (segments.length === 1) return (segments[0] as { table: string }).table;
+  if (segments.length === 0) {
+    return '(SELECT NULL::BIGINT AS "timestamp", NULL::VARCHAR AS "json", NULL::BIGINT AS rowid WHERE FALSE)';
+  }
+  const branches = segments.map(
+    (s, i) => `SELECT *, rowid + ${i * SEGMENT_ROWS} AS rowid FROM ${s.table}`,
+  );
+  return `(${branches.join(' UNION ALL BY NAME ')})`;
 }
 
 /** Field resolver bound to the query's collection and a statement's parameters. */

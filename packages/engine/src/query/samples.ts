@@ -27,8 +27,9 @@ const RAW_PAYLOADS = Symbol('raw Samples payloads');
 const NARROWING_SPANS = [3600, 86_400, 30 * 86_400, Number.POSITIVE_INFINITY];
 
 /**
- * Samples: events exactly as ingested, newest first (or oldest first with `Ascending`), at most
- * 50 per call, filters applied; within a second, in ingest order.
+ * Samples: events exactly as ingested, at most 50 per call, filters applied. `Ascending` is
+ * oldest first and, within a second, in ingest order (row ids follow commit order);
+ * `Descending` is its exact reverse, so that the two orders page through the same sequence.
  *
  * A page never ends in the middle of a second. Clients page by moving `start` (or `end`) to the
  * last timestamp they saw, and bounds are exclusive, so a page cut inside a second would lose

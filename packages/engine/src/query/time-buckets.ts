@@ -12,10 +12,9 @@ import { civilFromDays, dayLabel, minuteLabel, monthLabel } from './civil-date.t
  * magnitude faster than `timezone()` and exact across DST changes:
  *
  * - Day, Week (Monday start) and Month follow the wall calendar, so a 23- or 25-hour day is one
- *   bucket.
- * - Minute and Hour buckets are real elapsed minutes and hours aligned to the wall clock: on a
- *   fall-back day the repeated hour is two buckets with the same label, and the skipped hour of
- *   a spring-forward day has no bucket.
+ *   bucket, and a date the zone skipped has none.
+ * - Minute and Hour buckets are the wall clock's minutes and hours, one bucket per pass of the
+ *   clock through each (see {@link clockPlan}).
  */
 
 /** An offset in seconds that holds from `from` (inclusive) until the next segment. */
@@ -101,15 +100,6 @@ export function offsetSegments(timeZone: string, lo: number, hi: number): Offset
   return segments;
 }
 
-function offsetAt(segments: OffsetSegment[], t: number): number {
-  let offset = segments[0]?.offset ?? 0;
-  for (const segment of segments) {
-    if (segment.from <= t) offset = segment.offset;
-    else break;
-  }
-  return offset;
-}
-
 /** A SQL expression choosing, per row, the value that holds at `ts` among the segments. */
 function piecewiseSql(
   ts: string,
@@ -127,7 +117,20 @@ function piecewiseSql(
   return `(CASE ${branches.join(' ')} ELSE ${params.integer(values[values.length - 1] ?? 0)} END)`;
 }
 
-const mod = (a: number, b: number) => ((a % b) + b) % b;
+/** One offset segment clipped to the window: the seconds `from`…`to` (inclusive). */
+interface Span {
+  from: number;
+  to: number;
+  offset: number;
+}
+
+function spansOf(segments: OffsetSegment[], hi: number): Span[] {
+  return segments.map((s, i) => ({
+    from: s.from,
+    to: Math.min(hi, (segments[i + 1]?.from ?? hi + 1) - 1),
+    offset: s.offset,
+  }));
+}
 
 /**
  * Plans the buckets of the integer seconds `lo`…`hi` (inclusive) in `timeZone`. Throws a 400
@@ -140,7 +143,7 @@ export function planBuckets(
   hi: number,
 ): BucketPlan {
   const segments = offsetSegments(timeZone, lo, hi);
-  const local = (t: number) => t + offsetAt(segments, t);
+  const spans = spansOf(segments, hi);
   const check = (count: number) => {
     if (count > MAX_BUCKETS) {
       throw new EngineError(
@@ -149,69 +152,136 @@ export function planBuckets(
       );
     }
   };
-  const range = (first: number, last: number, label: (key: number) => string): Bucket[] => {
-    if (last < first) return [];
-    check(last - first + 1);
-    const out: Bucket[] = [];
-    for (let key = first; key <= last; key++) out.push({ key, label: label(key) });
-    return out;
-  };
-
+  if (lo > hi) return { granularity, buckets: [], keySql: () => '0' };
   if (granularity === 'Minute' || granularity === 'Hour') {
-    const width = granularity === 'Minute' ? 60 : 3600;
-    // Wall-clock alignment only depends on the offset modulo the width (zero for whole-hour
-    // offsets), so real elapsed buckets are (ts + r) // width.
-    const r = (s: OffsetSegment) => mod(s.offset, width);
-    const keyOf = (t: number) =>
-      Math.floor((t + r({ from: t, offset: offsetAt(segments, t) })) / width);
-    const buckets = range(keyOf(lo), keyOf(hi), (key) => {
-      const start = key * width - mod(offsetAt(segments, key * width), width);
-      return minuteLabel(local(start));
-    });
-    // Whole-hour offsets (nearly every zone) need no shift at all.
-    const aligned = segments.every((segment) => r(segment) === 0);
-    return {
-      granularity,
-      buckets,
-      keySql: (ts, params) =>
-        aligned
-          ? `(${ts} // ${params.integer(width)})`
-          : `((${ts} + ${piecewiseSql(ts, segments, r, params)}) // ${params.integer(width)})`,
-    };
+    return clockPlan(granularity, spans, check);
   }
+  return calendarPlan(granularity, spans, check);
+}
 
+/**
+ * Minute and Hour buckets are the wall clock's minutes and hours as the zone's clock reads them:
+ * each pass of the clock through a minute (hour) is one bucket. A clock set forward skips the
+ * units it jumps over (and stays in its bucket when it stays in the unit); a clock set back
+ * shows units again, each a bucket of its own with the same label. Within one offset a unit key is `(ts + offset) // width`; each offset gets a
+ * constant that makes keys consecutive across the change, so the SQL is one CASE over the
+ * window's offsets, and a single integer where they all agree (whole-hour zones).
+ */
+function clockPlan(
+  granularity: 'Minute' | 'Hour',
+  spans: Span[],
+  check: (count: number) => void,
+): BucketPlan {
+  const width = granularity === 'Minute' ? 60 : 3600;
+  // Per span: the first and last wall unit, and the shift from wall units to bucket keys.
+  const units = spans.map((s) => ({
+    first: Math.floor((s.from + s.offset) / width),
+    last: Math.floor((s.to + s.offset) / width),
+    shift: 0,
+  }));
+  let count = 0;
+  let lastKey = 0;
+  units.forEach((u, i) => {
+    const before = units[i - 1];
+    // A clock set forward within one unit stays in its bucket; a clock set back passes
+    // through the unit again, which is a bucket of its own.
+    const same =
+      before !== undefined &&
+      before.last === u.first &&
+      (spans[i]?.offset ?? 0) > (spans[i - 1]?.offset ?? 0);
+    u.shift = before === undefined ? 0 : lastKey + (same ? 0 : 1) - u.first;
+    count += u.last - u.first + (same ? 0 : 1);
+    lastKey = u.last + u.shift;
+  });
+  check(count);
+  // Every value added to `ts` stays non-negative, for DuckDB's truncating division.
+  const lowest = Math.min(...spans.map((s, i) => s.offset + (units[i]?.shift ?? 0) * width));
+  const bias = lowest < 0 ? Math.ceil(-lowest / width) : 0;
+  const buckets: Bucket[] = [];
+  units.forEach((u) => {
+    for (let unit = u.first; unit <= u.last; unit++) {
+      const key = unit + u.shift + bias;
+      if (buckets[buckets.length - 1]?.key === key) continue;
+      buckets.push({ key, label: minuteLabel(unit * width) });
+    }
+  });
+  const values = spans.map((s, i) => s.offset + ((units[i]?.shift ?? 0) + bias) * width);
+  const segments = spans.map((s, i) => ({ from: s.from, offset: values[i] ?? 0 }));
+  return {
+    granularity,
+    buckets,
+    keySql: (ts, params) =>
+      `((${ts} + ${piecewiseSql(ts, segments, (s) => s.offset, params)}) // ${params.integer(width)})`,
+  };
+}
+
+/**
+ * Day, Week (Monday start) and Month buckets are calendar units: one bucket per unit the
+ * zone's clock shows during the window, so a date the zone skipped has none.
+ */
+function calendarPlan(
+  granularity: 'Day' | 'Week' | 'Month',
+  spans: Span[],
+  check: (count: number) => void,
+): BucketPlan {
   // Only windows within a day of 1970 can have negative wall-clock seconds.
-  const biasDays = lo + Math.min(...segments.map((s) => s.offset)) < DAY ? BIAS_DAYS : 0;
+  const biasDays = Math.min(...spans.map((s) => s.from + s.offset)) < DAY ? BIAS_DAYS : 0;
   const unbias = biasDays ? ` - ${biasDays}` : '';
+  const segments = spans.map((s) => ({ from: s.from, offset: s.offset }));
   const localSql = (ts: string, params: SqlParams) =>
     `(${ts} + ${piecewiseSql(ts, segments, (s) => s.offset + biasDays * DAY, params)})`;
-  const localDay = (t: number) => Math.floor(local(t) / DAY);
-
+  // 1970-01-01 was a Thursday: day d belongs to the week starting on day 7 * ((d + 3) // 7) - 3.
+  const weekOf = (day: number) => Math.floor((day + 3) / 7);
+  const monthOf = (day: number) => {
+    const { year, month } = civilFromDays(day);
+    return year * 12 + month - 1;
+  };
+  const unitOf =
+    granularity === 'Day' ? (d: number) => d : granularity === 'Week' ? weekOf : monthOf;
+  const label =
+    granularity === 'Day'
+      ? dayLabel
+      : granularity === 'Week'
+        ? (week: number) => dayLabel(week * 7 - 3)
+        : monthLabel;
+  // The units each offset's stretch of the window shows, merged (a clock set back can show a
+  // unit twice; one set forward can skip one).
+  const ranges = spans
+    .map((s) => [
+      unitOf(Math.floor((s.from + s.offset) / DAY)),
+      unitOf(Math.floor((s.to + s.offset) / DAY)),
+    ])
+    .sort((a, b) => (a[0] as number) - (b[0] as number));
+  const merged: number[][] = [];
+  for (const [first, last] of ranges as Array<[number, number]>) {
+    const open = merged[merged.length - 1];
+    if (open && first <= (open[1] as number) + 1) open[1] = Math.max(open[1] as number, last);
+    else merged.push([first, last]);
+  }
+  check(merged.reduce((n, [first, last]) => n + (last as number) - (first as number) + 1, 0));
+  const buckets: Bucket[] = [];
+  for (const [first, last] of merged as Array<[number, number]>) {
+    for (let key = first; key <= last; key++) buckets.push({ key, label: label(key) });
+  }
   if (granularity === 'Day') {
     return {
       granularity,
-      buckets: range(localDay(lo), localDay(hi), dayLabel),
+      buckets,
       keySql: (ts, params) => `(${localSql(ts, params)} // ${params.integer(DAY)}${unbias})`,
     };
   }
   if (granularity === 'Week') {
-    // 1970-01-01 was a Thursday: day d belongs to the week starting on day 7 * ((d + 3) // 7) - 3.
-    const weekOf = (day: number) => Math.floor((day + 3) / 7);
     return {
       granularity,
-      buckets: range(weekOf(localDay(lo)), weekOf(localDay(hi)), (week) => dayLabel(week * 7 - 3)),
+      buckets,
       keySql: (ts, params) =>
         `((${localSql(ts, params)} + ${params.integer(3 * DAY)}) // ${params.integer(WEEK)}${biasDays ? ` - ${biasDays / 7}` : ''})`,
     };
   }
   // Month: the wall date from the local day number, then year * 12 + month - 1.
-  const monthOf = (day: number) => {
-    const { year, month } = civilFromDays(day);
-    return year * 12 + month - 1;
-  };
   return {
     granularity,
-    buckets: range(monthOf(localDay(lo)), monthOf(localDay(hi)), monthLabel),
+    buckets,
     keySql: (ts, params) => {
       const date = `(DATE '1970-01-01' + CAST(${localSql(ts, params)} // ${params.integer(DAY)}${unbias} AS INTEGER))`;
       return `(year(${date}) * 12 + month(${date}) - 1)`;

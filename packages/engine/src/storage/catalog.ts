@@ -14,8 +14,9 @@ export const ENGINE_SCHEMA = '_engine';
 /** Schema of the per-collection views that SQL mode queries. */
 export const COLLECTIONS_SCHEMA = 'collections';
 /**
- * Typed keys per collection. Beyond it, new keys are still stored in the payload and answered
- * by JSON extraction at query time: slower, but correct, and the table stays narrow.
+ * Typed keys per collection in files written by earlier versions, which past it answered new keys
+ * by JSON extraction at query time (the collection's `overflow`). Such collections keep doing so
+ * for keys they had not typed; others type every key, table by table (see `Segment`).
  */
 export const MAX_TYPED_KEYS = 500;
 
@@ -34,22 +35,46 @@ export interface KeyColumns {
   hasArray: boolean;
 }
 
-/** One collection: its event table, its SQL-mode view and its typed keys. */
+/**
+ * One table of a collection's events, with typed columns for the keys its events hold. Appends
+ * go to the last segment; a batch whose keys would widen it far beyond what the batch needs
+ * starts a new one, because DuckDB pays for every column of every appended row.
+ */
+export interface Segment {
+  /** Schema-qualified, quoted table. */
+  table: string;
+  /** The typed columns it has, by name (`k<id>_s`). */
+  columns: Set<string>;
+}
+
+/** One collection: its event tables, its SQL-mode view and its typed keys. */
 export interface CollectionEntry {
   id: number;
   name: string;
-  /** Schema-qualified, quoted event table. */
+  /** Schema-qualified, quoted first event table (the only one of most collections). */
   table: string;
+  /** Every event table, in the order they were started (rows in ingest order across them). */
+  segments: Segment[];
   /** Schema-qualified, quoted view exposing exactly `timestamp` and `json`. */
   view: string;
   keys: KeyColumns[];
-  /** True once the collection has more distinct keys than {@link MAX_TYPED_KEYS}. */
+  /** Set by earlier versions past {@link MAX_TYPED_KEYS}: untyped keys are read from payloads. */
   overflow: boolean;
 }
 
 /** The column of one kind of a key. */
 export function keyColumn(key: KeyColumns, kind: 's' | 'n' | 'a'): string {
-  return quoteIdentifier(`k${key.id}_${kind}`);
+  return quoteIdentifier(columnName(key, kind));
+}
+
+/** The unquoted name of {@link keyColumn}. */
+export function columnName(key: KeyColumns, kind: 's' | 'n' | 'a'): string {
+  return `k${key.id}_${kind}`;
+}
+
+/** The table of segment `n` of a collection (the first is the collection's own table). */
+export function segmentTable(id: number, n: number): string {
+  return `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier(n === 0 ? `events_${id}` : `events_${id}_${n}`)}`;
 }
 
 /** The event table and view names of a collection id. */
@@ -74,7 +99,7 @@ export const CATALOG_DDL = [
  */
 export class Catalog {
   readonly #collections = new Map<string, CollectionEntry>();
-  readonly #fields = new WeakMap<CollectionEntry, Map<string, KeyColumns>>();
+  readonly #fields = new WeakMap<CollectionEntry, Map<string, KeyColumns[]>>();
   #nextId = 1;
 
   /** Reads the catalog tables of a workspace database. */
@@ -86,12 +111,27 @@ export class Catalog {
     const keys = await conn.runAndReadAll(
       `SELECT collection_id, key_id, path, has_string, has_number, has_array FROM ${ENGINE_SCHEMA}.keys ORDER BY collection_id, key_id`,
     );
+    const columns = await conn.runAndReadAll(
+      `SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = '${ENGINE_SCHEMA}' AND table_name LIKE 'events%'`,
+    );
+    const tables = new Map<string, Set<string>>();
+    for (const [table, column] of columns.getRows()) {
+      const set = tables.get(String(table)) ?? new Set<string>();
+      if (/^k\d+_[sna]$/.test(String(column))) set.add(String(column));
+      tables.set(String(table), set);
+    }
     const byId = new Map<number, CollectionEntry>();
     for (const [id, name, overflow] of collections.getRows()) {
+      const segments: Segment[] = [];
+      for (let n = 0; tables.has(n === 0 ? `events_${id}` : `events_${id}_${n}`); n++) {
+        const set = tables.get(n === 0 ? `events_${id}` : `events_${id}_${n}`) as Set<string>;
+        segments.push({ table: segmentTable(Number(id), n), columns: set });
+      }
       const entry: CollectionEntry = {
         id: Number(id),
         name: String(name),
         ...collectionRelations(Number(id), String(name)),
+        segments,
         keys: [],
         overflow: overflow === true,
       };
@@ -128,27 +168,46 @@ export class Catalog {
   }
 
   /**
-   * The typed key a dotted field name refers to. When a top-level key containing a dot and a
-   * nested path spell the same name, the path with fewer segments wins.
+   * The typed keys a dotted field name can refer to (a key may itself contain dots), in the
+   * order an event's value is looked for: fewer keys first, then the longer first key.
    */
-  field(entry: CollectionEntry, field: string): KeyColumns | undefined {
-    return this.#fields.get(entry)?.get(field);
+  fields(entry: CollectionEntry, field: string): readonly KeyColumns[] {
+    return this.#fields.get(entry)?.get(field) ?? [];
   }
 
   /** Installs a committed version of a collection entry. */
   publish(entry: CollectionEntry): void {
-    const fields = new Map<string, KeyColumns>();
+    const fields = new Map<string, KeyColumns[]>();
     for (const key of entry.keys) {
-      const other = fields.get(key.field);
-      if (!other || key.path.length < other.path.length) fields.set(key.field, key);
+      const list = fields.get(key.field) ?? [];
+      list.push(key);
+      fields.set(key.field, list);
     }
+    for (const list of fields.values()) list.sort((a, b) => comparePaths(a.path, b.path));
     this.#collections.set(entry.name, entry);
     this.#fields.set(entry, fields);
     this.#nextId = Math.max(this.#nextId, entry.id + 1);
   }
 }
 
+/**
+ * The order in which the paths that spell one field are tried for an event: fewer keys first,
+ * then the one whose keys are longer from the left (`a.b` › `c` before `a` › `b.c`).
+ */
+export function comparePaths(a: readonly string[], b: readonly string[]): number {
+  if (a.length !== b.length) return a.length - b.length;
+  for (let i = 0; i < a.length; i++) {
+    const d = (b[i] as string).length - (a[i] as string).length;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
 /** A deep copy of an entry that a write can change and publish only after it commits. */
 export function draftOf(entry: CollectionEntry): CollectionEntry {
-  return { ...entry, keys: entry.keys.map((key) => ({ ...key, path: [...key.path] })) };
+  return {
+    ...entry,
+    keys: entry.keys.map((key) => ({ ...key, path: [...key.path] })),
+    segments: entry.segments.map((s) => ({ table: s.table, columns: new Set(s.columns) })),
+  };
 }

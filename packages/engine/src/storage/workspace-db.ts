@@ -35,6 +35,8 @@ export interface WorkspaceDbOptions {
 export interface WriteTransaction {
   /** The writer connection, inside the open transaction. */
   conn: DuckDBConnection;
+  /** The column type of payloads in this workspace's event tables. */
+  payloadType: string;
   /** A draft of the named collection, created (table, view, catalog row) when missing. */
   collection(name: string): Promise<CollectionEntry>;
   /**
@@ -194,6 +196,7 @@ export class WorkspaceDb implements SqlWorkspace {
     const drafts = new Map<string, CollectionEntry>();
     const tx: WriteTransaction = {
       conn,
+      payloadType: this.#payloadType,
       collection: async (name) => {
         let draft = drafts.get(name);
         if (draft) return draft;
@@ -201,7 +204,15 @@ export class WorkspaceDb implements SqlWorkspace {
         if (existing) draft = draftOf(existing);
         else {
           const id = this.catalog.reserveId();
-          draft = { id, name, ...collectionRelations(id, name), keys: [], overflow: false };
+          const relations = collectionRelations(id, name);
+          draft = {
+            id,
+            name,
+            ...relations,
+            segments: [{ table: relations.table, columns: new Set() }],
+            keys: [],
+            overflow: false,
+          };
           await conn.run(
             `CREATE TABLE ${draft.table} ("timestamp" BIGINT NOT NULL, "json" ${this.#payloadType} NOT NULL)`,
           );

@@ -13,11 +13,12 @@ import {
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
-import { Temporal } from 'temporal-polyfill';
+import { wallRows } from './wall-clock.ts';
 
 /**
  * An independent answer to a collection-mode query: a plain loop over the fixture events, with
- * Temporal bucketing each event on its own (no offset tables, no SQL). Tests compare the engine
+ * rows found by walking the zone's wall clock as `Intl.DateTimeFormat` shows it (no offset
+ * tables, no Temporal, no SQL). Tests compare the engine
  * over HTTP with this. It shares only the request parsing and window resolution of the protocol
  * package, which both sides take as given.
  */
@@ -29,22 +30,54 @@ export interface FixtureEvent {
 
 type Row = Record<string, string | number | null>;
 
-/** A field's value: the literal top-level key first, else the dotted path into objects. */
+/** Paths deeper than this are only read split at every dot (the engine's typed depth). */
+const TYPED_DEPTH = 6;
+
+/**
+ * A field's value in one event: of the key paths in the event that spell the field (keys may
+ * contain dots), the one with the fewest keys that holds a value (not null, not an object), ties
+ * going to longer keys from the left; a path of more than six keys only split at every dot.
+ */
 function valueAt(json: Record<string, unknown>, field: string): unknown {
-  if (field in json) return json[field];
-  let current: unknown = json;
-  for (const part of field.split('.')) {
-    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
+  const found: Array<{ path: string[]; value: unknown }> = [];
+  const walk = (object: Record<string, unknown>, rest: string, path: string[]) => {
+    for (const key of Object.keys(object)) {
+      const value = object[key];
+      if (key === rest) found.push({ path: [...path, key], value });
+      else if (rest.startsWith(`${key}.`) && isObject(value)) {
+        walk(value, rest.slice(key.length + 1), [...path, key]);
+      }
+    }
+  };
+  walk(json, field, []);
+  const allSplit = field.split('.').length;
+  const held = found.filter(
+    ({ path, value }) =>
+      value !== null &&
+      !isObject(value) &&
+      (path.length <= TYPED_DEPTH || path.length === allSplit),
+  );
+  held.sort((a, b) => {
+    if (a.path.length !== b.path.length) return a.path.length - b.path.length;
+    for (let i = 0; i < a.path.length; i++) {
+      const d = (b.path[i] as string).length - (a.path[i] as string).length;
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
+  return held[0]?.value;
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The string form: strings as they are, numbers and arrays as their JSON text. */
 function stringForm(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return JSON.stringify(value);
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number' || Array.isArray(value)) return JSON.stringify(value);
   return null; // objects are not values
 }
 
@@ -124,75 +157,6 @@ function inWindow(events: FixtureEvent[], w: TimeWindow): FixtureEvent[] {
   return events.filter((e) => w.start < e.timestamp && e.timestamp < w.end);
 }
 
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-
-interface RefBucket {
-  start: Temporal.ZonedDateTime;
-  label: string;
-}
-
-function bucketStart(zdt: Temporal.ZonedDateTime, g: ResolvedGranularity): Temporal.ZonedDateTime {
-  switch (g) {
-    case 'Minute':
-      return zdt.round({ smallestUnit: 'minute', roundingMode: 'floor' });
-    case 'Hour':
-      return zdt.round({ smallestUnit: 'hour', roundingMode: 'floor' });
-    case 'Day':
-      return zdt.startOfDay();
-    case 'Week':
-      return zdt.subtract({ days: zdt.dayOfWeek - 1 }).startOfDay();
-    case 'Month':
-      return zdt.with({ day: 1 }).startOfDay();
-  }
-}
-
-function labelOf(start: Temporal.ZonedDateTime, g: ResolvedGranularity): string {
-  const date = `${pad(start.year, 4)}-${pad(start.month)}-${pad(start.day)}`;
-  if (g === 'Minute' || g === 'Hour') return `${date} ${pad(start.hour)}:${pad(start.minute)}`;
-  if (g === 'Month') return `${pad(start.year, 4)}-${pad(start.month)}`;
-  return date;
-}
-
-function nextStart(start: Temporal.ZonedDateTime, g: ResolvedGranularity): Temporal.ZonedDateTime {
-  switch (g) {
-    case 'Minute':
-      return start.add({ minutes: 1 });
-    case 'Hour':
-      return start.add({ hours: 1 });
-    case 'Day':
-      return start.add({ days: 1 }).startOfDay();
-    case 'Week':
-      return start.add({ weeks: 1 }).startOfDay();
-    case 'Month':
-      return start.add({ months: 1 }).with({ day: 1 }).startOfDay();
-  }
-}
-
-const zoned = (seconds: number, zone: string) =>
-  Temporal.Instant.fromEpochMilliseconds(seconds * 1000).toZonedDateTimeISO(zone);
-
-/** Every bucket a whole second of the window can fall in, oldest first. */
-function bucketsOf(w: TimeWindow, g: ResolvedGranularity, zone: string): RefBucket[] {
-  const first = Math.floor(w.start) + 1;
-  const last = Math.ceil(w.end) - 1;
-  const out: RefBucket[] = [];
-  if (first > last) return out;
-  let start = bucketStart(zoned(first, zone), g);
-  while (start.epochMilliseconds / 1000 <= last) {
-    out.push({ start, label: labelOf(start, g) });
-    start = nextStart(start, g);
-  }
-  return out;
-}
-
-function bucketIndex(buckets: RefBucket[], timestamp: number): number {
-  let index = -1;
-  for (let i = 0; i < buckets.length; i++) {
-    if ((buckets[i] as RefBucket).start.epochMilliseconds / 1000 <= timestamp) index = i;
-  }
-  return index;
-}
-
 function empty(aggregation: Aggregation): number | null {
   return aggregation === 'Count' || aggregation === 'Sum' ? 0 : null;
 }
@@ -241,7 +205,17 @@ export function referenceAnswer(
       metadata: {},
     };
   }
-  if (q.graph_type === 'Samples') throw new Error('reference: Samples are checked directly');
+  if (q.graph_type === 'Samples') {
+    // Fixture order is ingest order; Descending is the exact reverse of Ascending. (Paging's
+    // whole-second rule is not modelled: use windows of at most 50 events.)
+    const chosen = pick(windows.value.window, q.filters)
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => a.e.timestamp - b.e.timestamp || a.i - b.i)
+      .map(({ e }) => ({ timestamp: e.timestamp, json: e.json }));
+    if (q.order !== 'Ascending') chosen.reverse();
+    if (chosen.length > LIMITS.samples) throw new Error('reference: more than one page of Samples');
+    return { result: chosen, metadata: {} };
+  }
 
   const g = pickGranularity(q.granularity, windows.value.window);
   const series = (w: TimeWindow, fixed: string[] | null) =>
@@ -312,11 +286,16 @@ function timeSeries(
   hide: boolean,
   fixedSeries: string[] | null,
 ): { rows: Row[]; combined: number | null; series?: string[] } {
-  const buckets = bucketsOf(w, g, q.IANA_time_zone);
+  const { rows: buckets, rowOf } = wallRows(
+    q.IANA_time_zone,
+    g,
+    Math.floor(w.start) + 1,
+    Math.ceil(w.end) - 1,
+  );
   const events = inWindow(all, w).filter((e) => matches(e, q.filters));
   const byBucket = buckets.map(() => [] as FixtureEvent[]);
   for (const e of events) {
-    const i = bucketIndex(buckets, e.timestamp);
+    const i = rowOf(e.timestamp);
     if (i >= 0) byBucket[i]?.push(e);
   }
   const agg = (list: FixtureEvent[]) =>

@@ -1,0 +1,185 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Envelope } from '@analytics-chart/protocol';
+import { Temporal } from 'temporal-polyfill';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createEngine, type Engine } from '../src/index.ts';
+import { loadNdjson } from '../src/ingest/load-ndjson.ts';
+import { WorkspaceDb } from '../src/storage/workspace-db.ts';
+import { type FixtureEvent, referenceAnswer } from './helpers/reference.ts';
+import { wallAt, wallRows } from './helpers/wall-clock.ts';
+
+/**
+ * Hour and Minute series across every offset change since 1970 of every zone in the tz database
+ * (as the runtime's Intl knows them), generated here, answered by the engine and by the
+ * reference, which walks the zone's wall clock with Intl. Events sit on every row edge of each
+ * window and one second before it, so a second put into the wrong row changes a count.
+ */
+
+const KEY = 'zone-transitions-key';
+const FIRST = Date.UTC(1970, 0, 1) / 1000;
+const LAST = Date.UTC(2038, 0, 1) / 1000;
+const NOW = LAST + 86_400;
+
+interface Transition {
+  zone: string;
+  at: number;
+}
+
+/** Every offset change of every zone from 1970 on, from Temporal's transition search. */
+function transitions(): Transition[] {
+  const out: Transition[] = [];
+  for (const zone of Intl.supportedValuesOf('timeZone')) {
+    let zoned = Temporal.Instant.fromEpochMilliseconds(FIRST * 1000).toZonedDateTimeISO(zone);
+    for (;;) {
+      const next = zoned.getTimeZoneTransition('next');
+      if (!next || next.epochMilliseconds / 1000 >= LAST) break;
+      out.push({ zone, at: next.epochMilliseconds / 1000 });
+      zoned = next;
+    }
+  }
+  return out;
+}
+
+/** A change that is not a whole hour, or does not happen on the hour of the clock before it. */
+function offTheHour({ zone, at }: Transition): boolean {
+  const before = wallAt(at - 1, zone).seconds + 1;
+  const after = wallAt(at, zone).seconds;
+  return (after - before) % 3600 !== 0 || before % 3600 !== 0;
+}
+
+const WINDOWS = {
+  Hour: { before: 3 * 3600, after: 3 * 3600 },
+  Minute: { before: 4 * 60, after: 4 * 60 },
+  Day: { before: 2 * 86_400, after: 2 * 86_400 },
+} as const;
+type Granularity = keyof typeof WINDOWS;
+
+/** Day series only across changes that move the clock to another date (a skipped day). */
+function granularities({ zone, at }: Transition): Granularity[] {
+  const crossesDate = wallAt(at - 1, zone).day !== wallAt(at, zone).day;
+  return crossesDate ? ['Hour', 'Minute', 'Day'] : ['Hour', 'Minute'];
+}
+
+const all = transitions();
+const isOdd = all.map(offTheHour);
+const odd = all.filter((_, i) => isOdd[i]);
+// Whole-hour changes on the hour behave alike: every zone's first and last one since 1970, and
+// every eighth in between, keep the run short while the odd ones are all covered.
+const sampled = all.filter((t, i) => {
+  if (isOdd[i]) return true;
+  const zoneFirst = all[i - 1]?.zone !== t.zone;
+  const zoneLast = all[i + 1]?.zone !== t.zone;
+  return zoneFirst || zoneLast || i % 8 === 0;
+});
+
+const eventsByZone = new Map<string, FixtureEvent[]>();
+let dir: string;
+let engine: Engine;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'engine-zones-'));
+  const staging = join(dir, 'staging');
+  mkdirSync(staging);
+  // One event on each row edge of each window and one second before it, found by the oracle.
+  const lines: string[] = [];
+  for (const t of sampled) {
+    const { zone, at } = t;
+    const seconds = new Set<number>([at - 1, at]);
+    for (const g of granularities(t)) {
+      const w = WINDOWS[g];
+      const { rows } = wallRows(zone, g, at - w.before, at + w.after);
+      for (const row of rows) seconds.add(row.start).add(row.start - 1);
+    }
+    const list = eventsByZone.get(zone) ?? [];
+    eventsByZone.set(zone, list);
+    for (const timestamp of seconds) {
+      const json = { zone, n: list.length };
+      list.push({ timestamp, json });
+      lines.push(JSON.stringify({ timestamp, json }));
+    }
+  }
+  const file = join(dir, 'events.ndjson');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const db = await WorkspaceDb.open(join(dir, 'default.duckdb'), { stagingDir: staging });
+  try {
+    await loadNdjson(db, 'all_events', file, { workers: 0 });
+  } finally {
+    await db.close();
+  }
+  engine = await createEngine({ dataDir: dir, workspaces: { default: KEY }, now: () => NOW });
+}, 120_000);
+
+afterAll(async () => {
+  await engine?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('every offset change since 1970 of every zone', () => {
+  test('the tz data has the changes this test is about', () => {
+    const zones = new Set(odd.map((t) => t.zone));
+    for (const zone of ['Australia/Lord_Howe', 'Asia/Kathmandu', 'Africa/Monrovia']) {
+      // Intl may list a zone under its older name (Asia/Katmandu).
+      const listed = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions()
+        .timeZone;
+      expect(zones.has(listed)).toBe(true);
+    }
+    expect(all.length).toBeGreaterThan(10_000);
+  });
+
+  test('Hour and Minute series across each change, and Day series across a change of date, match the wall-clock oracle', async () => {
+    let checked = 0;
+    const failures: string[] = [];
+    for (const { zone, at } of sampled) {
+      for (const [granularity, w] of Object.entries(WINDOWS)) {
+        const body = {
+          api_key: KEY,
+          graph_type: 'Single Line',
+          IANA_time_zone: zone,
+          granularity,
+          // Windows are exclusive: these hold the seconds at - before … at + after.
+          start: at - w.before - 1,
+          end: at + w.after + 1,
+          filters: [['zone', '=', zone]],
+        };
+        const answer = (await engine.query(body)) as { status: number; body: Envelope };
+        const expected = referenceAnswer(eventsByZone.get(zone) ?? [], body, NOW);
+        checked++;
+        if (answer.status !== 200) {
+          failures.push(`${zone} ${at} ${granularity}: ${answer.status}`);
+        } else if (JSON.stringify(answer.body.result) !== JSON.stringify(expected.result)) {
+          failures.push(
+            `${zone} ${new Date(at * 1000).toISOString()} ${granularity}: ${JSON.stringify(answer.body.result)} != ${JSON.stringify(expected.result)}`,
+          );
+        }
+      }
+    }
+    expect(failures.slice(0, 5)).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(sampled.length * 2);
+  }, 600_000);
+});
+
+describe('a date the zone never had', () => {
+  // Samoa moved across the date line: 2011-12-29 23:59:59 was followed by 2011-12-31 00:00.
+  const zone = 'Pacific/Apia';
+  const skipped = Date.UTC(2011, 11, 30, 10) / 1000;
+  test.each(['Day', 'Week', 'Month'])('has no %s row of its own', async (granularity) => {
+    const body = {
+      api_key: KEY,
+      graph_type: 'Single Line',
+      IANA_time_zone: zone,
+      granularity,
+      start: skipped - 20 * 86_400,
+      end: skipped + 20 * 86_400,
+      filters: [['zone', '=', zone]],
+    };
+    const answer = (await engine.query(body)) as { status: number; body: Envelope };
+    expect(answer.status).toBe(200);
+    const labels = (answer.body.result as Array<{ timestamp: string }>).map((row) => row.timestamp);
+    expect(labels).not.toContain('2011-12-30');
+    expect(answer.body.result).toEqual(
+      referenceAnswer(eventsByZone.get(zone) ?? [], body, NOW).result,
+    );
+  });
+});
