@@ -36,6 +36,12 @@ export interface BucketPlan {
   buckets: Bucket[];
   /** An integer SQL expression of `ts` (a BIGINT Unix-seconds expression) giving its bucket key. */
   keySql(ts: string, params: SqlParams): string;
+  /**
+   * Minute and Hour plans only: the key as data, for a storage driver that writes its own SQL.
+   * A second `ts` has the key `floor((ts + offset) / width)`, with the `offset` of the last
+   * segment whose `from` is at most `ts` (the first segment's before it).
+   */
+  clock?: { width: number; segments: readonly { from: number; offset: number }[] };
 }
 
 /** More buckets than this is a mistake (Minute over months); the request is refused. */
@@ -212,6 +218,7 @@ function clockPlan(
     buckets,
     keySql: (ts, params) =>
       `((${ts} + ${piecewiseSql(ts, segments, (s) => s.offset, params)}) // ${params.integer(width)})`,
+    clock: { width, segments },
   };
 }
 

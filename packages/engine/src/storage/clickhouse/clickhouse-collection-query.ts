@@ -12,7 +12,7 @@ import {
   valueKey,
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
-import { planBuckets, windowSeconds } from '../../query/time-buckets.ts';
+import { type BucketPlan, planBuckets, windowSeconds } from '../../query/time-buckets.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 import { ClickHouseParams } from './clickhouse-params.ts';
 import { type ClickHouseRun, clickHouseSettings } from './clickhouse-run.ts';
@@ -203,23 +203,37 @@ async function aggregateWindow(
 }
 
 /** The bucket key of `timestamp` in the zone, as `planBuckets` numbers buckets. */
-function keySql(granularity: ResolvedGranularity, params: ClickHouseParams, zone: string): string {
-  const t = `toDateTime64(timestamp, 0, ${params.add('String', zone)})`;
-  switch (granularity) {
+function keySql(plan: BucketPlan, params: ClickHouseParams, zone: string): string {
+  const local = () => `toDateTime64(timestamp, 0, ${params.add('String', zone)})`;
+  switch (plan.granularity) {
     case 'Minute':
     case 'Hour': {
-      // Real elapsed minutes and hours aligned to the wall clock: shifted by the offset modulo
-      // the width, so a repeated hour is two buckets and a half-hour zone stays aligned.
-      const width = params.add('Int64', granularity === 'Minute' ? 60 : 3600);
-      return `toInt64(floor((timestamp + ((timeZoneOffset(${t}) % ${width}) + ${width}) % ${width}) / ${width}))`;
+      // The plan's own keys: each pass of the zone's clock through a minute or hour is one
+      // bucket, whatever the size of an offset change; the window's offsets come with the plan.
+      const clock = plan.clock;
+      if (!clock) throw new Error('a Minute or Hour plan without its clock');
+      const segments = clock.segments;
+      const offset =
+        segments.length === 1
+          ? params.add('Int64', segments[0]?.offset ?? 0)
+          : `multiIf(${segments
+              .slice(1)
+              .map(
+                (s, i) =>
+                  `timestamp < ${params.add('Int64', s.from)}, ${params.add('Int64', segments[i]?.offset ?? 0)}`,
+              )
+              .join(', ')}, ${params.add('Int64', segments[segments.length - 1]?.offset ?? 0)})`;
+      return `intDiv(toInt64(timestamp) + ${offset}, ${params.add('Int64', clock.width)})`;
     }
     case 'Day':
-      return `toInt64(toDate32(${t}))`;
+      return `toInt64(toDate32(${local()}))`;
     case 'Week':
       // Monday weeks numbered as the plan does: day d is in week floor((d + 3) / 7).
-      return `toInt64(floor((toInt64(toDate32(${t})) + 3) / 7))`;
-    case 'Month':
+      return `toInt64(floor((toInt64(toDate32(${local()})) + 3) / 7))`;
+    case 'Month': {
+      const t = local();
       return `toInt64(toYear(${t})) * 12 + toMonth(${t}) - 1`;
+    }
   }
 }
 
@@ -259,7 +273,7 @@ async function singleLine(
   const params = new ClickHouseParams();
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const where = inWindow(query, lo, hi, params);
-  const k = keySql(granularity, params, query.IANA_time_zone);
+  const k = keySql(plan, params, query.IANA_time_zone);
   const bucketRows = rowsOf<{
     k: number;
     n: number;
@@ -421,7 +435,7 @@ async function splitLines(
   const [found, total] = await Promise.all([
     rowsOf<{ k: number; sp: string; v: number | null }>(
       run,
-      `SELECT ${keySql(granularity, params, query.IANA_time_zone)} AS k, ${split} AS sp,
+      `SELECT ${keySql(plan, params, query.IANA_time_zone)} AS k, ${split} AS sp,
          ${aggregateSql(query.aggregation, m, params)} AS v
        FROM ${source(run)}
        WHERE ${inWindow(query, lo, hi, params)} AND sp IN ${params.add('Array(String)', series)}
@@ -477,7 +491,7 @@ async function ratioLine(
   const [found, totals] = await Promise.all([
     rowsOf<Sides & { k: number }>(
       run,
-      `SELECT ${keySql(granularity, params, query.IANA_time_zone)} AS k, ${columns}
+      `SELECT ${keySql(plan, params, query.IANA_time_zone)} AS k, ${columns}
        FROM ${source(run)} WHERE ${where} GROUP BY k`,
       params,
     ),
