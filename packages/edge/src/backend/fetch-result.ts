@@ -1,13 +1,12 @@
-import { isSqlQuery, resolveWindows } from '@analytics-chart/protocol';
 import type { EdgeSettings } from '../config/edge-config.ts';
 import type { Step } from '../http/pipeline.ts';
 import type { Logger } from '../log/logger.ts';
-import { wholeSecondWindow } from '../payload/to-chart-payload.ts';
 import type { CachedResult, ResultCache } from '../protection/result-cache.ts';
 import type { ResolvedQuery } from '../registry/resolve-query.ts';
 import type { VerifiedId } from '../tokens/verified-ids.ts';
 import type { Backend } from './backend.ts';
 import { backendFailure } from './backend-failure.ts';
+import { loadResult } from './load-result.ts';
 
 /** What {@link fetchResult} needs: the cache, the backend and the cache settings. */
 export interface FetchResultParts {
@@ -19,7 +18,8 @@ export interface FetchResultParts {
 
 /**
  * Step: the result of the request's query, from the cache while it is fresh (synchronously),
- * else from one backend call shared by every request waiting for the same query. A failed call
+ * else from one backend call, at the request's clock, shared by every request waiting for the
+ * same query. A failed call
  * falls back to a stale copy within its stale-if-error window, flagged `stale`.
  */
 export function fetchResult(parts: FetchResultParts): Step<{
@@ -38,15 +38,7 @@ export function fetchResult(parts: FetchResultParts): Step<{
       return undefined;
     }
     const ttl = (verified.compiled.definition.cacheSeconds ?? settings.cacheTtl) * 1000;
-    const load = async () => {
-      const envelope = await backend.query(query.body);
-      let window: { start: number; end: number } | undefined;
-      if (!isSqlQuery(query.parsed)) {
-        const windows = resolveWindows(query.parsed, Date.now() / 1000);
-        if (windows.ok) window = wholeSecondWindow(windows.value.window);
-      }
-      return { envelope, window };
-    };
+    const load = () => loadResult(backend, query, nowMs);
     return cache.get(query.cacheKey, ttl, settings.staleIfError * 1000, load).then(
       (outcome) => {
         if (outcome.stale) {
