@@ -4,7 +4,6 @@ import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { EdgeConfig } from './config/edge-config.ts';
 import { resolveSettings } from './config/edge-config.ts';
-import type { EdgeRuntime } from './edge-runtime.ts';
 import { EdgeError } from './http/edge-error.ts';
 import {
   defaultClientIp,
@@ -18,11 +17,14 @@ import { BUNDLE_SECURITY_HEADERS, withApiSecurityHeaders } from './http/security
 import { createLogger } from './log/logger.ts';
 import { dataCors } from './protection/data-cors.ts';
 import { memoryRateLimitStore } from './protection/rate-limit.ts';
+import { requestLimits } from './protection/request-limits.ts';
+import { revocationList } from './protection/revocation.ts';
 import { compileRegistry } from './registry/compile-definition.ts';
 import { bundleAssets } from './routes/bundle-asset.ts';
 import { dataRoute } from './routes/data-route.ts';
 import { embedRoutes } from './routes/embed-routes.ts';
 import { signRoutes } from './routes/sign-routes.ts';
+import { sessionReader } from './session/session-check.ts';
 import { Keyring } from './tokens/keyring.ts';
 import {
   createQuerySigner,
@@ -109,23 +111,24 @@ export function createEdge(config: EdgeConfig): Edge {
   );
 
   const signer = createQuerySigner(keyring, registry, settings);
-  const runtime: EdgeRuntime = {
-    config,
+  const limits = requestLimits(
+    config.rateLimit?.store ?? memoryRateLimitStore(),
     settings,
-    registry,
-    keyring,
-    signer,
-    backend: config.backend,
-    logger,
-    rateStore: config.rateLimit?.store ?? memoryRateLimitStore(),
-    revoked: new Set(config.revokedIds ?? []),
-    clientIp: config.clientIp ?? defaultClientIp,
-  };
+    config.clientIp ?? defaultClientIp,
+  );
+  const revocation = revocationList(config.revokedIds ?? [], config.isRevoked, logger);
+  const readSession = sessionReader(config.authorize, logger);
+  const shared = { settings, logger, keyring, registry, limits, revocation };
   const corsForData = config.allowedOrigins?.length ? dataCors(config.allowedOrigins) : undefined;
-  const data = dataRoute(runtime, corsForData);
-  const { sign, renew } = signRoutes(runtime);
+  const data = dataRoute({
+    ...shared,
+    backend: config.backend,
+    readSession,
+    cors: corsForData,
+  });
+  const { sign, renew } = signRoutes({ ...shared, signer, readSession });
   const bundle = bundleAssets(config.bundle);
-  const embed = embedRoutes(runtime, bundle);
+  const embed = embedRoutes({ ...shared, bundle });
   const allowed = (config.allowedOrigins ?? []).filter((o) => o !== '*');
 
   /**
@@ -267,9 +270,7 @@ export function createEdge(config: EdgeConfig): Edge {
   return {
     app,
     signQueryId: (options) => signer.sign(options),
-    revoke: (jti) => {
-      runtime.revoked.add(jti);
-    },
+    revoke: (jti) => revocation.revoke(jti),
     setSigningKeys: (keys) => {
       const list = typeof keys === 'string' ? parseSigningKeys(keys) : keys;
       keyring.replace(list);

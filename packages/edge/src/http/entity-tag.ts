@@ -1,8 +1,8 @@
 /**
  * A strong entity tag for a body: its length and a 64-bit hash (two 32-bit multiply-xor lanes
  * over the bytes, as in cyrb53). Not a cryptographic digest, on purpose: a tag is only ever
- * compared with itself to answer 304, and WebCrypto's asynchronous digest cost tens of
- * microseconds and a thread-pool hop on every cache fill.
+ * compared with itself to answer 304, and WebCrypto's digest is asynchronous, which would put an
+ * await and a thread-pool hop into every cache fill.
  */
 export function entityTag(bytes: Uint8Array): string {
   let h1 = 0xdeadbeef ^ bytes.length;

@@ -13,16 +13,14 @@ export interface DataCors {
 }
 
 /**
- * CORS for the data route. Written here rather than with `hono/cors` because the answer depends
- * on the origin in a way that middleware cannot express (its `credentials` flag is fixed):
- * allowlisted origins get their origin echoed with credentials (so session cookies reach a
- * session-bound chart), while `'*'` lets any other origin read public data without credentials.
- * Unlisted origins get no CORS headers at all, so the browser withholds the answer.
+ * CORS for the data route: allowlisted origins get their origin echoed with credentials (so
+ * session cookies reach a session-bound chart), `'*'` lets any other origin read public data
+ * without credentials, and unlisted origins get no CORS headers, so the browser withholds the
+ * answer. Not `hono/cors`, whose `credentials` flag cannot depend on the origin.
  *
- * The route puts these headers into the answers it builds, rather than a middleware setting them
- * on the finished response: on Node, changing a response's headers after the fact turns
- * `@hono/node-server`'s light response into a full one, so a cross-origin request would cost
- * markedly more server CPU than a same-origin one (`pnpm bench edge` has a row for each).
+ * The route builds these headers into its answers instead of a middleware setting them
+ * afterwards, because on Node a changed response turns `@hono/node-server`'s light response
+ * into a full one.
  */
 export function dataCors(allowedOrigins: readonly string[]): DataCors {
   // The answer differs by origin, so shared caches must key on it.

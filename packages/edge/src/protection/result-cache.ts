@@ -49,10 +49,10 @@ export class ResultCache {
     this.#now = now;
   }
 
-  /** The entry when it is fresh: the synchronous hot path. */
-  peek(key: string): CachedResult | undefined {
+  /** The entry when it is fresh at `nowMs` (the request's clock): the synchronous hot path. */
+  peek(key: string, nowMs: number = this.#now()): CachedResult | undefined {
     const entry = this.#entries.get(key);
-    return entry && this.#now() < entry.freshUntil ? entry : undefined;
+    return entry && nowMs < entry.freshUntil ? entry : undefined;
   }
 
   /**

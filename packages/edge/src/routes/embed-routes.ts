@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { type EdgeRuntime, isRevokedNow, limit, limitIp, publicIdBucket } from '../edge-runtime.ts';
+import type { EdgeSettings } from '../config/edge-config.ts';
 import {
   DEFAULT_EMBED_HEIGHT,
   type EmbedOptions,
@@ -15,11 +15,16 @@ import {
 } from '../embed/embed-page.ts';
 import { FRAME_SCRIPT, HOST_SCRIPT } from '../embed/embed-scripts.ts';
 import { embedUrl, iframeHtml } from '../embed/embed-snippets.ts';
+import { type Deny, denier } from '../http/deny.ts';
 import { EdgeError } from '../http/edge-error.ts';
 import { errorResponse, jsonResponse } from '../http/respond.ts';
 import { BUNDLE_SECURITY_HEADERS } from '../http/security-headers.ts';
-import { fingerprint } from '../log/logger.ts';
+import { fingerprint, type Logger } from '../log/logger.ts';
+import { publicIdBucket } from '../protection/id-limit.ts';
+import type { RequestLimits } from '../protection/request-limits.ts';
+import type { Revocation } from '../protection/revocation.ts';
 import { type CompiledDefinition, compileDefinition } from '../registry/compile-definition.ts';
+import type { Keyring } from '../tokens/keyring.ts';
 import type { QueryIdClaims } from '../tokens/query-id-claims.ts';
 import { verifyQueryId } from '../tokens/verify-query-id.ts';
 import type { BundleAsset } from './bundle-asset.ts';
@@ -58,6 +63,18 @@ export interface EmbedRoutes {
   frameScript(c: Context): Response;
 }
 
+/** What the embed routes are built from. */
+export interface EmbedRouteParts {
+  settings: EdgeSettings;
+  logger: Logger;
+  keyring: Keyring;
+  registry: ReadonlyMap<string, CompiledDefinition>;
+  limits: RequestLimits;
+  revocation: Revocation;
+  /** The chart bundle the embed page loads. */
+  bundle: () => Promise<BundleAsset | null>;
+}
+
 /**
  * The embed routes: `GET /embed/:id` (the chart page, for iframes), `GET /oembed` (the oEmbed
  * endpoint), `GET /embed.js` (the host page's optional resize script) and `GET /embed-frame.js`
@@ -65,22 +82,10 @@ export interface EmbedRoutes {
  * limit, signature and expiry, revocation, per-id limit in the data route's own bucket; and it
  * must be public.
  */
-export function embedRoutes(
-  runtime: EdgeRuntime,
-  bundle: () => Promise<BundleAsset | null>,
-): EmbedRoutes {
-  const { settings, logger, keyring, registry } = runtime;
+export function embedRoutes(parts: EmbedRouteParts): EmbedRoutes {
+  const { settings, logger, keyring, registry, limits, revocation, bundle } = parts;
 
-  function deny(code: EdgeError['code'], message: string, tag: string, reason: string): never {
-    logger.log({
-      level: code === 'expired' ? 'info' : 'warn',
-      event: 'embed.denied',
-      message: reason,
-      code,
-      id: tag,
-    });
-    throw new EdgeError(code, message);
-  }
+  const deny: Deny = denier(logger, 'embed.denied');
 
   /** Checks an id; `seen` receives its audience once the signature is known to be good. */
   async function admit(
@@ -89,7 +94,7 @@ export function embedRoutes(
     seen: { audience?: readonly string[] },
   ): Promise<Admitted> {
     const nowMs = Date.now();
-    await limitIp(runtime, c, nowMs);
+    await limits.client(c, nowMs);
     if (token.length > settings.maxIdLength) {
       deny('invalid', 'This chart link is not valid.', fingerprint(token), 'too long');
     }
@@ -106,15 +111,13 @@ export function embedRoutes(
     }
     const { claims } = outcome;
     if (claims.aud !== undefined) seen.audience = [claims.aud].flat();
-    if (await isRevokedNow(runtime, claims.jti)) {
+    if (await revocation.isRevoked(claims.jti)) {
       deny('invalid', 'This chart link is not valid.', claims.jti, 'revoked');
     }
     if (claims.pub !== true) {
       deny('forbidden', SESSION_BOUND, claims.jti, 'session-bound id on the embed route');
     }
-    if (settings.perId !== false) {
-      await limit(runtime, publicIdBucket(claims.jti, runtime.clientIp(c)), settings.perId, nowMs);
-    }
+    await limits.id(publicIdBucket(claims.jti, limits.address(c)), nowMs);
     if (claims.q !== undefined) {
       const compiled = registry.get(claims.q);
       if (!compiled) {

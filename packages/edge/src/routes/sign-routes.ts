@@ -1,20 +1,18 @@
 import { describeZodError, type ParamValue } from '@analytics-chart/protocol';
 import type { Context } from 'hono';
 import * as z from 'zod';
-import {
-  currentSession,
-  type EdgeRuntime,
-  isRevokedNow,
-  limitIp,
-  sessionMismatch,
-} from '../edge-runtime.ts';
+import type { EdgeSettings } from '../config/edge-config.ts';
 import { EdgeError } from '../http/edge-error.ts';
 import { jsonResponse } from '../http/respond.ts';
-import { fingerprint } from '../log/logger.ts';
+import { fingerprint, type Logger } from '../log/logger.ts';
+import type { RequestLimits } from '../protection/request-limits.ts';
+import type { Revocation } from '../protection/revocation.ts';
 import { type CompiledDefinition, compileDefinition } from '../registry/compile-definition.ts';
 import { signerRefusal } from '../registry/signer-rules.ts';
 import type { Session } from '../session/session.ts';
-import { SignError } from '../tokens/query-signer.ts';
+import { type ReadSession, sessionMismatch } from '../session/session-check.ts';
+import type { Keyring } from '../tokens/keyring.ts';
+import { type QuerySigner, SignError } from '../tokens/query-signer.ts';
 import { verifyQueryId } from '../tokens/verify-query-id.ts';
 
 const paramValue = z.union([z.string().max(200), z.number(), z.boolean()]);
@@ -47,8 +45,8 @@ async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
   return parsed.data;
 }
 
-async function requireSession(runtime: EdgeRuntime, c: Context): Promise<Session> {
-  const session = await currentSession(runtime, c);
+async function requireSession(readSession: ReadSession, c: Context): Promise<Session> {
+  const session = await readSession(c);
   if (!session) throw new EdgeError('forbidden', 'Sign in first.', { status: 401 });
   return session;
 }
@@ -63,9 +61,21 @@ function signFailure(error: unknown): never {
   throw error;
 }
 
+/** What the sign routes are built from. */
+export interface SignRouteParts {
+  settings: EdgeSettings;
+  logger: Logger;
+  keyring: Keyring;
+  registry: ReadonlyMap<string, CompiledDefinition>;
+  signer: QuerySigner;
+  limits: RequestLimits;
+  revocation: Revocation;
+  readSession: ReadSession;
+}
+
 /** `POST /api/sign` and `POST /api/renew`: ids for the signed-in viewer. */
-export function signRoutes(runtime: EdgeRuntime) {
-  const { registry, signer, settings, keyring, logger } = runtime;
+export function signRoutes(parts: SignRouteParts) {
+  const { registry, signer, settings, keyring, logger, limits, revocation, readSession } = parts;
 
   /** The definition an id names or carries; an inline one that no longer compiles is invalid. */
   function definitionOf(claims: { q?: string; d?: unknown }): CompiledDefinition | undefined {
@@ -86,8 +96,8 @@ export function signRoutes(runtime: EdgeRuntime) {
 
   /** Mints a session-bound id; session parameters come from the session, never from the body. */
   async function sign(c: Context): Promise<Response> {
-    await limitIp(runtime, c, Date.now());
-    const session = await requireSession(runtime, c);
+    await limits.client(c, Date.now());
+    const session = await requireSession(readSession, c);
     const body = await readBody(c, signBodySchema);
     const compiled = registry.get(body.query);
     if (!compiled) throw new EdgeError('not_found', `There is no query named '${body.query}'.`);
@@ -147,8 +157,8 @@ export function signRoutes(runtime: EdgeRuntime) {
    * current session must be the one it was issued to.
    */
   async function renew(c: Context): Promise<Response> {
-    await limitIp(runtime, c, Date.now());
-    const session = await requireSession(runtime, c);
+    await limits.client(c, Date.now());
+    const session = await requireSession(readSession, c);
     const { id } = await readBody(c, renewBodySchema);
     const now = Math.floor(Date.now() / 1000);
     const outcome = await verifyQueryId(id, keyring, {
@@ -176,7 +186,7 @@ export function signRoutes(runtime: EdgeRuntime) {
       logger.log({ level: 'warn', event: 'renew.denied', message: reason, id: claims.jti });
       throw new EdgeError('forbidden', message);
     };
-    if (await isRevokedNow(runtime, claims.jti)) {
+    if (await revocation.isRevoked(claims.jti)) {
       logger.log({ level: 'warn', event: 'renew.denied', message: 'revoked', id: claims.jti });
       throw new EdgeError('invalid', 'The query id is not valid.');
     }
