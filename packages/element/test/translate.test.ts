@@ -324,7 +324,23 @@ describe('wire details', () => {
       message: 'The query id has expired.',
     });
     expect(toChartLoadError(403, '<html>', null).code).to.equal('forbidden');
-    expect(toChartLoadError(503, undefined, null).code).to.equal('backend');
+    const byStatus: [number, string][] = [
+      [400, 'bad_request'],
+      [401, 'invalid'],
+      [404, 'not_found'],
+      [429, 'rate_limited'],
+      [502, 'backend'],
+      [503, 'backend'],
+      [504, 'timeout'],
+      [500, 'backend'],
+    ];
+    for (const [status, code] of byStatus)
+      expect(toChartLoadError(status, undefined, null).code, String(status)).to.equal(code);
+    // A code the contract does not know, even one every object inherits, leaves it to the status.
+    expect(toChartLoadError(404, { error: 'x', code: 'teapot' }, null).code).to.equal('not_found');
+    expect(toChartLoadError(404, { error: 'x', code: 'toString' }, null).code).to.equal(
+      'not_found',
+    );
     expect(
       toChartLoadError(429, { error: 'Slow down.', code: 'rate_limited' }, '7').retryAfter,
     ).to.equal(7);
