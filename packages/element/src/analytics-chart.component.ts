@@ -1,31 +1,31 @@
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
 import type { ActiveElement, Chart, ChartConfiguration, Plugin } from 'chart.js';
 import { html, LitElement, nothing, type PropertyDeclarations, type TemplateResult } from 'lit';
-import { analyticsChartStyles } from './analytics-chart.styles.ts';
-import { backgroundPlugin } from './background-plugin.ts';
-import { ChartDataController, type ChartDataStatus } from './chart-data-controller.ts';
-import { type ChartFormatters, createFormatters, resolveLocale } from './chart-formatters.ts';
-import { ERROR_TEXT } from './chart-load-error.ts';
-import { compareDelta } from './compare-delta.ts';
 import {
   type ActivePoint,
   describePoints,
   type PointDescription,
   pointDescriptionText,
-} from './describe-points.ts';
+} from './accessibility/describe-points.ts';
+import { summarizeChart } from './accessibility/summarize-chart.ts';
+import { type DataTable, formatCell, toDataTable } from './accessibility/to-data-table.ts';
+import { analyticsChartStyles } from './analytics-chart.styles.ts';
+import { backgroundPlugin } from './chart/background-plugin.ts';
+import { type ChartFormatters, createFormatters, resolveLocale } from './chart/chart-formatters.ts';
+import { compareDelta } from './chart/compare-delta.ts';
+import { legendItems } from './chart/legend-items.ts';
+import { registerChartParts } from './chart/register-chart-parts.ts';
+import { resolveTheme } from './chart/resolve-theme.ts';
+import { stackFillPlugin } from './chart/stack-fill-plugin.ts';
+import { toChartConfig } from './chart/to-chart-config.ts';
+import { warmUpChartJs } from './chart/warm-up-chart.ts';
+import { ChartDataController, type ChartDataStatus } from './data/chart-data-controller.ts';
+import { ERROR_TEXT } from './data/chart-load-error.ts';
+import { isEmptyPayload, viewOf } from './data/payload-shape.ts';
+import { edgeUrl } from './data/request-chart-data.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './data/retry-delay.ts';
 import { chartEvent } from './events.ts';
-import { legendItems } from './legend-items.ts';
-import { isEmptyPayload, viewOf } from './payload-shape.ts';
-import { registerChartParts } from './register-chart-parts.ts';
-import { edgeUrl } from './request-chart-data.ts';
-import { resolveTheme } from './resolve-theme.ts';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-delay.ts';
-import { stackFillPlugin } from './stack-fill-plugin.ts';
-import { summarizeChart } from './summarize-chart.ts';
-import { toChartConfig } from './to-chart-config.ts';
-import { toCsv } from './to-csv.ts';
-import { type DataTable, formatCell, toDataTable } from './to-data-table.ts';
-import { warmUpChartJs } from './warm-up-chart.ts';
+import { toCsv } from './export/to-csv.ts';
 
 /**
  * The directory the script was served from: the edge that served it also answers `api/data`.

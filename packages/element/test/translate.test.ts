@@ -5,20 +5,20 @@
  */
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
 import { expect } from 'chai';
-import { createFormatters, parseBucketLabel } from '../src/chart-formatters.ts';
-import { parseRetryAfter, toChartLoadError } from '../src/chart-load-error.ts';
-import { compareDelta } from '../src/compare-delta.ts';
-import { describePoints } from '../src/describe-points.ts';
-import { funnelSteps } from '../src/funnel-steps.ts';
-import { legendItems } from '../src/legend-items.ts';
-import { isEmptyPayload } from '../src/payload-shape.ts';
-import { edgeUrl, isChartPayload } from '../src/request-chart-data.ts';
-import type { ChartTheme } from '../src/resolve-theme.ts';
-import { retryDelay } from '../src/retry-delay.ts';
-import { summarizeChart } from '../src/summarize-chart.ts';
-import { POINT_MARKER_LIMIT, toChartConfig } from '../src/to-chart-config.ts';
-import { toCsv } from '../src/to-csv.ts';
-import { toDataTable } from '../src/to-data-table.ts';
+import { describePoints } from '../src/accessibility/describe-points.ts';
+import { summarizeChart } from '../src/accessibility/summarize-chart.ts';
+import { toDataTable } from '../src/accessibility/to-data-table.ts';
+import { createFormatters, parseBucketLabel } from '../src/chart/chart-formatters.ts';
+import { compareDelta } from '../src/chart/compare-delta.ts';
+import { funnelSteps } from '../src/chart/funnel-steps.ts';
+import { legendItems } from '../src/chart/legend-items.ts';
+import type { ChartTheme } from '../src/chart/resolve-theme.ts';
+import { POINT_MARKER_LIMIT, toChartConfig } from '../src/chart/to-chart-config.ts';
+import { parseRetryAfter, toChartLoadError } from '../src/data/chart-load-error.ts';
+import { isEmptyPayload } from '../src/data/payload-shape.ts';
+import { edgeUrl, isChartPayload } from '../src/data/request-chart-data.ts';
+import { retryDelay } from '../src/data/retry-delay.ts';
+import { toCsv } from '../src/export/to-csv.ts';
 import { cleanup, fixture, load, mount, nextEvent, shadow } from './helpers.ts';
 
 const THEME: ChartTheme = {

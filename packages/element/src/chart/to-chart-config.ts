@@ -5,10 +5,10 @@ import type {
   FontSpec,
   ScriptableLineSegmentContext,
 } from 'chart.js';
+import { isLineGraph, viewOf } from '../data/payload-shape.ts';
 import type { ChartFormatters } from './chart-formatters.ts';
 import { compareSeriesName } from './compare-series-name.ts';
 import { funnelSteps } from './funnel-steps.ts';
-import { isLineGraph, viewOf } from './payload-shape.ts';
 import type { ChartTheme } from './resolve-theme.ts';
 
 /** A line point: x is the bucket index, so decimation can run on a linear x axis. */

@@ -43,7 +43,7 @@ export function toChartLoadError(
   now: number = Date.now(),
 ): ChartLoadError {
   const edge = isEdgeErrorBody(body) ? body : undefined;
-  const code =
+  const code: ChartErrorCode =
     edge?.code && Object.hasOwn(EDGE_ERROR_STATUS, edge.code) ? edge.code : codeOfStatus(status);
   const error: ChartLoadError = { status, code, message: edge?.error || ERROR_TEXT[code] };
   const retryAfter = parseRetryAfter(retryAfterHeader, now);
