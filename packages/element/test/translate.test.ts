@@ -6,6 +6,7 @@
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
 import { expect } from 'chai';
 import { describePoints } from '../src/accessibility/describe-points.ts';
+import { pointIndexForKey } from '../src/accessibility/point-key.ts';
 import { summarizeChart } from '../src/accessibility/summarize-chart.ts';
 import { toDataTable } from '../src/accessibility/to-data-table.ts';
 import { createFormatters, parseBucketLabel } from '../src/chart/chart-formatters.ts';
@@ -18,6 +19,7 @@ import { parseRetryAfter, toChartLoadError } from '../src/data/chart-load-error.
 import { isEmptyPayload } from '../src/data/payload-shape.ts';
 import { edgeUrl, isChartPayload } from '../src/data/request-chart-data.ts';
 import { retryDelay } from '../src/data/retry-delay.ts';
+import { exportFileName } from '../src/export/download-file.ts';
 import { toCsv } from '../src/export/to-csv.ts';
 import { cleanup, fixture, load, mount, nextEvent, shadow } from './helpers.ts';
 
@@ -361,6 +363,36 @@ describe('wire details', () => {
     expect(isChartPayload({ ...(await fixture('bar')), series: [{ name: 1, values: [] }] })).to.be
       .false;
     expect(isChartPayload(null)).to.be.false;
+  });
+});
+
+describe('keyboard and file names', () => {
+  it('moves the active point by key and stops at the ends', () => {
+    // [key, current, count, expected]; -1 means no point is active yet.
+    const cases: [string, number, number, number | 'clear' | undefined][] = [
+      ['ArrowRight', -1, 5, 0],
+      ['ArrowRight', 2, 5, 3],
+      ['ArrowDown', 4, 5, 4],
+      ['ArrowLeft', 3, 5, 2],
+      ['ArrowUp', 0, 5, 0],
+      ['ArrowLeft', -1, 5, 0],
+      ['Home', 3, 5, 0],
+      ['End', 0, 5, 4],
+      ['Escape', 2, 5, 'clear'],
+      ['Tab', 2, 5, undefined],
+      ['a', 2, 5, undefined],
+    ];
+    for (const [key, current, count, expected] of cases)
+      expect(pointIndexForKey(key, current, count), `${key} from ${current}`).to.equal(expected);
+  });
+
+  it('names export files after the title, in any script, or "chart"', () => {
+    expect(exportFileName('Sign-ups per day')).to.equal('sign-ups-per-day');
+    expect(exportFileName('  Umsätze — März 2024!')).to.equal('umsätze-märz-2024');
+    expect(exportFileName('注册 / 每日')).to.equal('注册-每日');
+    expect(exportFileName('!!!')).to.equal('chart');
+    expect(exportFileName(undefined)).to.equal('chart');
+    expect(exportFileName('a'.repeat(80))).to.have.length(60);
   });
 });
 

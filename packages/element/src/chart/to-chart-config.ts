@@ -62,7 +62,7 @@ function incompleteSegments(payload: ChartPayload) {
 /**
  * Translates a chart payload into a Chart.js configuration. Pure: same payload, theme and locale give
  * the same configuration. Returns null for graph types drawn without a canvas (Single Value, Table,
- * Samples). Legend and tooltip are HTML (see `legend-items.ts`, `describe-points.ts`), so neither
+ * Samples). Legend and tooltip are HTML (see `chart-canvas-controller.ts`), so neither
  * Chart.js plugin is configured or bundled.
  */
 export function toChartConfig(
