@@ -207,22 +207,18 @@ export class AnalyticsChart extends LitElement {
     const csv = this.toCsv();
     if (csv === undefined) return;
     // A data: URL needs no object URL to revoke later (no timer outliving the element).
-    downloadFile(
-      this.renderRoot,
-      `${exportFileName(this.payload?.title)}.csv`,
-      `data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`,
-    );
+    this.#download('csv', `data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`);
   }
 
   /** Downloads the chart as a PNG image (canvas graph types only). */
   downloadPng(): void {
     const chart = this.#canvas.chart;
-    if (!chart) return;
-    downloadFile(
-      this.renderRoot,
-      `${exportFileName(this.payload?.title)}.png`,
-      chart.toBase64Image('image/png'),
-    );
+    if (chart) this.#download('png', chart.toBase64Image('image/png'));
+  }
+
+  /** Downloads under a name taken from the chart's title. */
+  #download(extension: 'csv' | 'png', href: string): void {
+    downloadFile(this.renderRoot, `${exportFileName(this.payload?.title)}.${extension}`, href);
   }
 
   /**
