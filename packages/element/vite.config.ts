@@ -5,7 +5,8 @@ import { minifyLitTemplates } from './build/minify-lit-templates.ts';
  * `vite build`: the CDN bundle `dist/analytics-chart.js`, one self-contained ES module (Lit, the
  * Chart.js parts we register, the element) that defines `<analytics-chart>` when loaded.
  * `vite build --mode esm`: the npm package's JavaScript in `dist/esm`, one file per source module,
- * with `lit` and `chart.js` left as imports for the host's bundler to share.
+ * with `lit`, `chart.js` and `@analytics-chart/protocol` left as imports for the host's bundler
+ * to share.
  */
 export default defineConfig(({ mode }) => {
   const esm = mode === 'esm';
@@ -24,7 +25,9 @@ export default defineConfig(({ mode }) => {
         fileName: () => (esm ? 'index.js' : 'analytics-chart.js'),
       },
       rolldownOptions: {
-        external: esm ? [/^lit(\/|$)/, /^chart\.js(\/|$)/] : [],
+        external: esm
+          ? [/^lit(\/|$)/, /^chart\.js(\/|$)/, /^@analytics-chart\/protocol(\/|$)/]
+          : [],
         // Chart.js reads many properties off objects at module scope; none of those reads has a
         // side effect, and saying so lets unused controllers and helpers go.
         treeshake: { propertyReadSideEffects: false },

@@ -1,31 +1,22 @@
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
-import type { ActiveElement, Chart, ChartConfiguration, Plugin } from 'chart.js';
+import type { Chart } from 'chart.js';
 import { html, LitElement, nothing, type PropertyDeclarations, type TemplateResult } from 'lit';
+import { renderDataTable } from './accessibility/render-data-table.ts';
+import { summarizeChart } from './accessibility/summarize-chart.ts';
+import { toDataTable } from './accessibility/to-data-table.ts';
 import { analyticsChartStyles } from './analytics-chart.styles.ts';
-import { backgroundPlugin } from './background-plugin.ts';
-import { ChartDataController, type ChartDataStatus } from './chart-data-controller.ts';
-import { type ChartFormatters, createFormatters, resolveLocale } from './chart-formatters.ts';
-import { ERROR_TEXT } from './chart-load-error.ts';
-import { compareDelta } from './compare-delta.ts';
-import {
-  type ActivePoint,
-  describePoints,
-  type PointDescription,
-  pointDescriptionText,
-} from './describe-points.ts';
+import { ChartCanvasController } from './chart/chart-canvas-controller.ts';
+import { type ChartFormatters, createFormatters, resolveLocale } from './chart/chart-formatters.ts';
+import { renderSingleValue } from './chart/render-single-value.ts';
+import { warmUpChartJs } from './chart/warm-up-chart.ts';
+import { ChartDataController, type ChartDataStatus } from './data/chart-data-controller.ts';
+import { ERROR_TEXT } from './data/chart-load-error.ts';
+import { isEmptyPayload, viewOf } from './data/payload-shape.ts';
+import { edgeUrl } from './data/request-chart-data.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './data/retry-delay.ts';
 import { chartEvent } from './events.ts';
-import { legendItems } from './legend-items.ts';
-import { isEmptyPayload, viewOf } from './payload-shape.ts';
-import { registerChartParts } from './register-chart-parts.ts';
-import { edgeUrl } from './request-chart-data.ts';
-import { resolveTheme } from './resolve-theme.ts';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-delay.ts';
-import { stackFillPlugin } from './stack-fill-plugin.ts';
-import { summarizeChart } from './summarize-chart.ts';
-import { toChartConfig } from './to-chart-config.ts';
-import { toCsv } from './to-csv.ts';
-import { type DataTable, formatCell, toDataTable } from './to-data-table.ts';
-import { warmUpChartJs } from './warm-up-chart.ts';
+import { downloadFile, exportFileName } from './export/download-file.ts';
+import { toCsv } from './export/to-csv.ts';
 
 /**
  * The directory the script was served from: the edge that served it also answers `api/data`.
@@ -34,9 +25,6 @@ import { warmUpChartJs } from './warm-up-chart.ts';
 const SCRIPT_URL = import.meta.url;
 const SCRIPT_DIRECTORY = new URL('.', SCRIPT_URL).href;
 
-/** Rows the table view renders at most; the CSV export always has all of them. */
-const TABLE_ROW_LIMIT = 1000;
-
 /** Shortest refresh interval in seconds: a page left open must not hammer the edge. */
 const MIN_REFRESH = 1;
 
@@ -44,16 +32,6 @@ const DEFAULT_HEIGHT = '300px';
 
 /** `light`, `dark`, or `auto` to follow the viewer's `prefers-color-scheme` live. */
 export type ChartThemeName = 'light' | 'dark' | 'auto';
-
-/** Number of palette slots, matching `--analytics-chart-color-1…8`. */
-const PALETTE_SLOTS = 8;
-
-/** The tooltip: what to say and where (canvas pixels of the first active point). */
-interface TooltipState {
-  description: PointDescription;
-  x: number;
-  y: number;
-}
 
 /** What the element shows right now. */
 export type ChartMode = 'loading' | 'error' | 'empty' | 'canvas' | 'value' | 'table';
@@ -133,8 +111,6 @@ export class AnalyticsChart extends LitElement {
     retryPolicy: { attribute: false },
     _tableView: { state: true, attribute: false },
     _themeRevision: { state: true, attribute: false },
-    _tooltip: { state: true, attribute: false },
-    _announcement: { state: true, attribute: false },
   };
 
   /** The signed query id; sent as `Authorization: Bearer`, never in the URL. Changing it re-fetches. */
@@ -167,10 +143,6 @@ export class AnalyticsChart extends LitElement {
   declare _tableView: boolean;
   /** @internal */
   declare _themeRevision: number;
-  /** @internal */
-  declare _tooltip: TooltipState | undefined;
-  /** @internal */
-  declare _announcement: string;
 
   readonly #data = new ChartDataController(
     this,
@@ -179,20 +151,11 @@ export class AnalyticsChart extends LitElement {
       this.queryId = id;
     },
     () => {
-      if (!this.#chart) warmUpChartJs();
+      if (!this.#canvas.chart) warmUpChartJs();
     },
   );
-  #chart: Chart | undefined;
-  #drawnKey: unknown[] | undefined;
+  readonly #canvas = new ChartCanvasController(this);
   #darkScheme: MediaQueryList | undefined;
-  /** Legend entries the viewer switched off, by label, so a refresh keeps them off. */
-  readonly #hidden = new Set<string>();
-  #activeKey = '';
-  /** Reports Chart.js's active points (hover, touch) to the HTML tooltip. */
-  readonly #activePlugin: Plugin = {
-    id: 'analyticsChartActive',
-    afterEvent: (chart) => this.#showActive(chart, false),
-  };
 
   constructor() {
     super();
@@ -202,13 +165,11 @@ export class AnalyticsChart extends LitElement {
     this.retryPolicy = DEFAULT_RETRY_POLICY;
     this._tableView = false;
     this._themeRevision = 0;
-    this._tooltip = undefined;
-    this._announcement = '';
   }
 
   /** The Chart.js instance while a canvas chart is shown (read-only use: tests, advanced hosts). */
   get chart(): Chart | undefined {
-    return this.#chart;
+    return this.#canvas.chart;
   }
 
   /** The payload shown (or kept while refreshing). */
@@ -246,16 +207,18 @@ export class AnalyticsChart extends LitElement {
     const csv = this.toCsv();
     if (csv === undefined) return;
     // A data: URL needs no object URL to revoke later (no timer outliving the element).
-    this.#download(
-      `${this.#fileName()}.csv`,
-      `data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`,
-    );
+    this.#download('csv', `data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`);
   }
 
   /** Downloads the chart as a PNG image (canvas graph types only). */
   downloadPng(): void {
-    if (!this.#chart) return;
-    this.#download(`${this.#fileName()}.png`, this.#chart.toBase64Image('image/png'));
+    const chart = this.#canvas.chart;
+    if (chart) this.#download('png', chart.toBase64Image('image/png'));
+  }
+
+  /** Downloads under a name taken from the chart's title. */
+  #download(extension: 'csv' | 'png', href: string): void {
+    downloadFile(this.renderRoot, `${exportFileName(this.payload?.title)}.${extension}`, href);
   }
 
   /**
@@ -276,7 +239,6 @@ export class AnalyticsChart extends LitElement {
     super.disconnectedCallback();
     this.#darkScheme?.removeEventListener('change', this.#onSchemeChange);
     this.#darkScheme = undefined;
-    this.#destroyChart();
   }
 
   #onSchemeChange = (): void => {
@@ -334,7 +296,7 @@ export class AnalyticsChart extends LitElement {
         aria-busy=${busy ? 'true' : 'false'}
       >
         ${this.#renderHeader(mode, payload)}
-        ${canvasShown && payload ? this.#renderLegend(payload) : nothing}
+        ${canvasShown && payload ? this.#canvas.renderLegend(payload) : nothing}
         <div part="body" class="body">
           <div class="chart" ?hidden=${!canvasShown}>
             <canvas
@@ -342,16 +304,16 @@ export class AnalyticsChart extends LitElement {
               role="img"
               tabindex=${canvasShown ? '0' : '-1'}
               aria-label=${payload && f ? summarizeChart(payload, f) : 'Chart'}
-              @keydown=${this.#onCanvasKey}
-              @blur=${this.#clearActive}
+              @keydown=${this.#canvas.onKeydown}
+              @blur=${this.#canvas.clearActive}
             ></canvas>
-            ${canvasShown ? this.#renderTooltip() : nothing}
-            <div class="visually-hidden" aria-live="polite">${this._announcement}</div>
+            ${canvasShown ? this.#canvas.renderTooltip() : nothing}
+            <div class="visually-hidden" aria-live="polite">${this.#canvas.announcement}</div>
           </div>
-          ${mode === 'value' && payload && f ? this.#renderValue(payload, f) : nothing}
+          ${mode === 'value' && payload && f ? renderSingleValue(payload, f) : nothing}
           ${
             (mode === 'table' || (mode === 'canvas' && this._tableView)) && payload && f
-              ? this.#renderTable(payload, f)
+              ? renderDataTable(payload, f)
               : nothing
           }
           ${this.#renderState(mode)}
@@ -403,44 +365,6 @@ export class AnalyticsChart extends LitElement {
     `;
   }
 
-  #renderLegend(payload: ChartPayload) {
-    const items = legendItems(payload);
-    if (!items.length) return nothing;
-    return html`<ul part="legend" class="legend">
-      ${items.map(
-        (item) => html`<li>
-          <button
-            type="button"
-            aria-pressed=${this.#hidden.has(item.label) ? 'false' : 'true'}
-            @click=${() => this.#toggleSeries(item.label)}
-          >
-            <span
-              class="swatch c${(item.color % PALETTE_SLOTS) + 1} ${item.dashed ? 'dashed' : ''}"
-              aria-hidden="true"
-            ></span
-            >${item.label}
-          </button>
-        </li>`,
-      )}
-    </ul>`;
-  }
-
-  #renderTooltip() {
-    const tip = this._tooltip;
-    if (!tip) return nothing;
-    const { title, rows, notes } = tip.description;
-    return html`<div part="tooltip" class="tooltip" aria-hidden="true">
-      <div class="tooltip-title">${title}</div>
-      ${rows.map(
-        (r) => html`<div class="tooltip-row">
-          <span class="swatch c${(r.color % PALETTE_SLOTS) + 1} ${r.dashed ? 'dashed' : ''}"></span>
-          <span>${r.name}</span><span class="tooltip-value">${r.value}</span>
-        </div>`,
-      )}
-      ${notes.map((n) => html`<div class="tooltip-note">${n}</div>`)}
-    </div>`;
-  }
-
   #renderState(mode: ChartMode) {
     if (mode === 'loading') {
       return html`<div part="state" class="state">
@@ -479,70 +403,6 @@ export class AnalyticsChart extends LitElement {
     return nothing;
   }
 
-  #renderValue(payload: ChartPayload, f: ChartFormatters) {
-    const delta = compareDelta(payload.value, payload.compareValue);
-    let deltaView: TemplateResult | typeof nothing = nothing;
-    if (delta) {
-      const amount =
-        delta.relative === null
-          ? f.number(Math.abs(delta.absolute))
-          : f.percent(Math.abs(delta.relative));
-      const sign = delta.direction === 'up' ? '▲' : delta.direction === 'down' ? '▼' : '●';
-      const word =
-        delta.direction === 'up' ? 'Up' : delta.direction === 'down' ? 'Down' : 'Unchanged';
-      deltaView = html`<div part="delta" class="delta ${delta.direction}">
-        <span aria-hidden="true">${sign}</span>
-        <span class="visually-hidden">${word}</span>
-        ${delta.direction === 'flat' ? nothing : amount}
-        <span class="versus">vs ${f.number(payload.compareValue)} in the previous period</span>
-      </div>`;
-    }
-    return html`<div class="value-view">
-      <div part="value" class="value">${f.number(payload.value)}</div>
-      ${deltaView}
-    </div>`;
-  }
-
-  #renderTable(payload: ChartPayload, f: ChartFormatters) {
-    const table: DataTable = toDataTable(payload);
-    const rows = table.rows.slice(0, TABLE_ROW_LIMIT);
-    const caption = payload.title || `${payload.graph} data`;
-    const cut = table.rows.length - rows.length;
-    return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${caption}>
-      <table part="table">
-        <caption class="visually-hidden">${caption}</caption>
-        <thead>
-          <tr>
-            ${table.columns.map((c) => html`<th scope="col">${c.name}</th>`)}
-          </tr>
-        </thead>
-        <tbody>
-          ${rows.map(
-            (row) => html`<tr>
-              ${table.columns.map((c, i) => {
-                const value = row[i];
-                const kind =
-                  typeof value === 'number' && c.kind !== 'label' && c.kind !== 'timestamp'
-                    ? 'number'
-                    : typeof value === 'object' && value !== null
-                      ? 'json'
-                      : '';
-                return html`<td class=${kind}>${formatCell(value, c.kind, f)}</td>`;
-              })}
-            </tr>`,
-          )}
-        </tbody>
-      </table>
-      ${
-        cut > 0
-          ? html`<p class="note">Showing the first ${rows.length} of ${table.rows.length} rows; the CSV export has all.</p>`
-          : payload.truncated
-            ? html`<p class="note">The result was cut at ${table.rows.length} rows.</p>`
-            : nothing
-      }
-    </div>`;
-  }
-
   override updated(): void {
     // An update can run after disconnection; drawing then would leave a chart nobody destroys.
     if (!this.isConnected) return;
@@ -553,7 +413,7 @@ export class AnalyticsChart extends LitElement {
       this.#draw(payload);
     } else if (payload && mode !== 'error' && mode !== 'loading') {
       // Single Value, Table, Samples and empty payloads need no canvas.
-      this.#destroyChart();
+      this.#canvas.destroy();
     }
     const loaded = this.#data.takeLoaded();
     if (loaded) this.dispatchEvent(chartEvent('analytics-chart-load', { payload: loaded }));
@@ -566,194 +426,23 @@ export class AnalyticsChart extends LitElement {
   #applyInlineStyles(): void {
     const base = this.renderRoot.querySelector<HTMLElement>('.base');
     if (base) base.style.height = this.#heightStyle();
-    const tip = this._tooltip;
     const tooltip = this.renderRoot.querySelector<HTMLElement>('.tooltip');
-    if (!tip || !tooltip) return;
-    const width = this.#chart?.width ?? 0;
-    const height = this.#chart?.height ?? 0;
-    // Beside the point, on the side with more room, kept inside the chart vertically.
-    const x = tip.x > width / 2 ? `calc(${tip.x - 12}px - 100%)` : `${tip.x + 12}px`;
-    const y = `clamp(0px, calc(${tip.y}px - 50%), calc(${height}px - 100%))`;
-    tooltip.style.transform = `translate(${x}, ${y})`;
+    if (tooltip) this.#canvas.placeTooltip(tooltip);
   }
 
   #draw(payload: ChartPayload): void {
     const canvas = this.renderRoot.querySelector('canvas');
     const base = this.renderRoot.querySelector('.base');
     if (!canvas || !base) return;
-    const locale = resolveLocale(this.locale, this);
-    const dark = this.#isDark();
-    const key = [payload, locale, dark, this.doughnut, this._themeRevision];
-    if (this.#chart && this.#drawnKey?.every((v, i) => v === key[i])) return;
-    this.#drawnKey = key;
-
-    const ChartClass = registerChartParts();
-    const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)').matches;
-    const config = toChartConfig(payload, {
-      theme: resolveTheme(base),
-      formatters: createFormatters(locale, payload.timeZone),
+    this.#canvas.draw(canvas, base, payload, {
+      formatters: this.#formatters(payload),
       doughnut: this.doughnut,
-      animate: !!this.#chart && !reducedMotion,
-    }) as ChartConfiguration | null;
-    if (!config) return;
-    this.#clearActive();
-    const chart = this.#chart;
-    if (chart && (chart.config as { type?: string }).type === config.type) {
-      // Same kind of chart: update in place, so Chart.js animates from the old values.
-      chart.data = config.data;
-      chart.options = config.options ?? {};
-      this.#applyVisibility(chart);
-      chart.update();
-      return;
-    }
-    this.#destroyChart();
-    this.#drawnKey = key;
-    const created = new ChartClass(canvas, {
-      ...config,
-      plugins: [backgroundPlugin, stackFillPlugin, this.#activePlugin],
+      dark: this.#isDark(),
+      themeRevision: this._themeRevision,
     });
-    this.#chart = created;
-    if (this.#hidden.size) {
-      this.#applyVisibility(created);
-      created.update('none');
-    }
-  }
-
-  /** Hides the series or slices the viewer switched off in the legend. */
-  #applyVisibility(chart: Chart): void {
-    const type = (chart.config as { type?: string }).type;
-    if (type === 'pie' || type === 'doughnut') {
-      (chart.data.labels ?? []).forEach((label, i) => {
-        if (chart.getDataVisibility(i) === this.#hidden.has(String(label))) {
-          chart.toggleDataVisibility(i);
-        }
-      });
-      return;
-    }
-    chart.data.datasets.forEach((dataset, i) => {
-      chart.setDatasetVisibility(i, !this.#hidden.has(dataset.label ?? ''));
-    });
-  }
-
-  #toggleSeries(label: string): void {
-    if (!this.#hidden.delete(label)) this.#hidden.add(label);
-    const chart = this.#chart;
-    if (chart) {
-      this.#applyVisibility(chart);
-      chart.update();
-    }
-    this.#clearActive();
-    this.requestUpdate();
-  }
-
-  /** Mirrors Chart.js's active points into the HTML tooltip; keyboard moves also go to the live region. */
-  #showActive(chart: Chart, announce: boolean): void {
-    const active = chart.getActiveElements();
-    const key = active.map((a) => `${a.datasetIndex}:${a.index}`).join();
-    if (key === this.#activeKey && !announce) return;
-    this.#activeKey = key;
-    const payload = this.#data.payload;
-    const first = active[0];
-    if (!payload || !first) {
-      this._tooltip = undefined;
-      return;
-    }
-    const points: ActivePoint[] = active.map((a) => ({
-      datasetIndex: a.datasetIndex,
-      index: a.index,
-    }));
-    const description = describePoints(
-      payload,
-      points,
-      chart.data.datasets as { data: unknown[] }[],
-      this.#formatters(payload),
-    );
-    if (!description) return;
-    const y = Math.min(...active.map((a) => a.element.y));
-    this._tooltip = { description, x: first.element.x, y };
-    if (announce) this._announcement = pointDescriptionText(description);
-  }
-
-  #clearActive = (): void => {
-    this.#activeKey = '';
-    this._tooltip = undefined;
-    const chart = this.#chart;
-    if (chart?.getActiveElements().length) {
-      chart.setActiveElements([]);
-      chart.update('none');
-    }
-  };
-
-  #destroyChart(): void {
-    this.#chart?.destroy();
-    this.#chart = undefined;
-    this.#drawnKey = undefined;
-    this.#activeKey = '';
-    this._tooltip = undefined;
   }
 
   #toggleTable(): void {
     this._tableView = !this._tableView;
-  }
-
-  /** Arrow keys walk the data points with the tooltip, so keyboard users can read values too. */
-  #onCanvasKey(event: KeyboardEvent): void {
-    const chart = this.#chart;
-    if (!chart) return;
-    const count = Math.max(0, ...chart.data.datasets.map((d) => (d.data as unknown[]).length));
-    if (!count) return;
-    const current = chart.getActiveElements()[0]?.index ?? -1;
-    let index: number;
-    switch (event.key) {
-      case 'ArrowRight':
-      case 'ArrowDown':
-        index = Math.min(count - 1, current + 1);
-        break;
-      case 'ArrowLeft':
-      case 'ArrowUp':
-        index = Math.max(0, current - 1);
-        break;
-      case 'Home':
-        index = 0;
-        break;
-      case 'End':
-        index = count - 1;
-        break;
-      case 'Escape':
-        this.#clearActive();
-        return;
-      default:
-        return;
-    }
-    event.preventDefault();
-    const active: ActiveElement[] = [];
-    chart.data.datasets.forEach((_, datasetIndex) => {
-      const element = chart.getDatasetMeta(datasetIndex).data[index];
-      if (element && chart.isDatasetVisible(datasetIndex))
-        active.push({ datasetIndex, index, element });
-    });
-    chart.setActiveElements(active);
-    chart.update('none');
-    this.#showActive(chart, true);
-  }
-
-  #fileName(): string {
-    const title = this.#data.payload?.title ?? '';
-    const slug = title
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}]+/gu, '-')
-      .replace(/^-|-$/g, '')
-      .slice(0, 60);
-    return slug || 'chart';
-  }
-
-  #download(fileName: string, href: string): void {
-    const link = document.createElement('a');
-    link.download = fileName;
-    link.href = href;
-    link.hidden = true;
-    this.renderRoot.appendChild(link);
-    link.click();
-    link.remove();
   }
 }

@@ -1,5 +1,5 @@
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
-import type { ChartErrorCode } from './chart-load-error.ts';
+import type { ChartErrorCode } from './data/chart-load-error.ts';
 
 /** Detail of `analytics-chart-load`: the payload now shown. */
 export interface ChartLoadDetail {

@@ -2,7 +2,7 @@
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
 import '../src/index.ts';
 import type { AnalyticsChart } from '../src/analytics-chart.component.ts';
-import type { RetryPolicy } from '../src/retry-delay.ts';
+import type { RetryPolicy } from '../src/data/retry-delay.ts';
 
 /** Retries in milliseconds, so backoff tests take no time. */
 export const FAST_RETRY: RetryPolicy = { retries: 3, baseDelay: 10, maxDelay: 40 };

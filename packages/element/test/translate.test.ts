@@ -5,20 +5,22 @@
  */
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
 import { expect } from 'chai';
-import { createFormatters, parseBucketLabel } from '../src/chart-formatters.ts';
-import { parseRetryAfter, toChartLoadError } from '../src/chart-load-error.ts';
-import { compareDelta } from '../src/compare-delta.ts';
-import { describePoints } from '../src/describe-points.ts';
-import { funnelSteps } from '../src/funnel-steps.ts';
-import { legendItems } from '../src/legend-items.ts';
-import { isEmptyPayload } from '../src/payload-shape.ts';
-import { edgeUrl, isChartPayload } from '../src/request-chart-data.ts';
-import type { ChartTheme } from '../src/resolve-theme.ts';
-import { retryDelay } from '../src/retry-delay.ts';
-import { summarizeChart } from '../src/summarize-chart.ts';
-import { POINT_MARKER_LIMIT, toChartConfig } from '../src/to-chart-config.ts';
-import { toCsv } from '../src/to-csv.ts';
-import { toDataTable } from '../src/to-data-table.ts';
+import { describePoints } from '../src/accessibility/describe-points.ts';
+import { pointIndexForKey } from '../src/accessibility/point-key.ts';
+import { summarizeChart } from '../src/accessibility/summarize-chart.ts';
+import { toDataTable } from '../src/accessibility/to-data-table.ts';
+import { createFormatters, parseBucketLabel } from '../src/chart/chart-formatters.ts';
+import { compareDelta } from '../src/chart/compare-delta.ts';
+import { funnelSteps } from '../src/chart/funnel-steps.ts';
+import { legendItems } from '../src/chart/legend-items.ts';
+import type { ChartTheme } from '../src/chart/resolve-theme.ts';
+import { POINT_MARKER_LIMIT, toChartConfig } from '../src/chart/to-chart-config.ts';
+import { parseRetryAfter, toChartLoadError } from '../src/data/chart-load-error.ts';
+import { isEmptyPayload } from '../src/data/payload-shape.ts';
+import { edgeUrl, isChartPayload } from '../src/data/request-chart-data.ts';
+import { retryDelay } from '../src/data/retry-delay.ts';
+import { exportFileName } from '../src/export/download-file.ts';
+import { toCsv } from '../src/export/to-csv.ts';
 import { cleanup, fixture, load, mount, nextEvent, shadow } from './helpers.ts';
 
 const THEME: ChartTheme = {
@@ -324,7 +326,23 @@ describe('wire details', () => {
       message: 'The query id has expired.',
     });
     expect(toChartLoadError(403, '<html>', null).code).to.equal('forbidden');
-    expect(toChartLoadError(503, undefined, null).code).to.equal('backend');
+    const byStatus: [number, string][] = [
+      [400, 'bad_request'],
+      [401, 'invalid'],
+      [404, 'not_found'],
+      [429, 'rate_limited'],
+      [502, 'backend'],
+      [503, 'backend'],
+      [504, 'timeout'],
+      [500, 'backend'],
+    ];
+    for (const [status, code] of byStatus)
+      expect(toChartLoadError(status, undefined, null).code, String(status)).to.equal(code);
+    // A code the contract does not know, even one every object inherits, leaves it to the status.
+    expect(toChartLoadError(404, { error: 'x', code: 'teapot' }, null).code).to.equal('not_found');
+    expect(toChartLoadError(404, { error: 'x', code: 'toString' }, null).code).to.equal(
+      'not_found',
+    );
     expect(
       toChartLoadError(429, { error: 'Slow down.', code: 'rate_limited' }, '7').retryAfter,
     ).to.equal(7);
@@ -345,6 +363,36 @@ describe('wire details', () => {
     expect(isChartPayload({ ...(await fixture('bar')), series: [{ name: 1, values: [] }] })).to.be
       .false;
     expect(isChartPayload(null)).to.be.false;
+  });
+});
+
+describe('keyboard and file names', () => {
+  it('moves the active point by key and stops at the ends', () => {
+    // [key, current, count, expected]; -1 means no point is active yet.
+    const cases: [string, number, number, number | 'clear' | undefined][] = [
+      ['ArrowRight', -1, 5, 0],
+      ['ArrowRight', 2, 5, 3],
+      ['ArrowDown', 4, 5, 4],
+      ['ArrowLeft', 3, 5, 2],
+      ['ArrowUp', 0, 5, 0],
+      ['ArrowLeft', -1, 5, 0],
+      ['Home', 3, 5, 0],
+      ['End', 0, 5, 4],
+      ['Escape', 2, 5, 'clear'],
+      ['Tab', 2, 5, undefined],
+      ['a', 2, 5, undefined],
+    ];
+    for (const [key, current, count, expected] of cases)
+      expect(pointIndexForKey(key, current, count), `${key} from ${current}`).to.equal(expected);
+  });
+
+  it('names export files after the title, in any script, or "chart"', () => {
+    expect(exportFileName('Sign-ups per day')).to.equal('sign-ups-per-day');
+    expect(exportFileName('  Umsätze — März 2024!')).to.equal('umsätze-märz-2024');
+    expect(exportFileName('注册 / 每日')).to.equal('注册-每日');
+    expect(exportFileName('!!!')).to.equal('chart');
+    expect(exportFileName(undefined)).to.equal('chart');
+    expect(exportFileName('a'.repeat(80))).to.have.length(60);
   });
 });
 

@@ -4,6 +4,8 @@
  * types without pulling zod into the browser bundle.
  */
 
+import type { GraphType } from './vocabulary.ts';
+
 /** One line, bar set or slice set. `null` marks a bucket with no value (Avg of nothing). */
 export interface ChartSeries {
   name: string;
@@ -16,24 +18,10 @@ export interface ChartComparison {
   series: ChartSeries[];
 }
 
-/** Graph types the element draws: every collection and SQL graph type. */
-export type ChartGraph =
-  | 'Samples'
-  | 'Single Line'
-  | 'Multi Line'
-  | 'Stacked Line'
-  | 'Cumulative Line'
-  | 'Ratio Line'
-  | 'Compare Line'
-  | 'Single Value'
-  | 'Table'
-  | 'Bar Chart'
-  | 'Pie Chart'
-  | 'Funnel';
-
 /** Everything the element needs to draw one chart. */
 export interface ChartPayload {
-  graph: ChartGraph;
+  /** Every collection and SQL graph type can arrive here. */
+  graph: GraphType;
   title?: string;
   /** Resolved granularity of a time series (`Day`, `Hour`…). */
   granularity?: string;
@@ -69,21 +57,4 @@ export interface ChartPayload {
   /** ISO instants: when the data was computed, and until when a cached copy is fresh. */
   generatedAt: string;
   expiresAt: string;
-}
-
-/** Error codes the edge adds beside `error` so a widget can react without parsing text. */
-export type EdgeErrorCode =
-  | 'invalid'
-  | 'expired'
-  | 'forbidden'
-  | 'not_found'
-  | 'bad_request'
-  | 'rate_limited'
-  | 'backend'
-  | 'timeout';
-
-/** The body of every edge failure. */
-export interface EdgeErrorBody {
-  error: string;
-  code?: EdgeErrorCode;
 }

@@ -1,6 +1,7 @@
 export * from './bucket-start.ts';
 export * from './chart-payload.ts';
 export * from './describe-error.ts';
+export * from './edge-errors.ts';
 export * from './envelope.ts';
 export * from './filters.ts';
 export * from './parse-query.ts';

@@ -1,16 +1,4 @@
-import type { EdgeErrorCode } from '@analytics-chart/protocol/chart-payload';
-
-/** The HTTP status that goes with each error code; the one place codes become statuses. */
-export const STATUS_OF: Record<EdgeErrorCode, number> = {
-  invalid: 401,
-  expired: 401,
-  forbidden: 403,
-  not_found: 404,
-  bad_request: 400,
-  rate_limited: 429,
-  backend: 502,
-  timeout: 504,
-};
+import { EDGE_ERROR_STATUS, type EdgeErrorCode } from '@analytics-chart/protocol/edge-errors';
 
 /**
  * A failure the viewer may see: a code, one sentence, and the status (from the code unless
@@ -30,7 +18,7 @@ export class EdgeError extends Error {
     super(message);
     this.name = 'EdgeError';
     this.code = code;
-    this.status = options.status ?? STATUS_OF[code];
+    this.status = options.status ?? EDGE_ERROR_STATUS[code];
     this.retryAfter = options.retryAfter;
   }
 }

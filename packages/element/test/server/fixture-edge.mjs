@@ -18,19 +18,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { EDGE_ERROR_STATUS } from '@analytics-chart/protocol/edge-errors';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
-
-const STATUS = {
-  invalid: 401,
-  expired: 401,
-  forbidden: 403,
-  not_found: 404,
-  bad_request: 400,
-  rate_limited: 429,
-  backend: 502,
-  timeout: 504,
-};
 
 const MESSAGE = {
   invalid: 'The query id is not valid.',
@@ -107,7 +97,12 @@ export function fixtureEdge() {
     ctx.body = JSON.stringify(body);
   };
   const fail = (ctx, code, headers) =>
-    json(ctx, STATUS[code] ?? 500, { error: MESSAGE[code] ?? 'Failure.', code }, headers);
+    json(
+      ctx,
+      EDGE_ERROR_STATUS[code] ?? 500,
+      { error: MESSAGE[code] ?? 'Failure.', code },
+      headers,
+    );
 
   return async function fixtureEdgeMiddleware(ctx, next) {
     const path = ctx.path;
@@ -201,7 +196,7 @@ export function fixtureEdge() {
       return fail(ctx, 'expired');
     }
     if (directives.fail) {
-      entry.status = STATUS[directives.fail] ?? 500;
+      entry.status = EDGE_ERROR_STATUS[directives.fail] ?? 500;
       return fail(
         ctx,
         directives.fail,

@@ -5,10 +5,10 @@ import type {
   FontSpec,
   ScriptableLineSegmentContext,
 } from 'chart.js';
+import { isLineGraph, viewOf } from '../data/payload-shape.ts';
 import type { ChartFormatters } from './chart-formatters.ts';
 import { compareSeriesName } from './compare-series-name.ts';
 import { funnelSteps } from './funnel-steps.ts';
-import { isLineGraph, viewOf } from './payload-shape.ts';
 import type { ChartTheme } from './resolve-theme.ts';
 
 /** A line point: x is the bucket index, so decimation can run on a linear x axis. */
@@ -62,7 +62,7 @@ function incompleteSegments(payload: ChartPayload) {
 /**
  * Translates a chart payload into a Chart.js configuration. Pure: same payload, theme and locale give
  * the same configuration. Returns null for graph types drawn without a canvas (Single Value, Table,
- * Samples). Legend and tooltip are HTML (see `legend-items.ts`, `describe-points.ts`), so neither
+ * Samples). Legend and tooltip are HTML (see `chart-canvas-controller.ts`), so neither
  * Chart.js plugin is configured or bundled.
  */
 export function toChartConfig(

@@ -1,8 +1,8 @@
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
-import type { ChartFormatters } from './chart-formatters.ts';
-import { compareSeriesName } from './compare-series-name.ts';
-import { funnelSteps } from './funnel-steps.ts';
-import { isLineGraph } from './payload-shape.ts';
+import type { ChartFormatters } from '../chart/chart-formatters.ts';
+import { compareSeriesName } from '../chart/compare-series-name.ts';
+import { funnelSteps } from '../chart/funnel-steps.ts';
+import { isLineGraph } from '../data/payload-shape.ts';
 
 /** A point Chart.js reports as active: which dataset, and which element of its (drawn) data. */
 export interface ActivePoint {

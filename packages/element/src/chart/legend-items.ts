@@ -1,6 +1,6 @@
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
+import { isLineGraph } from '../data/payload-shape.ts';
 import { compareSeriesName } from './compare-series-name.ts';
-import { isLineGraph } from './payload-shape.ts';
 
 /** One legend entry: its text, its palette slot, and whether its line is dashed (comparisons). */
 export interface LegendItem {

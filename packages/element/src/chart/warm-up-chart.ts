@@ -5,7 +5,7 @@ let warmed = false;
 /**
  * Draws one tiny line chart on a detached canvas, once per page, while the first request is in
  * flight. V8 compiles Chart.js's functions on first use, which makes the first chart on a page
- * cost several times what later ones do; doing that work during the network wait takes it off
+ * much slower to draw than later ones; doing that work during the network wait takes it off
  * the path from payload to picture. Detached and not responsive: no observer, nothing to clean up
  * beyond `destroy()`.
  */

@@ -1,4 +1,8 @@
-import type { EdgeErrorBody, EdgeErrorCode } from '@analytics-chart/protocol/chart-payload';
+import {
+  EDGE_ERROR_STATUS,
+  type EdgeErrorBody,
+  type EdgeErrorCode,
+} from '@analytics-chart/protocol/edge-errors';
 
 /** Why a chart could not be loaded: an edge error code, `network` when no response arrived, or `unknown`. */
 export type ChartErrorCode = EdgeErrorCode | 'network' | 'unknown';
@@ -13,28 +17,6 @@ export interface ChartLoadError {
   /** Seconds the edge asked us to wait (429 `Retry-After`). */
   retryAfter?: number;
 }
-
-const CODE_BY_STATUS: Record<number, EdgeErrorCode> = {
-  400: 'bad_request',
-  401: 'invalid',
-  403: 'forbidden',
-  404: 'not_found',
-  429: 'rate_limited',
-  502: 'backend',
-  503: 'backend',
-  504: 'timeout',
-};
-
-const EDGE_CODES: ReadonlySet<string> = new Set<EdgeErrorCode>([
-  'invalid',
-  'expired',
-  'forbidden',
-  'not_found',
-  'bad_request',
-  'rate_limited',
-  'backend',
-  'timeout',
-]);
 
 /** Text shown in the error state for each code: short, for the person looking at the page. */
 export const ERROR_TEXT: Record<ChartErrorCode, string> = {
@@ -62,9 +44,7 @@ export function toChartLoadError(
 ): ChartLoadError {
   const edge = isEdgeErrorBody(body) ? body : undefined;
   const code: ChartErrorCode =
-    edge?.code && EDGE_CODES.has(edge.code)
-      ? edge.code
-      : (CODE_BY_STATUS[status] ?? (status >= 500 ? 'backend' : 'unknown'));
+    edge?.code && Object.hasOwn(EDGE_ERROR_STATUS, edge.code) ? edge.code : codeOfStatus(status);
   const error: ChartLoadError = { status, code, message: edge?.error || ERROR_TEXT[code] };
   const retryAfter = parseRetryAfter(retryAfterHeader, now);
   if (retryAfter !== undefined) error.retryAfter = retryAfter;
@@ -95,6 +75,16 @@ export function parseRetryAfter(
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/**
+ * The code for a status when the body names none: the first code with that status, or `backend`
+ * (retried) for any other 5xx, such as a gateway's 503 in front of the edge.
+ */
+function codeOfStatus(status: number): ChartErrorCode {
+  for (const [code, codeStatus] of Object.entries(EDGE_ERROR_STATUS))
+    if (codeStatus === status) return code as EdgeErrorCode;
+  return status >= 500 ? 'backend' : 'unknown';
 }
 
 function isEdgeErrorBody(body: unknown): body is EdgeErrorBody {

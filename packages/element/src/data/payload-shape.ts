@@ -1,17 +1,18 @@
-import type { ChartGraph, ChartPayload } from '@analytics-chart/protocol/chart-payload';
+import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
+import type { GraphType } from '@analytics-chart/protocol/vocabulary';
 
 /** How a graph type is shown: drawn on a canvas, as one big number, or as an HTML table. */
 export type ChartView = 'canvas' | 'value' | 'table';
 
 /** The view for a graph type. */
-export function viewOf(graph: ChartGraph): ChartView {
+export function viewOf(graph: GraphType): ChartView {
   if (graph === 'Single Value') return 'value';
   if (graph === 'Table' || graph === 'Samples') return 'table';
   return 'canvas';
 }
 
 /** Line graphs share the time-series drawing: bucket labels on x, one line per series. */
-export function isLineGraph(graph: ChartGraph): boolean {
+export function isLineGraph(graph: GraphType): boolean {
   return graph.endsWith(' Line');
 }
 

@@ -1,7 +1,7 @@
 import type { ChartPayload } from '@analytics-chart/protocol/chart-payload';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { type ChartErrorDetail, type ChartTokenExpiredDetail, chartEvent } from '../events.ts';
 import { type ChartLoadError, ERROR_TEXT, isTransient } from './chart-load-error.ts';
-import { type ChartErrorDetail, type ChartTokenExpiredDetail, chartEvent } from './events.ts';
 import { renewQueryId } from './renew-query-id.ts';
 import { requestChartData } from './request-chart-data.ts';
 import { type RetryPolicy, retryDelay } from './retry-delay.ts';

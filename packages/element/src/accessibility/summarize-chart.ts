@@ -1,7 +1,7 @@
 import type { ChartPayload, ChartSeries } from '@analytics-chart/protocol/chart-payload';
-import type { ChartFormatters } from './chart-formatters.ts';
-import { compareDelta } from './compare-delta.ts';
-import { isEmptyPayload, isLineGraph, viewOf } from './payload-shape.ts';
+import type { ChartFormatters } from '../chart/chart-formatters.ts';
+import { compareDelta } from '../chart/compare-delta.ts';
+import { isEmptyPayload, isLineGraph, viewOf } from '../data/payload-shape.ts';
 
 /** How many series the summary describes before saying "and N more". */
 const SUMMARY_SERIES = 3;

@@ -1,4 +1,4 @@
-import type { DataTable } from './to-data-table.ts';
+import type { DataTable } from '../accessibility/to-data-table.ts';
 
 /**
  * A data table as CSV (RFC 4180, CRLF). Values stay raw so spreadsheets can compute with them:
