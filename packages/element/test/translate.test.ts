@@ -163,6 +163,15 @@ describe('formatters', () => {
     expect(berlin.timestamp(1709647200).replace(/\s/g, ' ')).to.equal('Mar 5, 2024, 3:00:00 PM');
   });
 
+  it('keeps one formatter set per locale and zone, and a bounded number of them', () => {
+    const first = createFormatters('en-GB', 'Asia/Tokyo');
+    expect(createFormatters('en-GB', 'Asia/Tokyo')).to.equal(first);
+    // Sixteen other pairs push the oldest out: asked again, it is built anew.
+    const zones = Intl.supportedValuesOf('timeZone').filter((z) => z !== 'Asia/Tokyo');
+    for (const zone of zones.slice(0, 16)) createFormatters('en-GB', zone);
+    expect(createFormatters('en-GB', 'Asia/Tokyo')).to.not.equal(first);
+  });
+
   it('formats numbers and percentages for the locale', () => {
     const de = createFormatters('de-DE', 'UTC');
     expect(de.number(1234.5)).to.equal('1.234,5');

@@ -34,6 +34,8 @@ export function parseBucketLabel(
 
 const NO_VALUE = '–';
 
+// Every cache has a bound: a page draws in a handful of locale and zone pairs, so the oldest goes.
+const CACHE_LIMIT = 16;
 const cache = new Map<string, ChartFormatters>();
 
 /**
@@ -47,6 +49,7 @@ export function createFormatters(locale: string, timeZone: string): ChartFormatt
   let formatters = cache.get(key);
   if (!formatters) {
     formatters = buildFormatters(locale, timeZone);
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(key, formatters);
   }
   return formatters;
