@@ -1,10 +1,11 @@
 /**
  * The Worker example under workerd (miniflare), with its HTTP backend pointed at a real engine
- * listening on 127.0.0.1: the same registry as the Node host app, session-bound charts signed
+ * listening on 127.0.0.1: its registry's session-bound charts signed
  * and answered through the host's session cookie, public ids, the tenant lock, and the key
  * kept out of every answer and log line. Expected numbers are counted from the fixture events.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,14 +16,9 @@ import {
   httpBackend,
 } from '@analytics-chart/edge';
 import { createEngine, type Engine, type ServedEngine, serveEngine } from '@analytics-chart/engine';
-import {
-  DASHBOARD_LAYOUT,
-  EDGE_QUERIES,
-  ELEMENT_BUNDLE,
-  type Tenant,
-} from '@analytics-chart/example-host-app';
 import { sign } from 'hono/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_QUERIES, WORKER_QUERIES } from '../src/queries.ts';
 import {
   bundleWorker,
   durableObjectBindings,
@@ -30,6 +26,10 @@ import {
   runUnderWorkerd,
 } from '../tools/run-under-workerd.ts';
 
+/** The element's bundle as installed: what the Worker must serve byte for byte. */
+const ELEMENT_BUNDLE = createRequire(import.meta.url).resolve(
+  '@analytics-chart/element/analytics-chart.js',
+);
 const API_KEY = `worker-canary-${crypto.randomUUID()}`;
 const SESSION_SECRET = `session-${crypto.randomUUID()}`;
 const KEYS = [generateSigningKey()];
@@ -78,7 +78,7 @@ let worker: LocalWorker;
 let edgeUrl: string;
 const seen: string[] = [];
 
-async function sessionToken(subject: string, tenant: Tenant): Promise<string> {
+async function sessionToken(subject: string, tenant: string): Promise<string> {
   return sign({ sub: subject, tenant, exp: now + 3600 }, SESSION_SECRET, 'HS256');
 }
 
@@ -89,7 +89,7 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
   return response;
 }
 
-/** Signs a dashboard query through the Worker's own sign route, as the host's server would. */
+/** Signs a session query through the Worker's own sign route, as the host's server would. */
 async function signFor(query: string, session: string): Promise<string> {
   const response = await call('/api/sign', {
     method: 'POST',
@@ -112,7 +112,7 @@ async function publicId(query: string, tenant: string): Promise<string> {
   const signer = createEdge({
     signingKeys: KEYS,
     backend: httpBackend({ baseUrl: served.url, apiKey: API_KEY }),
-    queries: EDGE_QUERIES,
+    queries: WORKER_QUERIES,
     log: () => {},
   });
   return (await signer.signQueryId({ query, params: { tenant }, public: true })).id;
@@ -165,20 +165,19 @@ describe('the edge as a Worker under workerd', () => {
     expect(await response.text()).toBe(readFileSync(ELEMENT_BUNDLE, 'utf8'));
   });
 
-  it('serves every dashboard chart for a signed-in acme user', async () => {
+  it('serves every session chart for a signed-in acme user', async () => {
     const alice = await sessionToken('alice@acme', 'acme');
-    for (const chart of DASHBOARD_LAYOUT) {
-      const name = chart.query;
+    for (const name of Object.keys(SESSION_QUERIES)) {
       const response = await data(await signFor(name, alice), alice);
       expect(response.status, name).toBe(200);
       const payload = (await response.json()) as { graph: string };
-      expect(payload.graph).toBe(EDGE_QUERIES[name]?.query.graph_type);
+      expect(payload.graph).toBe(SESSION_QUERIES[name]?.query.graph_type);
     }
   }, 60_000);
 
   it("answers with the signed-in tenant's numbers, counted from the events", async () => {
     const alice = await sessionToken('alice@acme', 'acme');
-    const kpi = (await (await data(await signFor('kpi-signups', alice), alice)).json()) as {
+    const kpi = (await (await data(await signFor('signups-week', alice), alice)).json()) as {
       value: number;
       compareValue: number;
     };
@@ -200,7 +199,7 @@ describe('the edge as a Worker under workerd', () => {
   it('refuses an acme id in a globex session and without a session', async () => {
     const alice = await sessionToken('alice@acme', 'acme');
     const bob = await sessionToken('bob@globex', 'globex');
-    const id = await signFor('kpi-events', alice);
+    const id = await signFor('events-daily', alice);
     const replayed = await data(id, bob);
     expect(replayed.status).toBe(403);
     expect(((await replayed.json()) as { code: string }).code).toBe('forbidden');

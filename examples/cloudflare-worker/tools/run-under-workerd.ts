@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ensureElementBundle } from '@analytics-chart/example-host-app';
 import { build, type Plugin } from 'esbuild';
 import { Miniflare } from 'miniflare';
 
@@ -58,7 +57,6 @@ export interface WorkerBundle {
 
 /** Bundles the Worker into one ES module, as wrangler would for workerd. */
 export async function bundleWorker(): Promise<WorkerBundle> {
-  await ensureElementBundle(() => {});
   const built = await build({
     entryPoints: [fileURLToPath(new URL(wranglerSettings().main, HERE))],
     bundle: true,

@@ -20,7 +20,7 @@ import {
 } from '@analytics-chart/edge';
 import { bundleFile, type ServedEdge, serveEdge } from '@analytics-chart/edge/node';
 import { createEngine, type Engine } from '@analytics-chart/engine';
-import { ELEMENT_BUNDLE, ensureElementBundle } from '@analytics-chart/example-host-app';
+import { elementBundlePath } from '@analytics-chart/demo';
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import sanitizeHtml from 'sanitize-html';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,7 +118,6 @@ let id = '';
 const expected = new Map<string, number>();
 
 beforeAll(async () => {
-  await ensureElementBundle(() => {});
   dataDir = await mkdtemp(join(tmpdir(), 'cms-embeds-'));
   engine = await createEngine({ dataDir, workspaces: { default: API_KEY } });
   const now = Math.floor(Date.now() / 1000);
@@ -146,7 +145,7 @@ beforeAll(async () => {
     signingKeys: formatSigningKeys([SIGNING_KEY]),
     backend: engineBackend(engine, { apiKey: API_KEY }),
     queries: QUERIES,
-    bundle: bundleFile(ELEMENT_BUNDLE),
+    bundle: bundleFile(elementBundlePath()),
     publicUrl,
     log: (entry) => logs.push(JSON.stringify(entry)),
   });

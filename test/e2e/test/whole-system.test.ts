@@ -15,6 +15,7 @@ import {
   type LocalWorker,
   runUnderWorkerd,
 } from '@analytics-chart/example-cloudflare-worker/run-under-workerd';
+import { SESSION_QUERIES as WORKER_SESSION_QUERIES } from '@analytics-chart/example-cloudflare-worker/queries';
 import {
   DASHBOARD_LAYOUT,
   DASHBOARD_RANGES,
@@ -97,10 +98,11 @@ async function expectChartsMatchEngine(
   charts: DrawnChart[],
   params: Record<string, string>,
   rangeKey: (definition: QueryDefinition) => string | undefined,
+  registry: Readonly<Record<string, QueryDefinition>> = EDGE_QUERIES,
 ): Promise<void> {
   for (const chart of charts) {
     const name = queryOf(chart);
-    const definition = EDGE_QUERIES[name];
+    const definition = registry[name];
     expect(definition, `query ${name} is in the registry`).toBeDefined();
     if (!definition) continue;
     const key = rangeKey(definition);
@@ -468,15 +470,14 @@ describe('the edge as a Cloudflare Worker under workerd', () => {
     await site?.close();
   });
 
-  it("serves the same dashboard charts to a page on another origin, with the host's session", async () => {
+  it("serves its session charts to a page on another origin, with the host's session", async () => {
     const session = (await alice.cookies()).find((c) => c.name === 'session');
     expect(session?.httpOnly).toBe(true);
     expect(session?.sameSite).toBe('Lax');
     const edge = `${worker.origin}/analytics`;
     // The host's server mints ids through the Worker's sign route with the viewer's session.
     const elements: string[] = [];
-    for (const chart of DASHBOARD_LAYOUT) {
-      const name = chart.query;
+    for (const [name, definition] of Object.entries(WORKER_SESSION_QUERIES)) {
       const response = await fetch(`${edge}/api/sign`, {
         method: 'POST',
         headers: { authorization: `Bearer ${session?.value}`, 'content-type': 'application/json' },
@@ -484,7 +485,7 @@ describe('the edge as a Cloudflare Worker under workerd', () => {
       });
       expect(response.status).toBe(200);
       const { id } = (await response.json()) as { id: string };
-      const range = EDGE_QUERIES[name]?.ranges ? ` range="${DEFAULT_DASHBOARD_RANGE}"` : '';
+      const range = definition.defaultRange ? ` range="${definition.defaultRange}"` : '';
       elements.push(
         `<analytics-chart data-query="${name}" query-id="${id}"${range} credentials="include" lazy="false" locale="en-US"></analytics-chart>`,
       );
@@ -498,10 +499,13 @@ describe('the edge as a Cloudflare Worker under workerd', () => {
     await page.goto(`${site.origin}/`);
     await waitForCharts(page);
     const charts = await readDrawnCharts(page);
-    expect(charts).toHaveLength(DASHBOARD_LAYOUT.length);
+    expect(charts).toHaveLength(Object.keys(WORKER_SESSION_QUERIES).length);
     for (const chart of charts) expect([chart.query, chart.status]).toEqual([chart.query, 'ready']);
-    await expectChartsMatchEngine(charts, { tenant: 'acme' }, (d) =>
-      d.ranges ? DEFAULT_DASHBOARD_RANGE : undefined,
+    await expectChartsMatchEngine(
+      charts,
+      { tenant: 'acme' },
+      (d) => d.defaultRange,
+      WORKER_SESSION_QUERIES,
     );
     await traffic.recordSource(page);
     for (const line of worker.logs) expect(line).not.toContain(API_KEY);

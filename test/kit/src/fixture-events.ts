@@ -51,7 +51,7 @@ export function utcDay(seconds: number): string {
 
 /** Events of a tenant strictly inside (start, end). */
 export function eventsIn(
-  events: FixtureEvent[],
+  events: readonly FixtureEvent[],
   tenant: string,
   start: number,
   end: number,
@@ -61,7 +61,7 @@ export function eventsIn(
 
 /** Count per UTC day for a tenant inside (start, end): only days with events. */
 export function dailyCounts(
-  events: FixtureEvent[],
+  events: readonly FixtureEvent[],
   tenant: string,
   start: number,
   end: number,
@@ -72,4 +72,16 @@ export function dailyCounts(
     counts.set(label, (counts.get(label) ?? 0) + 1);
   }
   return counts;
+}
+
+/** Events of a tenant (and optionally one event name) strictly inside (start, end). */
+export function countEvents(
+  events: readonly FixtureEvent[],
+  tenant: string,
+  start: number,
+  end: number,
+  event?: string,
+): number {
+  return eventsIn(events, tenant, start, end).filter((e) => event === undefined || e.json.event === event)
+    .length;
 }
