@@ -17,8 +17,12 @@ export function engineDataDir(dataDir: string): string {
 
 /** The engine's `analytics-engine` command, as the engine package's `bin` names it. */
 export function engineCliPath(): string {
-  const manifestPath = createRequire(import.meta.url).resolve('@analytics-chart/engine/package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin?: Record<string, string> };
+  const manifestPath = createRequire(import.meta.url).resolve(
+    '@analytics-chart/engine/package.json',
+  );
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    bin?: Record<string, string>;
+  };
   const bin = manifest.bin?.['analytics-engine'];
   if (!bin) throw new Error('the engine package names no analytics-engine command');
   return join(dirname(manifestPath), bin);

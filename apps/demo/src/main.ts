@@ -5,9 +5,9 @@
  */
 import { relative } from 'node:path';
 import { demoSettings } from './demo-settings.ts';
+import { elementBundlePath } from './element-bundle.ts';
 import { ensureDemoData } from './ensure-demo-data.ts';
 import { ensureDevSecrets } from './ensure-dev-secrets.ts';
-import { elementBundlePath } from './element-bundle.ts';
 import { type RunningDemo, startDemo } from './start-demo.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -6,13 +6,13 @@ import {
   type SigningKey,
 } from '@analytics-chart/edge/node';
 import { createEngine, serveEngine } from '@analytics-chart/engine';
-import type { Hono } from 'hono';
 import {
   createHostApp,
   createUserStore,
   demoUsers,
   hostEdgeConfig,
 } from '@analytics-chart/example-host-app';
+import type { Hono } from 'hono';
 import { elementBundlePath } from './element-bundle.ts';
 import { DEMO_WORKSPACE, engineDataDir } from './ensure-demo-data.ts';
 import { createExamplesSite, type ExamplesSite } from './examples-site/create-examples-site.ts';

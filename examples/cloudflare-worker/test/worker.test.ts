@@ -5,8 +5,8 @@
  * kept out of every answer and log line. Expected numbers are counted from the fixture events.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {

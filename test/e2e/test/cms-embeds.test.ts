@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { elementBundlePath } from '@analytics-chart/demo';
 import {
   createEdge,
   engineBackend,
@@ -20,7 +21,6 @@ import {
 } from '@analytics-chart/edge';
 import { bundleFile, type ServedEdge, serveEdge } from '@analytics-chart/edge/node';
 import { createEngine, type Engine } from '@analytics-chart/engine';
-import { elementBundlePath } from '@analytics-chart/demo';
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import sanitizeHtml from 'sanitize-html';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatSigningKeys, generateSigningKey, type QueryDefinition } from '@analytics-chart/edge';
+import { SESSION_QUERIES as WORKER_SESSION_QUERIES } from '@analytics-chart/example-cloudflare-worker/queries';
 import {
   type LocalWorker,
   runUnderWorkerd,
 } from '@analytics-chart/example-cloudflare-worker/run-under-workerd';
-import { SESSION_QUERIES as WORKER_SESSION_QUERIES } from '@analytics-chart/example-cloudflare-worker/queries';
 import {
   DASHBOARD_LAYOUT,
   DASHBOARD_RANGES,

@@ -82,6 +82,7 @@ export function countEvents(
   end: number,
   event?: string,
 ): number {
-  return eventsIn(events, tenant, start, end).filter((e) => event === undefined || e.json.event === event)
-    .length;
+  return eventsIn(events, tenant, start, end).filter(
+    (e) => event === undefined || e.json.event === event,
+  ).length;
 }

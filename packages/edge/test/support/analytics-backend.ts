@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine, type Engine, serveEngine } from '@analytics-chart/engine';
-import { type FixtureEvent, fixtureEvents } from './fixtures.ts';
+import { type FixtureEvent, fixtureEvents } from '@analytics-chart/test-kit/fixture-events';
 
 export interface AnalyticsBackend {
   url: string;
