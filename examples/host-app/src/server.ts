@@ -53,6 +53,7 @@ async function main(): Promise<void> {
       edge: createEdge(node.config),
       session,
       users: await createUserStore(users),
+      idTtl: env.EDGE_SESSION_ID_TTL?.trim() || undefined,
       origin,
     });
     const stop = () => {

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAxe } from './support/axe.ts';
 import { launchChromium } from './support/browser.ts';
-import { type DemoProcess, startDemoProcess } from './support/demo-process.ts';
+import { type DemoProcess, demoOnFreePorts, startDemoProcess } from './support/demo-process.ts';
 import { readDrawnCharts, waitForCharts } from './support/drawn-charts.ts';
 
 const PASSWORD = 'demo-password';
@@ -23,13 +23,8 @@ let browser: Browser;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'analytics-chart-a11y-'));
   demo = await startDemoProcess({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    EXAMPLES_PORT: '0',
-    ENGINE_PORT: '0',
-    DEMO_DATA_DIR: dataDir,
+    ...demoOnFreePorts(dataDir),
     DEMO_EVENTS: '5000',
-    DEMO_DATA_MAX_AGE_HOURS: '0',
     DEMO_PASSWORD: PASSWORD,
   });
   browser = await launchChromium();

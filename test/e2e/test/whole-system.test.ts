@@ -7,15 +7,12 @@
  */
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatSigningKeys, generateSigningKey, type QueryDefinition } from '@analytics-chart/edge';
 import { SESSION_QUERIES as WORKER_SESSION_QUERIES } from '@analytics-chart/example-cloudflare-worker/queries';
-import {
-  type LocalWorker,
-  runUnderWorkerd,
-} from '@analytics-chart/example-cloudflare-worker/run-under-workerd';
 import {
   DASHBOARD_LAYOUT,
   DASHBOARD_RANGES,
@@ -23,12 +20,13 @@ import {
   DEFAULT_DASHBOARD_RANGE,
   EDGE_QUERIES,
 } from '@analytics-chart/example-host-app';
+import { type LocalWorker, runUnderWorkerd } from '@analytics-chart/test-kit/workerd';
 import type { Browser, BrowserContext, HTTPResponse, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
 import { BrowserTraffic } from './support/browser-traffic.ts';
 import { expectDrawnToMatch } from './support/compare-drawing.ts';
-import { type DemoProcess, startDemoProcess } from './support/demo-process.ts';
+import { type DemoProcess, demoOnFreePorts, startDemoProcess } from './support/demo-process.ts';
 import { type DrawnChart, readDrawnCharts, waitForCharts } from './support/drawn-charts.ts';
 import { engineRequest, expectedDrawing } from './support/expected-charts.ts';
 import type { PageDocument } from './support/page-dom.ts';
@@ -47,6 +45,10 @@ const ID_TTL_SECONDS = 6;
 const PASSWORD = 'demo-password';
 
 const E2E_DIR = fileURLToPath(new URL('../', import.meta.url));
+/** The Worker example's folder, run as `wrangler dev` would run it. */
+const WORKER_PROJECT = dirname(
+  createRequire(import.meta.url).resolve('@analytics-chart/example-cloudflare-worker/package.json'),
+);
 const SCREENSHOT = join(E2E_DIR, 'test-results', 'dashboard.png');
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../../docs/dashboard.png', import.meta.url));
 
@@ -166,14 +168,9 @@ function chartErrorFor(page: Page, queryId: string): Promise<{ status: number; c
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'analytics-chart-e2e-'));
   demo = await startDemoProcess({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    EXAMPLES_PORT: '0',
-    ENGINE_PORT: '0',
-    DEMO_DATA_DIR: dataDir,
+    ...demoOnFreePorts(dataDir),
     // Enough that even the rarest event (errors, 3 %) shows up in every tenant's last 24 hours.
     DEMO_EVENTS: '60000',
-    DEMO_DATA_MAX_AGE_HOURS: '0',
     ANALYTICS_API_KEY: API_KEY,
     SESSION_SECRET,
     EDGE_SIGNING_KEYS: SIGNING_KEYS,
@@ -456,7 +453,7 @@ describe('the edge as a Cloudflare Worker under workerd', () => {
 
   beforeAll(async () => {
     site = await startPageServer();
-    worker = await runUnderWorkerd({
+    worker = await runUnderWorkerd(WORKER_PROJECT, {
       ANALYTICS_BASE_URL: demo.engineUrl,
       ANALYTICS_API_KEY: API_KEY,
       EDGE_SIGNING_KEYS: WORKER_SIGNING_KEYS,
