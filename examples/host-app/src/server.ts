@@ -45,7 +45,13 @@ async function main(): Promise<void> {
     const origin = env.HOST_ORIGIN?.trim() || `http://${hostname}:${port}`;
     const edgeEnv = { ...env, EDGE_PUBLIC_URL: env.EDGE_PUBLIC_URL ?? `${origin}/analytics` };
     const node = await nodeEdgeConfig(
-      { queries: EDGE_QUERIES, authorize: sessionReader(session) },
+      {
+        queries: EDGE_QUERIES,
+        authorize: sessionReader(session),
+        // Public embeds on other origins may fetch data (without credentials) unless
+        // EDGE_ALLOWED_ORIGINS says otherwise.
+        allowedOrigins: env.EDGE_ALLOWED_ORIGINS?.trim() ? undefined : ['*'],
+      },
       edgeEnv,
     );
     const users = demoUsers(password);

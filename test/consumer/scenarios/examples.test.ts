@@ -3,20 +3,30 @@
  * `@analytics-chart/*` ranges pointed at the packed tarballs, installed with npm and run the way
  * its README says. The host app runs its README's block line by line (demo data, a signing key,
  * `npm start`) and serves a signed-in dashboard whose every chart answers, and typechecks
- * outside the workspace. The Worker builds with wrangler and answers its registry's charts
- * under workerd, in front of an engine of its own holding the suite's events.
+ * outside the workspace. The plain page and the CMS article, copied out, get their ids from that
+ * host app's CLI as their READMEs say and draw every chart in Chromium from another origin. The
+ * Worker builds with wrangler and answers its registry's charts under workerd, in front of an
+ * engine of its own holding the suite's events.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Miniflare } from 'miniflare';
+import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CHROME_PATH, CHROMIUM_ARGS } from '../../../scripts/chromium.mjs';
 import type { Payload } from '../harness/payload.ts';
 import { runOk, type Started, startProcess } from '../harness/processes.ts';
 import { readmeBlocksAt, shellLine } from '../harness/readme.ts';
-import { installedExample } from '../harness/scratch.ts';
+import { examplePath, installedExample } from '../harness/scratch.ts';
 import { sessionJwt } from '../harness/session-cookie.ts';
+import { staticServer } from '../harness/static-server.ts';
 import { buildAndRunWorker } from '../harness/wrangler.ts';
+
+/** The element's state, as the page reads it. */
+interface Chart {
+  status: string;
+}
 
 const { root, signingKeys, events } = inject('consumer');
 const DAY = 86_400;
@@ -33,11 +43,14 @@ describe('examples/host-app, copied out', () => {
   let dir = '';
   let app: Started | undefined;
   let origin = '';
+  let keys = '';
+  let browser: Browser | undefined;
 
   beforeAll(async () => {
     dir = await installedExample('host-app');
   });
   afterAll(async () => {
+    await browser?.close();
     await app?.stop();
   });
 
@@ -58,7 +71,6 @@ describe('examples/host-app, copied out', () => {
     expect(lines[0]).toBe('npm install');
     const startLine = lines.at(-1) ?? '';
     expect(startLine).toMatch(/ npm start$/);
-    let keys = '';
     for (const line of lines.slice(1, -1)) {
       const { env, argv } = shellLine(line);
       const result = await runOk(argv[0] as string, argv.slice(1), { cwd: dir, env });
@@ -107,6 +119,73 @@ describe('examples/host-app, copied out', () => {
     expect(script).toBeDefined();
     expect(await (await fetch(`${origin}${script}`)).text()).toBe(installedBundle(dir));
   });
+
+  it.each(['plain-html/index.html', 'cms-embed/article.html'])(
+    '%s, copied out and filled with ids its CLI signs, draws every chart',
+    async (page) => {
+      const [folder = '', file = ''] = page.split('/');
+      const copy = join(root, `example-${folder}`);
+      cpSync(examplePath(folder), copy, { recursive: true });
+      const edgeUrl = `${origin}/analytics`;
+      let html = readFileSync(join(copy, file), 'utf8');
+      // What the READMEs tell the author: sign each id with the edge's CLI and its registry
+      // (this host app's), and paste it with the edge's URL over the placeholders.
+      for (const [placeholder, query, tenant] of html.matchAll(
+        /\{\{sign ([\w-]+) tenant=(\w+)\}\}/g,
+      )) {
+        const result = await runOk(
+          'npx',
+          [
+            '--no',
+            'analytics-edge',
+            'sign',
+            '--config',
+            'analytics-edge.config.ts',
+            '--public',
+            '--query',
+            query as string,
+            '--param',
+            `tenant=${tenant}`,
+            '--base',
+            edgeUrl,
+          ],
+          { cwd: dir, env: { EDGE_SIGNING_KEYS: keys, NODE_OPTIONS: '--import=tsx' } },
+        );
+        const id = /query-id="([^"]+)"/.exec(result.stdout)?.[1] ?? '';
+        expect(id.split('.')).toHaveLength(3);
+        html = html.replace(placeholder, id);
+      }
+      html = html.replaceAll('{{edge}}', edgeUrl);
+      expect(html).not.toMatch(/\{\{\s*(edge|sign\s+[\w-])/);
+      const site = await staticServer({ '/': { text: html, type: 'text/html' } });
+      try {
+        browser ??= await puppeteer.launch({
+          executablePath: CHROME_PATH,
+          headless: true,
+          args: [...CHROMIUM_ARGS],
+        });
+        const tab = await browser.newPage();
+        await tab.setViewport({ width: 1280, height: 2600 });
+        await tab.goto(`${site.origin}/`);
+        await tab.waitForFunction(
+          () => {
+            const charts = Array.from(document.querySelectorAll('analytics-chart'));
+            return (
+              charts.length > 0 &&
+              charts.every((el) => ['ready', 'error'].includes((el as unknown as Chart).status))
+            );
+          },
+          { timeout: 60_000, polling: 250 },
+        );
+        const statuses = await tab.$$eval('analytics-chart', (els) =>
+          els.map((el) => (el as unknown as Chart).status),
+        );
+        expect(statuses).toEqual(['ready', 'ready', 'ready']);
+      } finally {
+        await site.close();
+      }
+    },
+  );
 
   it('typechecks outside the workspace with its own tsconfig', async () => {
     const result = await runOk('npm', ['run', 'typecheck'], { cwd: dir });
