@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `pnpm start`: the one-command demo. Plain JavaScript so it runs on a bare Node before anything
 // is compiled: it checks the Node version, loads TypeScript support (tsx, a dependency of the
-// host-app example) into THIS process, and hands over to examples/host-app/src/demo/main.ts,
-// which prepares the demo and serves engine, edge and host app from this one process.
+// demo app) into THIS process, and hands over to apps/demo/src/main.ts, which prepares the demo
+// and serves engine, edge, host app and example pages from this one process.
 // Settings (all optional) are documented in the root README, "Configuration".
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,8 +14,8 @@ if (major < 20 || (major === 20 && minor < 19)) {
   process.exit(1);
 }
 
-const hostApp = fileURLToPath(new URL('../examples/host-app/', import.meta.url));
-const require = createRequire(`${hostApp}package.json`);
+const demoApp = fileURLToPath(new URL('../apps/demo/', import.meta.url));
+const require = createRequire(`${demoApp}package.json`);
 let tsxApi;
 try {
   // The package's `import` entry of `tsx/esm/api` (require.resolve would pick the CommonJS one).
@@ -24,7 +24,7 @@ try {
   process.stderr.write('Dependencies are missing: run `pnpm install` first.\n');
   process.exit(1);
 }
-const main = `${hostApp}src/demo/main.ts`;
+const main = `${demoApp}src/main.ts`;
 if (!existsSync(main)) {
   process.stderr.write(`Cannot find ${main}.\n`);
   process.exit(1);

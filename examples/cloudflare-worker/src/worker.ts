@@ -1,5 +1,5 @@
 /**
- * The edge on Cloudflare Workers: the same query registry as the Node host app, the element
+ * The edge on Cloudflare Workers: the query registry of `queries.ts`, the element
  * bundle baked into the Worker, the HTTP backend to the analytics service (built by the adapter
  * from `ANALYTICS_BASE_URL` and the `ANALYTICS_API_KEY` secret), and the host's session cookie
  * as the session check, and rate limits shared by all of the Worker's isolates (a Durable Object).
@@ -7,11 +7,11 @@
  */
 import { createWorker, jwtSession } from '@analytics-chart/edge/workers';
 import bundle from '@analytics-chart/element/analytics-chart.js';
-import { EDGE_QUERIES } from '@analytics-chart/example-host-app/queries';
+import { WORKER_QUERIES } from './queries.ts';
 
 export default createWorker(
   (env) => ({
-    queries: EDGE_QUERIES,
+    queries: WORKER_QUERIES,
     bundle,
     authorize: jwtSession({ secret: String(env.SESSION_SECRET ?? ''), cookie: 'session' }),
   }),

@@ -6,13 +6,15 @@
  * says so in its log. Revocation through the KV namespace `EDGE_REVOCATIONS`, read by both
  * copies. A binding of the wrong kind is a configuration error that names it.
  */
+
+import { captureLines } from '@analytics-chart/test-kit/workerd';
 import { Miniflare, type WorkerOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileRegistry } from '../src/registry/compile-definition.ts';
 import { Keyring } from '../src/tokens/keyring.ts';
 import { createQuerySigner } from '../src/tokens/query-signer.ts';
 import { type AnalyticsBackend, startAnalyticsBackend } from './support/analytics-backend.ts';
-import { bundleTestWorker, captureLines } from './support/harness.ts';
+import { bundleTestWorker } from './support/harness.ts';
 import { TEST_LIMITS, TEST_QUERIES } from './support/test-config.ts';
 
 const hex = (n: number) =>

@@ -8,7 +8,12 @@ import { REPO } from './pack.ts';
  * block's text by NAME.
  */
 export function readmeBlocks(packageName: string): Map<string, string> {
-  const text = readFileSync(join(REPO, 'packages', packageName, 'README.md'), 'utf8');
+  return readmeBlocksAt(join('packages', packageName, 'README.md'));
+}
+
+/** The marked blocks of any README of the repository, by its path from the root. */
+export function readmeBlocksAt(path: string): Map<string, string> {
+  const text = readFileSync(join(REPO, path), 'utf8');
   const blocks = new Map<string, string>();
   for (const m of text.matchAll(
     /<!-- consumer-test: ([\w./-]+) -->\n```[a-z]*\n([\s\S]*?)\n```/g,

@@ -6,10 +6,8 @@
  * WordPress's post filter for authors, to show which survive and still draw in a page that runs
  * no script at all.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { elementBundlePath } from '@analytics-chart/demo';
 import {
   createEdge,
   engineBackend,
@@ -19,8 +17,8 @@ import {
   snippetsFor,
 } from '@analytics-chart/edge';
 import { bundleFile, type ServedEdge, serveEdge } from '@analytics-chart/edge/node';
-import { createEngine, type Engine } from '@analytics-chart/engine';
-import { ELEMENT_BUNDLE, ensureElementBundle } from '@analytics-chart/example-host-app';
+import { type EngineWithEvents, startEngine } from '@analytics-chart/test-kit/engine';
+import { dailyEvents, TENANT_FILTER } from '@analytics-chart/test-kit/queries';
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import sanitizeHtml from 'sanitize-html';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,21 +33,11 @@ const SIGNING_KEY = generateSigningKey();
 const DAY = 86_400;
 
 const QUERIES: Record<string, QueryDefinition> = {
-  'daily-signups': {
+  'daily-signups': dailyEvents({
     title: 'Signups per day',
-    query: {
-      graph_type: 'Single Line',
-      IANA_time_zone: 'UTC',
-      start: '7 days ago',
-      end: 'now',
-      granularity: 'Day',
-      filters: [
-        ['tenant', '=', { $param: 'tenant' }],
-        ['event', '=', 'signup'],
-      ],
-    },
+    filters: [TENANT_FILTER, ['event', '=', 'signup']],
     params: { tenant: { from: 'signer', pattern: '[a-z]{1,20}' } },
-  },
+  }),
 };
 
 /** Acme signs up `day + 2` times on each of the last seven days; Globex, whose data no acme chart may show, 9 times. */
@@ -104,8 +92,7 @@ interface FrameNode {
 declare const document: FrameDocument;
 declare const customElements: { get(name: string): unknown };
 
-let dataDir: string;
-let engine: Engine;
+let analytics: EngineWithEvents;
 let served: ServedEdge;
 let publicUrl: string;
 const logs: string[] = [];
@@ -118,35 +105,23 @@ let id = '';
 const expected = new Map<string, number>();
 
 beforeAll(async () => {
-  await ensureElementBundle(() => {});
-  dataDir = await mkdtemp(join(tmpdir(), 'cms-embeds-'));
-  engine = await createEngine({ dataDir, workspaces: { default: API_KEY } });
-  const now = Math.floor(Date.now() / 1000);
-  const byTime = new Map<number, Record<string, unknown>[]>();
-  for (const event of fixtureEvents(now)) {
-    byTime.set(event.timestamp, [...(byTime.get(event.timestamp) ?? []), event.json]);
+  const events = fixtureEvents(Math.floor(Date.now() / 1000));
+  for (const event of events) {
     if (event.json.tenant === 'acme') {
       const day = new Date(event.timestamp * 1000).toISOString().slice(0, 10);
       expected.set(day, (expected.get(day) ?? 0) + 1);
     }
   }
-  for (const [timestamp, jsons] of byTime) {
-    const answer = await engine.bulkLog({
-      api_key: API_KEY,
-      timestamp,
-      jsons: jsons.map((json) => JSON.stringify(json)),
-    });
-    expect(answer.status).toBe(200);
-  }
+  analytics = await startEngine({ apiKey: API_KEY, events });
   blog = await startPageServer();
   elsewhere = await startPageServer();
   const port = await freePort();
   publicUrl = `http://127.0.0.1:${port}/analytics`;
   const edge = createEdge({
     signingKeys: formatSigningKeys([SIGNING_KEY]),
-    backend: engineBackend(engine, { apiKey: API_KEY }),
+    backend: engineBackend(analytics.engine, { apiKey: API_KEY }),
     queries: QUERIES,
-    bundle: bundleFile(ELEMENT_BUNDLE),
+    bundle: bundleFile(elementBundlePath()),
     publicUrl,
     log: (entry) => logs.push(JSON.stringify(entry)),
   });
@@ -170,8 +145,7 @@ afterAll(async () => {
   await served?.close();
   await blog?.close();
   await elsewhere?.close();
-  await engine?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await analytics?.close();
 });
 
 /**

@@ -7,14 +7,12 @@
  */
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatSigningKeys, generateSigningKey, type QueryDefinition } from '@analytics-chart/edge';
-import {
-  type LocalWorker,
-  runUnderWorkerd,
-} from '@analytics-chart/example-cloudflare-worker/run-under-workerd';
+import { SESSION_QUERIES as WORKER_SESSION_QUERIES } from '@analytics-chart/example-cloudflare-worker/queries';
 import {
   DASHBOARD_LAYOUT,
   DASHBOARD_RANGES,
@@ -22,12 +20,13 @@ import {
   DEFAULT_DASHBOARD_RANGE,
   EDGE_QUERIES,
 } from '@analytics-chart/example-host-app';
+import { type LocalWorker, runUnderWorkerd } from '@analytics-chart/test-kit/workerd';
 import type { Browser, BrowserContext, HTTPResponse, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
 import { BrowserTraffic } from './support/browser-traffic.ts';
 import { expectDrawnToMatch } from './support/compare-drawing.ts';
-import { type DemoProcess, startDemoProcess } from './support/demo-process.ts';
+import { type DemoProcess, demoOnFreePorts, startDemoProcess } from './support/demo-process.ts';
 import { type DrawnChart, readDrawnCharts, waitForCharts } from './support/drawn-charts.ts';
 import { engineRequest, expectedDrawing } from './support/expected-charts.ts';
 import type { PageDocument } from './support/page-dom.ts';
@@ -46,6 +45,10 @@ const ID_TTL_SECONDS = 6;
 const PASSWORD = 'demo-password';
 
 const E2E_DIR = fileURLToPath(new URL('../', import.meta.url));
+/** The Worker example's folder, run as `wrangler dev` would run it. */
+const WORKER_PROJECT = dirname(
+  createRequire(import.meta.url).resolve('@analytics-chart/example-cloudflare-worker/package.json'),
+);
 const SCREENSHOT = join(E2E_DIR, 'test-results', 'dashboard.png');
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../../docs/dashboard.png', import.meta.url));
 
@@ -97,10 +100,11 @@ async function expectChartsMatchEngine(
   charts: DrawnChart[],
   params: Record<string, string>,
   rangeKey: (definition: QueryDefinition) => string | undefined,
+  registry: Readonly<Record<string, QueryDefinition>> = EDGE_QUERIES,
 ): Promise<void> {
   for (const chart of charts) {
     const name = queryOf(chart);
-    const definition = EDGE_QUERIES[name];
+    const definition = registry[name];
     expect(definition, `query ${name} is in the registry`).toBeDefined();
     if (!definition) continue;
     const key = rangeKey(definition);
@@ -164,14 +168,9 @@ function chartErrorFor(page: Page, queryId: string): Promise<{ status: number; c
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'analytics-chart-e2e-'));
   demo = await startDemoProcess({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    EXAMPLES_PORT: '0',
-    ENGINE_PORT: '0',
-    DEMO_DATA_DIR: dataDir,
+    ...demoOnFreePorts(dataDir),
     // Enough that even the rarest event (errors, 3 %) shows up in every tenant's last 24 hours.
     DEMO_EVENTS: '60000',
-    DEMO_DATA_MAX_AGE_HOURS: '0',
     ANALYTICS_API_KEY: API_KEY,
     SESSION_SECRET,
     EDGE_SIGNING_KEYS: SIGNING_KEYS,
@@ -454,7 +453,7 @@ describe('the edge as a Cloudflare Worker under workerd', () => {
 
   beforeAll(async () => {
     site = await startPageServer();
-    worker = await runUnderWorkerd({
+    worker = await runUnderWorkerd(WORKER_PROJECT, {
       ANALYTICS_BASE_URL: demo.engineUrl,
       ANALYTICS_API_KEY: API_KEY,
       EDGE_SIGNING_KEYS: WORKER_SIGNING_KEYS,
@@ -468,15 +467,14 @@ describe('the edge as a Cloudflare Worker under workerd', () => {
     await site?.close();
   });
 
-  it("serves the same dashboard charts to a page on another origin, with the host's session", async () => {
+  it("serves its session charts to a page on another origin, with the host's session", async () => {
     const session = (await alice.cookies()).find((c) => c.name === 'session');
     expect(session?.httpOnly).toBe(true);
     expect(session?.sameSite).toBe('Lax');
     const edge = `${worker.origin}/analytics`;
     // The host's server mints ids through the Worker's sign route with the viewer's session.
     const elements: string[] = [];
-    for (const chart of DASHBOARD_LAYOUT) {
-      const name = chart.query;
+    for (const [name, definition] of Object.entries(WORKER_SESSION_QUERIES)) {
       const response = await fetch(`${edge}/api/sign`, {
         method: 'POST',
         headers: { authorization: `Bearer ${session?.value}`, 'content-type': 'application/json' },
@@ -484,7 +482,7 @@ describe('the edge as a Cloudflare Worker under workerd', () => {
       });
       expect(response.status).toBe(200);
       const { id } = (await response.json()) as { id: string };
-      const range = EDGE_QUERIES[name]?.ranges ? ` range="${DEFAULT_DASHBOARD_RANGE}"` : '';
+      const range = definition.defaultRange ? ` range="${definition.defaultRange}"` : '';
       elements.push(
         `<analytics-chart data-query="${name}" query-id="${id}"${range} credentials="include" lazy="false" locale="en-US"></analytics-chart>`,
       );
@@ -498,10 +496,13 @@ describe('the edge as a Cloudflare Worker under workerd', () => {
     await page.goto(`${site.origin}/`);
     await waitForCharts(page);
     const charts = await readDrawnCharts(page);
-    expect(charts).toHaveLength(DASHBOARD_LAYOUT.length);
+    expect(charts).toHaveLength(Object.keys(WORKER_SESSION_QUERIES).length);
     for (const chart of charts) expect([chart.query, chart.status]).toEqual([chart.query, 'ready']);
-    await expectChartsMatchEngine(charts, { tenant: 'acme' }, (d) =>
-      d.ranges ? DEFAULT_DASHBOARD_RANGE : undefined,
+    await expectChartsMatchEngine(
+      charts,
+      { tenant: 'acme' },
+      (d) => d.defaultRange,
+      WORKER_SESSION_QUERIES,
     );
     await traffic.recordSource(page);
     for (const line of worker.logs) expect(line).not.toContain(API_KEY);

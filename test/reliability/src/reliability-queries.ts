@@ -3,8 +3,13 @@
  * events the items ingest (`{uid, tenant, tag, n}`), cached and uncached (`cacheSeconds: 0`).
  */
 import type { QueryDefinition } from '@analytics-chart/edge';
-
-const tenantFilter = [['tenant', '=', { $param: 'tenant' }]];
+import {
+  dailyEvents,
+  SESSION_TENANT,
+  SIGNER_TENANT,
+  TENANT_FILTER,
+  tenantMonth,
+} from '@analytics-chart/test-kit/queries';
 
 const ranges = {
   '24h': { label: 'Last 24 hours', start: '24 hours ago', end: 'now', granularity: 'Hour' },
@@ -15,78 +20,34 @@ const ranges = {
 /** Names to definitions, as a host app would register them. */
 export const RELIABILITY_QUERIES: Record<string, QueryDefinition> = {
   daily: {
-    title: 'Events per day',
-    query: {
-      graph_type: 'Single Line',
-      IANA_time_zone: 'UTC',
-      start: '7 days ago',
-      end: 'now',
-      granularity: 'Day',
-      filters: tenantFilter,
-    },
-    params: { tenant: { from: 'session' } },
+    ...dailyEvents({ title: 'Events per day', filters: [TENANT_FILTER], params: SESSION_TENANT }),
     ranges,
     defaultRange: '7d',
   },
-  'by-tag': {
-    title: 'Events by tag',
-    query: {
-      graph_type: 'Table',
-      IANA_time_zone: 'UTC',
-      start: '30 days ago',
-      end: 'now',
-      split: 'tag',
-      filters: tenantFilter,
-    },
-    params: { tenant: { from: 'session' } },
-  },
-  'public-count': {
+  'by-tag': tenantMonth('Table', { title: 'Events by tag', params: SESSION_TENANT, split: 'tag' }),
+  'public-count': tenantMonth('Single Value', {
     title: 'Events (30 days)',
-    query: {
-      graph_type: 'Single Value',
-      IANA_time_zone: 'UTC',
-      start: '30 days ago',
-      end: 'now',
-      filters: tenantFilter,
-    },
-    params: { tenant: { from: 'signer', pattern: '[a-z0-9-]{1,40}' } },
-  },
+    params: SIGNER_TENANT,
+  }),
   'public-daily': {
-    title: 'Events per day (public)',
-    query: {
-      graph_type: 'Single Line',
-      IANA_time_zone: 'Europe/Berlin',
-      start: '7 days ago',
-      end: 'now',
-      granularity: 'Day',
-      filters: tenantFilter,
-    },
-    params: { tenant: { from: 'signer', pattern: '[a-z0-9-]{1,40}' } },
+    ...dailyEvents({
+      title: 'Events per day (public)',
+      filters: [TENANT_FILTER],
+      params: SIGNER_TENANT,
+      timeZone: 'Europe/Berlin',
+    }),
     ranges,
   },
   'public-live': {
-    title: 'Events by tag, never cached',
-    query: {
-      graph_type: 'Bar Chart',
-      IANA_time_zone: 'UTC',
-      start: '30 days ago',
-      end: 'now',
+    ...tenantMonth('Bar Chart', {
+      title: 'Events by tag, never cached',
+      params: SIGNER_TENANT,
       split: 'tag',
-      filters: tenantFilter,
-    },
-    params: { tenant: { from: 'signer', pattern: '[a-z0-9-]{1,40}' } },
+    }),
     cacheSeconds: 0,
   },
   recent: {
-    title: 'Recent events',
-    query: {
-      graph_type: 'Samples',
-      IANA_time_zone: 'UTC',
-      start: '30 days ago',
-      end: 'now',
-      filters: tenantFilter,
-    },
-    params: { tenant: { from: 'session' } },
+    ...tenantMonth('Samples', { title: 'Recent events', params: SESSION_TENANT }),
     fields: ['uid', 'tag'],
   },
 };

@@ -37,7 +37,7 @@ export function dashboardPage(options: DashboardPageOptions) {
   const { user, range } = options;
   const tenant = TENANT_NAMES[user.tenant] ?? user.tenant;
   const body = html`<header class="topbar">
-    <div class="brand"><span class="logo" aria-hidden="true"></span><span>${tenant}</span><span class="muted">Analytics</span></div>
+    <h1 class="brand"><span class="logo" aria-hidden="true"></span><span>${tenant}</span><span class="muted">Analytics</span></h1>
     <form class="range-picker" method="get" action="/dashboard">
       <label>Time range
         <select name="range">

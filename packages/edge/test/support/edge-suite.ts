@@ -4,6 +4,8 @@
  * behind the same kind of tap. Every attack must fail closed without reaching the backend, and
  * the canary key must appear in no response or log.
  */
+
+import { dailyCounts, eventsIn } from '@analytics-chart/test-kit/fixture-events';
 import { sign as signJwt } from 'hono/jwt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compileRegistry } from '../../src/registry/compile-definition.ts';
@@ -12,7 +14,6 @@ import { createQuerySigner } from '../../src/tokens/query-signer.ts';
 import { type AnalyticsBackend, startAnalyticsBackend } from './analytics-backend.ts';
 import { type EngineTap, engineTap } from './engine-tap.ts';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
-import { dailyCounts, eventsIn } from './fixtures.ts';
 import { b64url, forgeToken, parts } from './forge.ts';
 import type { EdgeUnderTest, Runtime } from './harness.ts';
 import { APP_ORIGIN, PUBLIC_URL, TEST_LIMITS, TEST_QUERIES } from './test-config.ts';

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { captureLines } from '@analytics-chart/test-kit/workerd';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { serveEdge } from '../../src/adapter/node/serve-edge.ts';
@@ -68,26 +69,6 @@ export async function bundleTestWorker(): Promise<string> {
     logLevel: 'silent',
   });
   return built.outputFiles[0]?.text ?? '';
-}
-
-/**
- * A miniflare `handleRuntimeStdio` that appends workerd's output to `logs` a whole line at a time
- * (a chunk may end mid-line), skipping blank lines.
- */
-export function captureLines(logs: string[]) {
-  const capture = (stream: NodeJS.ReadableStream) => {
-    let pending = '';
-    stream.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('utf8');
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) logs.push(line);
-    });
-  };
-  return (stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) => {
-    capture(stdout);
-    capture(stderr);
-  };
 }
 
 /** The edge under workerd: the Workers adapter bundled as a module worker, bindings from `env`. */

@@ -4,6 +4,14 @@
  * the environment / bindings exactly as in production.
  */
 
+import {
+  dailyEvents,
+  SESSION_TENANT,
+  SIGNER_TENANT,
+  TENANT_FILTER,
+  tenantMonth,
+  WEEK_AND_MONTH,
+} from '@analytics-chart/test-kit/queries';
 import type { EdgeEnv } from '../../src/config/config-from-env.ts';
 import type { EdgeConfig } from '../../src/config/edge-config.ts';
 import type { QueryDefinition } from '../../src/registry/query-definition.ts';
@@ -12,69 +20,20 @@ import { jwtSession } from '../../src/session/jwt-session.ts';
 /** The registry of the suite. */
 export const TEST_QUERIES: Record<string, QueryDefinition> = {
   'tenant-daily': {
-    title: 'Events per day',
-    query: {
-      graph_type: 'Single Line',
-      IANA_time_zone: 'UTC',
-      start: '7 days ago',
-      end: 'now',
-      granularity: 'Day',
-      filters: [['tenant', '=', { $param: 'tenant' }]],
-    },
-    params: { tenant: { from: 'session' } },
-    ranges: {
-      '7d': { label: 'Last 7 days', start: '7 days ago', end: 'now', granularity: 'Day' },
-      '30d': { label: 'Last 30 days', start: '30 days ago', end: 'now', granularity: 'Day' },
-    },
+    ...dailyEvents({ title: 'Events per day', filters: [TENANT_FILTER], params: SESSION_TENANT }),
+    ranges: WEEK_AND_MONTH,
   },
-  'public-total': {
-    title: 'Events (30 days)',
-    query: {
-      graph_type: 'Single Value',
-      IANA_time_zone: 'UTC',
-      start: '30 days ago',
-      end: 'now',
-      filters: [['tenant', '=', { $param: 'tenant' }]],
-    },
-    params: { tenant: { from: 'signer', pattern: '[a-z0-9-]{1,40}' } },
-  },
+  'public-total': tenantMonth('Single Value', { title: 'Events (30 days)', params: SIGNER_TENANT }),
   'public-daily': {
-    title: 'Daily events',
-    query: {
-      graph_type: 'Single Line',
-      IANA_time_zone: 'UTC',
-      start: '7 days ago',
-      end: 'now',
-      granularity: 'Day',
-      filters: [['tenant', '=', { $param: 'tenant' }]],
-    },
-    params: { tenant: { from: 'signer', pattern: '[a-z0-9-]{1,40}' } },
-    ranges: {
-      '7d': { label: 'Last 7 days', start: '7 days ago', end: 'now', granularity: 'Day' },
-      '30d': { label: 'Last 30 days', start: '30 days ago', end: 'now', granularity: 'Day' },
-    },
+    ...dailyEvents({ title: 'Daily events', filters: [TENANT_FILTER], params: SIGNER_TENANT }),
+    ranges: WEEK_AND_MONTH,
   },
   'short-cache': {
-    query: {
-      graph_type: 'Single Value',
-      IANA_time_zone: 'UTC',
-      start: '30 days ago',
-      end: 'now',
-      filters: [['tenant', '=', { $param: 'tenant' }]],
-    },
-    params: { tenant: { from: 'signer' } },
+    ...tenantMonth('Single Value', { params: { tenant: { from: 'signer' } } }),
     cacheSeconds: 1,
   },
   'recent-events': {
-    title: 'Recent events',
-    query: {
-      graph_type: 'Samples',
-      IANA_time_zone: 'UTC',
-      start: '30 days ago',
-      end: 'now',
-      filters: [['tenant', '=', { $param: 'tenant' }]],
-    },
-    params: { tenant: { from: 'session' } },
+    ...tenantMonth('Samples', { title: 'Recent events', params: SESSION_TENANT }),
     fields: ['event', 'user.plan'],
   },
   'tenant-sql': {
@@ -88,18 +47,10 @@ export const TEST_QUERIES: Record<string, QueryDefinition> = {
       label_column: 'kind',
       value_column: 'n',
     },
-    params: { tenant: { from: 'session' } },
+    params: SESSION_TENANT,
   },
   'admin-total': {
-    title: 'Events (admins only)',
-    query: {
-      graph_type: 'Single Value',
-      IANA_time_zone: 'UTC',
-      start: '30 days ago',
-      end: 'now',
-      filters: [['tenant', '=', { $param: 'tenant' }]],
-    },
-    params: { tenant: { from: 'session' } },
+    ...tenantMonth('Single Value', { title: 'Events (admins only)', params: SESSION_TENANT }),
     signers: { claims: { role: ['admin'] } },
   },
 };

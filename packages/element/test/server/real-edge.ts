@@ -9,11 +9,8 @@
  * `expiring` (bound to `alice`, 1 s lifetime: expired when used a moment later), and `counts`,
  * the expected count per UTC day computed here with a plain loop over the ingested events.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   bundleFile,
@@ -22,53 +19,28 @@ import {
   generateSigningKey,
   serveEdge,
 } from '@analytics-chart/edge/node';
-import { createEngine } from '@analytics-chart/engine';
+import { startEngine } from '@analytics-chart/test-kit/engine';
+import { countByUtcDay, recentViews } from '@analytics-chart/test-kit/fixture-events';
+import { dailyEvents } from '@analytics-chart/test-kit/queries';
 
 const pageOrigin = process.argv[2] ?? 'http://127.0.0.1:8000';
 const apiKey = `element-test-${crypto.randomUUID()}`;
-const DAY = 86_400;
 
 function send(res: ServerResponse, status: number, body: unknown, headers = {}): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
-// Events 1 to 5 days back, a few hours before the current clock time, never near the window's
-// edges (7 days ago … now): day d gets d + 1 events.
-const now = Math.floor(Date.now() / 1000);
-const events: { timestamp: number; json: Record<string, unknown> }[] = [];
-for (let d = 1; d <= 5; d++) {
-  for (let i = 0; i <= d; i++) {
-    events.push({ timestamp: now - d * DAY - 3 * 3600 - i * 60, json: { event: 'view', i } });
-  }
-}
-const counts: Record<string, number> = {};
-for (const e of events) {
-  const day = new Date(e.timestamp * 1000).toISOString().slice(0, 10);
-  counts[day] = (counts[day] ?? 0) + 1;
-}
+const events = recentViews(Math.floor(Date.now() / 1000));
+const counts = countByUtcDay(events);
 
-const dataDir = mkdtempSync(join(tmpdir(), 'element-edge-'));
-const engine = await createEngine({ dataDir, workspaces: { default: apiKey } });
-for (const e of events) {
-  const answer = await engine.log({ api_key: apiKey, json: e.json, timestamp: e.timestamp });
-  if (answer.status !== 200) throw new Error(`ingest failed: ${JSON.stringify(answer.body)}`);
-}
+const analytics = await startEngine({ apiKey, events });
 
-const daily = {
-  title: 'Daily events',
-  query: {
-    graph_type: 'Single Line',
-    IANA_time_zone: 'UTC',
-    start: '7 days ago',
-    end: 'now',
-    granularity: 'Day',
-  },
-};
+const daily = dailyEvents({ title: 'Daily events' });
 
 const edge = createEdge({
   signingKeys: [generateSigningKey()],
-  backend: engineBackend(engine, { apiKey }),
+  backend: engineBackend(analytics.engine, { apiKey }),
   queries: { daily },
   // The test page's session: a cookie naming the subject (a real host would verify it).
   authorize: (c) => {
@@ -108,8 +80,7 @@ process.stdout.write(`${JSON.stringify({ edgeUrl: served.url, controlUrl })}\n`)
 const stop = async () => {
   await served.close();
   control.close();
-  await engine.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await analytics.close();
   process.exit(0);
 };
 process.on('SIGTERM', stop);

@@ -1,15 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   createEdge,
   engineBackend,
   generateSigningKey,
   serveEdge,
 } from '@analytics-chart/edge/node';
-import { createEngine } from '@analytics-chart/engine';
-
-const DAY = 86_400;
+import { startEngine } from '@analytics-chart/test-kit/engine';
+import { recentViews } from '@analytics-chart/test-kit/fixture-events';
+import { dailyEvents } from '@analytics-chart/test-kit/queries';
 
 /** A running engine and edge with events ingested, and a public id for their daily chart. */
 export interface ChartEdge {
@@ -28,33 +25,12 @@ export interface ChartEdge {
  */
 export async function startChartEdge(allowedOrigins: string[]): Promise<ChartEdge> {
   const apiKey = `frameworks-${crypto.randomUUID()}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'frameworks-engine-'));
-  const engine = await createEngine({ dataDir, workspaces: { default: apiKey } });
-  const now = Math.floor(Date.now() / 1000);
-  let eventCount = 0;
-  for (let d = 1; d <= 5; d++) {
-    for (let i = 0; i <= d; i++) {
-      const timestamp = now - d * DAY - 3 * 3600 - i * 60;
-      const answer = await engine.log({ api_key: apiKey, json: { event: 'view' }, timestamp });
-      if (answer.status !== 200) throw new Error(`ingest failed: ${JSON.stringify(answer.body)}`);
-      eventCount++;
-    }
-  }
+  const events = recentViews(Math.floor(Date.now() / 1000));
+  const analytics = await startEngine({ apiKey, events });
   const edge = createEdge({
     signingKeys: [generateSigningKey()],
-    backend: engineBackend(engine, { apiKey }),
-    queries: {
-      daily: {
-        title: 'Daily views',
-        query: {
-          graph_type: 'Single Line',
-          IANA_time_zone: 'UTC',
-          start: '7 days ago',
-          end: 'now',
-          granularity: 'Day',
-        },
-      },
-    },
+    backend: engineBackend(analytics.engine, { apiKey }),
+    queries: { daily: dailyEvents({ title: 'Daily views' }) },
     allowedOrigins,
     rateLimit: { perId: false, perIp: false },
     log: () => {},
@@ -64,11 +40,10 @@ export async function startChartEdge(allowedOrigins: string[]): Promise<ChartEdg
   return {
     url: served.url,
     queryId: id,
-    eventCount,
+    eventCount: events.length,
     async close() {
       await served.close();
-      await engine.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await analytics.close();
     },
   };
 }

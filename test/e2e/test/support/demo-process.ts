@@ -16,6 +16,21 @@ export interface DemoProcess {
   stop(): Promise<number | null>;
 }
 
+/**
+ * The settings every test run of the demo shares: loopback, free ports (the engine's API too),
+ * and its data in `dataDir`, generated once and never regenerated for its age.
+ */
+export function demoOnFreePorts(dataDir: string): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    EXAMPLES_PORT: '0',
+    ENGINE_PORT: '0',
+    DEMO_DATA_DIR: dataDir,
+    DEMO_DATA_MAX_AGE_HOURS: '0',
+  };
+}
+
 interface ReadyLine {
   ready: { url: string; examplesUrl: string; engineUrl?: string; edgeUrl: string };
 }

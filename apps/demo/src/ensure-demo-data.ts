@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { repoPath } from './repo-paths.ts';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 /** The demo workspace's name: the engine CLI's default, file `<dataDir>/engine/default.duckdb`. */
 export const DEMO_WORKSPACE = 'default';
@@ -13,6 +13,19 @@ export const DEMO_WORKSPACE = 'default';
  */
 export function engineDataDir(dataDir: string): string {
   return join(dataDir, 'engine');
+}
+
+/** The engine's `analytics-engine` command, as the engine package's `bin` names it. */
+export function engineCliPath(): string {
+  const manifestPath = createRequire(import.meta.url).resolve(
+    '@analytics-chart/engine/package.json',
+  );
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    bin?: Record<string, string>;
+  };
+  const bin = manifest.bin?.['analytics-engine'];
+  if (!bin) throw new Error('the engine package names no analytics-engine command');
+  return join(dirname(manifestPath), bin);
 }
 
 /** What the demo records about the data it generated (`<dataDir>/demo-data.json`). */
@@ -93,7 +106,7 @@ export async function ensureDemoData(options: DemoDataOptions): Promise<DemoData
   };
   await mkdir(engineDir, { recursive: true });
   writeFileSync(markerPath, `${JSON.stringify(pending)}\n`);
-  const engineCli = repoPath('packages/engine/bin/analytics-engine.mjs');
+  const engineCli = engineCliPath();
   const args = ['demo-data', '--data', engineDir, '--events', String(options.events)];
   // --force also replaces a half-written workspace left by an interrupted run.
   if (replace) args.push('--force');

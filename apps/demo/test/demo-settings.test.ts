@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demoSettings } from '../src/demo/demo-settings.ts';
+import { demoSettings } from '../src/demo-settings.ts';
 
 describe('demoSettings', () => {
   it('needs nothing: every setting has a default', () => {

@@ -1,20 +1,41 @@
 /**
- * Runs the Worker of this example locally under workerd, as `wrangler dev` would: bundles
- * `wrangler.toml`'s `main` with esbuild (the element bundle as text, like wrangler's `Text`
- * rule) and serves it with miniflare on 127.0.0.1 with the given bindings and the Durable
- * Objects `wrangler.toml` binds.
+ * Workers code under workerd, as the harnesses run it: a line-wise capture of workerd's output,
+ * and a wrangler project (its `wrangler.toml`) run locally as `wrangler dev` would: its `main`
+ * bundled with esbuild (the element bundle as text, like wrangler's `Text` rule) and served with
+ * miniflare on 127.0.0.1 with the given bindings and the Durable Objects `wrangler.toml` binds.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { ensureElementBundle } from '@analytics-chart/example-host-app';
+import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { Miniflare } from 'miniflare';
 
-const HERE = new URL('../', import.meta.url);
+/**
+ * A miniflare `handleRuntimeStdio` that appends workerd's output to `logs` a whole line at a time
+ * (a chunk may end mid-line), skipping blank lines.
+ */
+export function captureLines(logs: string[]) {
+  const capture = (stream: NodeJS.ReadableStream) => {
+    let pending = '';
+    stream.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) logs.push(line);
+    });
+  };
+  return (stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) => {
+    capture(stdout);
+    capture(stderr);
+  };
+}
 
-/** `main` and `compatibility_date` of `wrangler.toml` (the two settings the local run needs). */
-export function wranglerSettings(): { main: string; compatibilityDate: string } {
-  const toml = readFileSync(new URL('wrangler.toml', HERE), 'utf8');
+function wranglerToml(projectDir: string): string {
+  return readFileSync(join(projectDir, 'wrangler.toml'), 'utf8');
+}
+
+/** `main` and `compatibility_date` of a project's `wrangler.toml` (what the local run needs). */
+export function wranglerSettings(projectDir: string): { main: string; compatibilityDate: string } {
+  const toml = wranglerToml(projectDir);
   const value = (key: string) => {
     const m = new RegExp(`^${key}\\s*=\\s*"([^"]+)"`, 'm').exec(toml);
     if (!m?.[1]) throw new Error(`wrangler.toml has no ${key}`);
@@ -23,9 +44,9 @@ export function wranglerSettings(): { main: string; compatibilityDate: string } 
   return { main: value('main'), compatibilityDate: value('compatibility_date') };
 }
 
-/** `[[durable_objects.bindings]]` of `wrangler.toml`: binding name to class name. */
-export function durableObjectBindings(): Record<string, string> {
-  const toml = readFileSync(new URL('wrangler.toml', HERE), 'utf8');
+/** `[[durable_objects.bindings]]` of a project's `wrangler.toml`: binding name to class name. */
+export function durableObjectBindings(projectDir: string): Record<string, string> {
+  const toml = wranglerToml(projectDir);
   const bindings: Record<string, string> = {};
   for (const section of toml.split(/^\[\[durable_objects\.bindings\]\]\s*$/m).slice(1)) {
     const body = section.split(/^\[/m)[0] ?? '';
@@ -37,7 +58,6 @@ export function durableObjectBindings(): Record<string, string> {
   }
   return bindings;
 }
-
 /** Loads `analytics-chart.js` as a text module, as wrangler's `Text` rule does. */
 const bundleAsText: Plugin = {
   name: 'element-bundle-as-text',
@@ -56,11 +76,10 @@ export interface WorkerBundle {
   sources: string[];
 }
 
-/** Bundles the Worker into one ES module, as wrangler would for workerd. */
-export async function bundleWorker(): Promise<WorkerBundle> {
-  await ensureElementBundle(() => {});
+/** Bundles a project's Worker into one ES module, as wrangler would for workerd. */
+export async function bundleWorker(projectDir: string): Promise<WorkerBundle> {
   const built = await build({
-    entryPoints: [fileURLToPath(new URL(wranglerSettings().main, HERE))],
+    entryPoints: [join(projectDir, wranglerSettings(projectDir).main)],
     bundle: true,
     format: 'esm',
     platform: 'neutral',
@@ -91,31 +110,22 @@ export interface LocalWorker {
   close(): Promise<void>;
 }
 
-/** Starts the bundled Worker under workerd with these bindings (vars and secrets alike). */
-export async function runUnderWorkerd(bindings: Record<string, string>): Promise<LocalWorker> {
-  const { script } = await bundleWorker();
+/** Starts a project's bundled Worker under workerd with these bindings (vars and secrets alike). */
+export async function runUnderWorkerd(
+  projectDir: string,
+  bindings: Record<string, string>,
+): Promise<LocalWorker> {
+  const { script } = await bundleWorker(projectDir);
   const logs: string[] = [];
-  const capture = (stream: NodeJS.ReadableStream) => {
-    let pending = '';
-    stream.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('utf8');
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) logs.push(line);
-    });
-  };
   const mf = new Miniflare({
     modules: true,
     script,
-    compatibilityDate: wranglerSettings().compatibilityDate,
+    compatibilityDate: wranglerSettings(projectDir).compatibilityDate,
     bindings,
-    durableObjects: durableObjectBindings(),
+    durableObjects: durableObjectBindings(projectDir),
     host: '127.0.0.1',
     port: 0,
-    handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
-      capture(stdout);
-      capture(stderr);
-    },
+    handleRuntimeStdio: captureLines(logs),
   });
   const url = await mf.ready;
   return { origin: url.origin, logs, close: () => mf.dispose() };

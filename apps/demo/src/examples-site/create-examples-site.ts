@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Edge } from '@analytics-chart/edge';
 import { Hono } from 'hono';
 import { html } from 'hono/html';
-import { repoPath } from '../demo/repo-paths.ts';
+import { repoPath } from '../repo-paths.ts';
 import { fillExampleTemplate } from './fill-example-template.ts';
 
 /** The example pages the demo serves, by path: template files of the repository. */

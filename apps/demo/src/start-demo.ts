@@ -6,13 +6,16 @@ import {
   type SigningKey,
 } from '@analytics-chart/edge/node';
 import { createEngine, serveEngine } from '@analytics-chart/engine';
+import {
+  createHostApp,
+  createUserStore,
+  demoUsers,
+  hostEdgeConfig,
+} from '@analytics-chart/example-host-app';
 import type { Hono } from 'hono';
-import { createHostApp } from '../create-host-app.ts';
-import { createExamplesSite, type ExamplesSite } from '../examples-site/create-examples-site.ts';
-import { hostEdgeConfig } from '../host-edge-config.ts';
-import { createUserStore, demoUsers } from '../users.ts';
+import { elementBundlePath } from './element-bundle.ts';
 import { DEMO_WORKSPACE, engineDataDir } from './ensure-demo-data.ts';
-import { ELEMENT_BUNDLE } from './ensure-element-bundle.ts';
+import { createExamplesSite, type ExamplesSite } from './examples-site/create-examples-site.ts';
 import { type Listening, listen } from './listen.ts';
 
 /** Everything the running demo needs: where to listen, the data, and the three secrets. */
@@ -85,7 +88,7 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
         session,
         backend: engineBackend(engine, { apiKey: options.apiKey }),
         signingKeys: options.signingKeys,
-        bundle: bundleFile(ELEMENT_BUNDLE),
+        bundle: bundleFile(elementBundlePath()),
         revokedIds: options.revokedIds ?? [],
         allowedOrigins: options.allowedOrigins ?? ['*'],
         publicUrl: edgeUrl,

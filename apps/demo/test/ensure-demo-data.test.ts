@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDemoData } from '../src/demo/ensure-demo-data.ts';
+import { ensureDemoData } from '../src/ensure-demo-data.ts';
 
 let dataDir: string;
 const said: string[] = [];

@@ -24,6 +24,7 @@ export function fixtureEvents(now: number): FixtureEvent[] {
           tenant: 'acme',
           event: i % 2 === 0 ? 'view' : 'signup',
           page: pages[i % 3],
+          country: i % 3 === 2 ? 'DE' : 'US',
           user: { plan: i % 2 === 0 ? 'free' : 'pro', email: `acme-user-${i}@secret.example` },
           card: '4242-4242',
         },
@@ -36,6 +37,7 @@ export function fixtureEvents(now: number): FixtureEvent[] {
           tenant: 'globex',
           event: 'view',
           page: '/home',
+          country: 'FR',
           user: { plan: 'pro', email: 'g@secret.example' },
         },
       });
@@ -51,7 +53,7 @@ export function utcDay(seconds: number): string {
 
 /** Events of a tenant strictly inside (start, end). */
 export function eventsIn(
-  events: FixtureEvent[],
+  events: readonly FixtureEvent[],
   tenant: string,
   start: number,
   end: number,
@@ -61,7 +63,7 @@ export function eventsIn(
 
 /** Count per UTC day for a tenant inside (start, end): only days with events. */
 export function dailyCounts(
-  events: FixtureEvent[],
+  events: readonly FixtureEvent[],
   tenant: string,
   start: number,
   end: number,
@@ -70,6 +72,43 @@ export function dailyCounts(
   for (const e of eventsIn(events, tenant, start, end)) {
     const label = utcDay(e.timestamp);
     counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Events of a tenant (and optionally one event name) strictly inside (start, end). */
+export function countEvents(
+  events: readonly FixtureEvent[],
+  tenant: string,
+  start: number,
+  end: number,
+  event?: string,
+): number {
+  return eventsIn(events, tenant, start, end).filter(
+    (e) => event === undefined || e.json.event === event,
+  ).length;
+}
+
+/**
+ * Views on each of the last five days, day `d` back holding `d + 1` of them, a few hours before
+ * the current clock time: every one inside "7 days ago … now", none near a day's edge.
+ */
+export function recentViews(now: number): FixtureEvent[] {
+  const events: FixtureEvent[] = [];
+  for (let d = 1; d <= 5; d++) {
+    for (let i = 0; i <= d; i++) {
+      events.push({ timestamp: now - d * DAY - 3 * 3600 - i * 60, json: { event: 'view', i } });
+    }
+  }
+  return events;
+}
+
+/** Events per UTC day label, counted with a loop. */
+export function countByUtcDay(events: readonly FixtureEvent[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const e of events) {
+    const day = utcDay(e.timestamp);
+    counts[day] = (counts[day] ?? 0) + 1;
   }
   return counts;
 }

@@ -1,13 +1,13 @@
 /**
- * `pnpm start`: the whole system on this machine with no configuration. Builds the element bundle
- * when needed, creates development secrets and the demo workspace under `.data/` when missing,
- * then serves the engine, the edge and the host app from this one process until Ctrl-C.
+ * `pnpm start`: the whole system on this machine with no configuration. Creates development
+ * secrets and the demo workspace under `.data/` when missing, then serves the engine, the edge,
+ * the host-app example and the example pages from this one process until Ctrl-C.
  */
 import { relative } from 'node:path';
 import { demoSettings } from './demo-settings.ts';
+import { elementBundlePath } from './element-bundle.ts';
 import { ensureDemoData } from './ensure-demo-data.ts';
 import { ensureDevSecrets } from './ensure-dev-secrets.ts';
-import { ensureElementBundle } from './ensure-element-bundle.ts';
 import { type RunningDemo, startDemo } from './start-demo.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -18,7 +18,8 @@ const shown = (path: string) => {
 
 async function main(): Promise<void> {
   const settings = demoSettings(process.env, process.argv.slice(2));
-  await ensureElementBundle(say);
+  // Fails now, with what to run, rather than serving a page whose charts never load.
+  elementBundlePath();
   const secrets = ensureDevSecrets(settings.dataDir, process.env);
   if (secrets.created.length) {
     say('Created development secrets (git-ignored; production sets these in the environment):');

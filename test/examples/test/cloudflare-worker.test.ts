@@ -1,64 +1,46 @@
 /**
- * The Worker example under workerd (miniflare), with its HTTP backend pointed at a real engine
- * listening on 127.0.0.1: the same registry as the Node host app, session-bound charts signed
- * and answered through the host's session cookie, public ids, the tenant lock, and the key
- * kept out of every answer and log line. Expected numbers are counted from the fixture events.
+ * The Worker example (examples/cloudflare-worker, its wrangler.toml and entry as they are) under
+ * workerd (miniflare), with its HTTP backend pointed at a real engine listening on 127.0.0.1:
+ * its registry's session-bound charts signed and answered through the host's session cookie,
+ * public ids, the tenant lock, and the key kept out of every answer and log line. Expected
+ * numbers are counted from the test kit's fixture events.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import {
   createEdge,
   formatSigningKeys,
   generateSigningKey,
   httpBackend,
 } from '@analytics-chart/edge';
-import { createEngine, type Engine, type ServedEngine, serveEngine } from '@analytics-chart/engine';
 import {
-  DASHBOARD_LAYOUT,
-  EDGE_QUERIES,
-  ELEMENT_BUNDLE,
-  type Tenant,
-} from '@analytics-chart/example-host-app';
-import { sign } from 'hono/jwt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+  SESSION_QUERIES,
+  WORKER_QUERIES,
+} from '@analytics-chart/example-cloudflare-worker/queries';
+import { type EngineWithEvents, startEngine } from '@analytics-chart/test-kit/engine';
+import { fixtureEvents } from '@analytics-chart/test-kit/fixture-events';
 import {
   bundleWorker,
   durableObjectBindings,
   type LocalWorker,
   runUnderWorkerd,
-} from '../tools/run-under-workerd.ts';
+} from '@analytics-chart/test-kit/workerd';
+import { sign } from 'hono/jwt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+const require = createRequire(import.meta.url);
+/** The example's folder: its wrangler.toml names the entry the local run bundles. */
+const PROJECT = dirname(require.resolve('@analytics-chart/example-cloudflare-worker/package.json'));
+/** The element's bundle as installed: what the Worker must serve byte for byte. */
+const ELEMENT_BUNDLE = require.resolve('@analytics-chart/element/analytics-chart.js');
 const API_KEY = `worker-canary-${crypto.randomUUID()}`;
 const SESSION_SECRET = `session-${crypto.randomUUID()}`;
 const KEYS = [generateSigningKey()];
 const DAY = 86_400;
 const now = Math.floor(Date.now() / 1000);
 
-interface FixtureEvent {
-  timestamp: number;
-  json: Record<string, unknown>;
-}
-
-/** acme: 4 events a day (one of them a signup), globex: 1, for 12 days, an hour off "now". */
-const events: FixtureEvent[] = [];
-for (let day = 0; day < 12; day++) {
-  for (let i = 0; i < 4; i++) {
-    events.push({
-      timestamp: now - day * DAY - 3600 - i * 60,
-      json: {
-        tenant: 'acme',
-        event: i === 0 ? 'signup' : 'page_view',
-        country: i < 3 ? 'US' : 'DE',
-      },
-    });
-  }
-  events.push({
-    timestamp: now - day * DAY - 5400,
-    json: { tenant: 'globex', event: 'signup', country: 'FR' },
-  });
-}
+const events = fixtureEvents(now);
 
 function count(
   tenant: string,
@@ -71,14 +53,13 @@ function count(
   ).length;
 }
 
-let dataDir: string;
-let engine: Engine;
-let served: ServedEngine;
+let analytics: EngineWithEvents;
+let backendUrl = '';
 let worker: LocalWorker;
 let edgeUrl: string;
 const seen: string[] = [];
 
-async function sessionToken(subject: string, tenant: Tenant): Promise<string> {
+async function sessionToken(subject: string, tenant: string): Promise<string> {
   return sign({ sub: subject, tenant, exp: now + 3600 }, SESSION_SECRET, 'HS256');
 }
 
@@ -89,7 +70,7 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
   return response;
 }
 
-/** Signs a dashboard query through the Worker's own sign route, as the host's server would. */
+/** Signs a session query through the Worker's own sign route, as the host's server would. */
 async function signFor(query: string, session: string): Promise<string> {
   const response = await call('/api/sign', {
     method: 'POST',
@@ -111,24 +92,18 @@ async function data(id: string, session?: string, origin?: string): Promise<Resp
 async function publicId(query: string, tenant: string): Promise<string> {
   const signer = createEdge({
     signingKeys: KEYS,
-    backend: httpBackend({ baseUrl: served.url, apiKey: API_KEY }),
-    queries: EDGE_QUERIES,
+    backend: httpBackend({ baseUrl: backendUrl, apiKey: API_KEY }),
+    queries: WORKER_QUERIES,
     log: () => {},
   });
   return (await signer.signQueryId({ query, params: { tenant }, public: true })).id;
 }
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'worker-example-'));
-  engine = await createEngine({ dataDir, workspaces: { default: API_KEY } });
-  for (const e of events) {
-    expect(
-      (await engine.log({ api_key: API_KEY, json: e.json, timestamp: e.timestamp })).status,
-    ).toBe(200);
-  }
-  served = await serveEngine({ engine, port: 0 });
-  worker = await runUnderWorkerd({
-    ANALYTICS_BASE_URL: served.url,
+  analytics = await startEngine({ apiKey: API_KEY, events, serve: true });
+  backendUrl = analytics.url ?? '';
+  worker = await runUnderWorkerd(PROJECT, {
+    ANALYTICS_BASE_URL: backendUrl,
     ANALYTICS_API_KEY: API_KEY,
     EDGE_SIGNING_KEYS: formatSigningKeys(KEYS),
     SESSION_SECRET,
@@ -139,17 +114,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.close();
-  await served?.close();
-  await engine?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await analytics?.close();
 });
 
 describe('the edge as a Worker under workerd', () => {
   it("leaves zod's translations out of the Worker script", async () => {
     // A Worker's size is its start-up time. `import { z } from 'zod'` pulls in every export of
-    // zod, all error-message locales included (the script was 1.2 MB, two thirds of it zod);
-    // `import * as z from 'zod'` lets the bundler keep only what is used.
-    const { script, sources } = await bundleWorker();
+    // zod, all error-message locales included; `import * as z from 'zod'` lets the bundler keep
+    // only what is used.
+    const { script, sources } = await bundleWorker(PROJECT);
     const zod = sources.filter((path) => /[\\/]zod[\\/]/.test(path));
     expect(zod.length).toBeGreaterThan(0);
     expect(zod.filter((path) => /[\\/]locales[\\/](?!en\.js$)/.test(path))).toEqual([]);
@@ -165,27 +138,27 @@ describe('the edge as a Worker under workerd', () => {
     expect(await response.text()).toBe(readFileSync(ELEMENT_BUNDLE, 'utf8'));
   });
 
-  it('serves every dashboard chart for a signed-in acme user', async () => {
+  it('serves every session chart for a signed-in acme user', async () => {
     const alice = await sessionToken('alice@acme', 'acme');
-    for (const chart of DASHBOARD_LAYOUT) {
-      const name = chart.query;
+    for (const name of Object.keys(SESSION_QUERIES)) {
       const response = await data(await signFor(name, alice), alice);
       expect(response.status, name).toBe(200);
       const payload = (await response.json()) as { graph: string };
-      expect(payload.graph).toBe(EDGE_QUERIES[name]?.query.graph_type);
+      expect(payload.graph).toBe(SESSION_QUERIES[name]?.query.graph_type);
     }
   }, 60_000);
 
   it("answers with the signed-in tenant's numbers, counted from the events", async () => {
     const alice = await sessionToken('alice@acme', 'acme');
-    const kpi = (await (await data(await signFor('kpi-signups', alice), alice)).json()) as {
+    const kpi = (await (await data(await signFor('signups-week', alice), alice)).json()) as {
       value: number;
       compareValue: number;
     };
     const signup = (json: Record<string, unknown>) => json.event === 'signup';
     expect(kpi.value).toBe(count('acme', now - 7 * DAY, now + 60, signup));
     expect(kpi.compareValue).toBe(count('acme', now - 14 * DAY, now - 7 * DAY, signup));
-    expect(kpi.value).toBe(7);
+    // Acme's signups are its odd-numbered events of each day: 0 + 1 + 1 + 2 + 2 + 3 + 3 this week.
+    expect(kpi.value).toBe(12);
 
     const table = (await (await data(await signFor('top-countries', alice), alice)).json()) as {
       rows: [string, number][];
@@ -200,7 +173,7 @@ describe('the edge as a Worker under workerd', () => {
   it('refuses an acme id in a globex session and without a session', async () => {
     const alice = await sessionToken('alice@acme', 'acme');
     const bob = await sessionToken('bob@globex', 'globex');
-    const id = await signFor('kpi-events', alice);
+    const id = await signFor('events-daily', alice);
     const replayed = await data(id, bob);
     expect(replayed.status).toBe(403);
     expect(((await replayed.json()) as { code: string }).code).toBe('forbidden');
@@ -208,18 +181,16 @@ describe('the edge as a Worker under workerd', () => {
   });
 
   it('serves public ids to any origin without credentials', async () => {
-    const id = await publicId('public-signups', 'globex');
+    const id = await publicId('public-signups', 'acme');
     const response = await data(id, undefined, 'https://blog.example.org');
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     const payload = (await response.json()) as { value: number };
-    expect(payload.value).toBe(
-      count('globex', now - 7 * DAY, now + 60, (j) => j.event === 'signup'),
-    );
+    expect(payload.value).toBe(count('acme', now - 7 * DAY, now + 60, (j) => j.event === 'signup'));
   });
 
   it('limits an id through the Durable Object wrangler.toml binds', async () => {
-    expect(durableObjectBindings()).toEqual({ EDGE_RATE_LIMITER: 'RateLimiterObject' });
+    expect(durableObjectBindings(PROJECT)).toEqual({ EDGE_RATE_LIMITER: 'RateLimiterObject' });
     const id = await publicId('public-signups', 'acme');
     // The default per-id bucket: a burst of 30, refilling 5 a second (so requests faster than
     // 200 ms each meet the 429).
@@ -238,8 +209,8 @@ describe('the edge as a Worker under workerd', () => {
 
 describe('a misconfigured Worker', () => {
   it('answers a JSON 500 naming no secret, and logs which setting is missing', async () => {
-    const broken = await runUnderWorkerd({
-      ANALYTICS_BASE_URL: served.url,
+    const broken = await runUnderWorkerd(PROJECT, {
+      ANALYTICS_BASE_URL: backendUrl,
       EDGE_SIGNING_KEYS: formatSigningKeys(KEYS),
       SESSION_SECRET,
     });
