@@ -10,13 +10,13 @@ import { ApiKeys, authenticate } from './auth/verify-api-key.ts';
 import { EngineError } from './engine-error.ts';
 import { type IngestBatch, parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
 import { WriteQueue } from './ingest/write-queue.ts';
-import { runCollectionQuery } from './query/run-collection-query.ts';
-import { QUERY_TIMED_OUT, runSqlQuery } from './sql/index.ts';
+import { runCollectionQuery } from './collection/duckdb/run-collection-query.ts';
+import { QUERY_TIMED_OUT, runSqlQuery } from './sql-mode/duckdb/index.ts';
 import {
   type ClickHouseOptions,
   createClickHouseEngine,
-} from './storage/clickhouse/clickhouse-engine.ts';
-import { WorkspaceDb } from './storage/workspace-db.ts';
+} from './drivers/clickhouse/clickhouse-driver.ts';
+import { WorkspaceDb } from './storage/duckdb/workspace-db.ts';
 
 /** How an engine is set up. */
 export interface EngineOptions {

@@ -30,5 +30,5 @@ export {
   loadNdjson,
 } from './ingest/load-ndjson.ts';
 export { defaultParseWorkers, NdjsonParsers } from './ingest/ndjson-parsers.ts';
-export type { ClickHouseOptions } from './storage/clickhouse/clickhouse-engine.ts';
-export { WorkspaceDb } from './storage/workspace-db.ts';
+export type { ClickHouseOptions } from './drivers/clickhouse/clickhouse-driver.ts';
+export { WorkspaceDb } from './storage/duckdb/workspace-db.ts';

@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Engine, EngineResponse } from '../engine.ts';
-import { samplesJson } from '../query/samples.ts';
+import { samplesJson } from '../collection/duckdb/samples.ts';
 
 /**
  * Open CORS, as the service has it, on every answer. Set on each response directly rather than

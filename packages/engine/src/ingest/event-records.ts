@@ -1,4 +1,4 @@
-import type { SqlParams } from '../storage/sql-params.ts';
+import type { SqlParams } from '../storage/duckdb/sql-params.ts';
 
 /**
  * Getting events into DuckDB: the text of a whole batch travels as ONE bound VARCHAR and DuckDB

@@ -1,6 +1,6 @@
 import { type FileHandle, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WorkspaceDb } from '../storage/workspace-db.ts';
+import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { stagedRelation } from './event-records.ts';
 import { LoadWriters } from './load-writers.ts';
 import type { ParsedChunk } from './ndjson-chunk.ts';

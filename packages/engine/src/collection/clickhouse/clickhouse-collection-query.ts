@@ -12,11 +12,11 @@ import {
   valueKey,
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
-import { type BucketPlan, planBuckets, windowSeconds } from '../../query/time-buckets.ts';
+import { type BucketPlan, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
-import { ClickHouseParams } from './clickhouse-params.ts';
-import { type ClickHouseRun, clickHouseSettings } from './clickhouse-run.ts';
-import { EVENTS_TABLE, quoteClickHouseIdentifier } from './clickhouse-schema.ts';
+import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
+import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
+import { EVENTS_TABLE, quoteClickHouseIdentifier } from '../../storage/clickhouse/clickhouse-schema.ts';
 
 /**
  * Collection-mode queries compiled to ClickHouse SQL. Every value from the request travels as a

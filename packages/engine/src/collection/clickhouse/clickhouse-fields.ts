@@ -1,5 +1,5 @@
 import type { FilterCondition, FilterGroups, FilterValue } from '@analytics-chart/protocol';
-import type { ClickHouseParams } from './clickhouse-params.ts';
+import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 
 /**
  * Payload fields and filters as ClickHouse SQL over the `json` column, with the DuckDB driver's

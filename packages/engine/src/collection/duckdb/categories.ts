@@ -1,5 +1,5 @@
 import { type Envelope, LIMITS, valueKey } from '@analytics-chart/protocol';
-import { SqlParams } from '../storage/sql-params.ts';
+import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import {
   aggregateSql,
   and,
@@ -13,7 +13,7 @@ import {
   whereFilters,
   windowSql,
 } from './query-context.ts';
-import { windowSeconds } from './time-buckets.ts';
+import { windowSeconds } from '../plan/time-buckets.ts';
 
 const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS.pie } as const;
 

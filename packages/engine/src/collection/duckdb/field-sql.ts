@@ -1,14 +1,14 @@
-import { MAX_DEPTH } from '../ingest/discover-keys.ts';
-import { numericForm, storedStringForm } from '../ingest/type-keys.ts';
+import { MAX_DEPTH } from '../../ingest/discover-keys.ts';
+import { numericForm, storedStringForm } from '../../ingest/type-keys.ts';
 import {
   type Catalog,
   type CollectionEntry,
   comparePaths,
   type KeyColumns,
   keyColumn,
-} from '../storage/catalog.ts';
-import { jsonPointer } from '../storage/key-path.ts';
-import type { SqlParams } from '../storage/sql-params.ts';
+} from '../../storage/duckdb/catalog.ts';
+import { jsonPointer } from '../../storage/duckdb/key-path.ts';
+import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
 
 /**
  * The SQL expressions that read one field of the events, or null where no event can have that

@@ -1,5 +1,5 @@
 import type { FilterCondition, FilterGroups, FilterValue } from '@analytics-chart/protocol';
-import type { SqlParams } from '../storage/sql-params.ts';
+import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import type { FieldSql } from './field-sql.ts';
 
 /**

@@ -6,13 +6,13 @@ import type {
   TimeWindow,
 } from '@analytics-chart/protocol';
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { CollectionEntry } from '../storage/catalog.ts';
-import { readPrepared } from '../storage/prepared-statements.ts';
-import type { SqlParams } from '../storage/sql-params.ts';
-import type { WorkspaceDb } from '../storage/workspace-db.ts';
+import type { CollectionEntry } from '../../storage/duckdb/catalog.ts';
+import { readPrepared } from '../../storage/duckdb/prepared-statements.ts';
+import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import type { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
 import { type FieldSql, fieldSql } from './field-sql.ts';
 import { filtersSql } from './filter-sql.ts';
-import { windowSeconds } from './time-buckets.ts';
+import { windowSeconds } from '../plan/time-buckets.ts';
 
 /** Everything a collection-mode query needs once the request is parsed and resolved. */
 export interface QueryContext {

@@ -1,6 +1,6 @@
 import { type CollectionQuery, type Envelope, resolveWindows } from '@analytics-chart/protocol';
-import { EngineError } from '../engine-error.ts';
-import type { WorkspaceDb } from '../storage/workspace-db.ts';
+import { EngineError } from '../../engine-error.ts';
+import type { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
 import { categoriesEnvelope } from './categories.ts';
 import type { QueryContext } from './query-context.ts';
 import { samplesEnvelope } from './samples.ts';

@@ -1,5 +1,5 @@
 import { type Envelope, LIMITS, type SampleRow } from '@analytics-chart/protocol';
-import { SqlParams } from '../storage/sql-params.ts';
+import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import {
   and,
   type QueryContext,
@@ -8,7 +8,7 @@ import {
   toNumber,
   whereFilters,
 } from './query-context.ts';
-import { windowSeconds } from './time-buckets.ts';
+import { windowSeconds } from '../plan/time-buckets.ts';
 
 /**
  * The most rows one Samples answer carries when a single second holds more than

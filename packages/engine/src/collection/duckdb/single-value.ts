@@ -1,5 +1,5 @@
 import { type Envelope, type TimeWindow, valueKey } from '@analytics-chart/protocol';
-import { SqlParams } from '../storage/sql-params.ts';
+import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import {
   aggregateSql,
   and,
@@ -12,7 +12,7 @@ import {
   whereFilters,
   windowSql,
 } from './query-context.ts';
-import { windowSeconds } from './time-buckets.ts';
+import { windowSeconds } from '../plan/time-buckets.ts';
 
 /** Single Value: `[{"<value key>": n}]`, and the same over the compare window when asked. */
 export async function singleValueEnvelope(ctx: QueryContext): Promise<Envelope> {

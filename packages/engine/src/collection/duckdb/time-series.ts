@@ -6,8 +6,8 @@ import {
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
-import { setSeriesValue } from '../set-own.ts';
-import { SqlParams } from '../storage/sql-params.ts';
+import { setSeriesValue } from '../../set-own.ts';
+import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import {
   aggregateSql,
   and,
@@ -21,7 +21,7 @@ import {
   whereFilters,
   windowSql,
 } from './query-context.ts';
-import { type Bucket, planBuckets, windowSeconds } from './time-buckets.ts';
+import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 
 /**
  * The time-series graph types: Single, Multi, Stacked, Cumulative, Ratio and Compare Line. Each

@@ -1,7 +1,7 @@
 import type { ResolvedGranularity, TimeWindow } from '@analytics-chart/protocol';
 import { Temporal } from 'temporal-polyfill';
-import { EngineError } from '../engine-error.ts';
-import type { SqlParams } from '../storage/sql-params.ts';
+import { EngineError } from '../../engine-error.ts';
+import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { civilFromDays, dayLabel, minuteLabel, monthLabel } from './civil-date.ts';
 
 /**

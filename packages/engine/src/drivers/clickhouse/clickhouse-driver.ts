@@ -14,9 +14,9 @@ import {
   parseBulkLogRequest,
   parseLogRequest,
 } from '../../ingest/ingest-request.ts';
-import { runClickHouseCollectionQuery } from './clickhouse-collection-query.ts';
-import { isConnectionError, limitError, STORAGE_UNAVAILABLE } from './clickhouse-errors.ts';
-import { insertBatch } from './clickhouse-ingest.ts';
+import { runClickHouseCollectionQuery } from '../../collection/clickhouse/clickhouse-collection-query.ts';
+import { isConnectionError, limitError, STORAGE_UNAVAILABLE } from '../../storage/clickhouse/clickhouse-errors.ts';
+import { insertBatch } from '../../storage/clickhouse/clickhouse-ingest.ts';
 import {
   BASE_VIEW,
   COLLECTIONS_TABLE,
@@ -25,8 +25,8 @@ import {
   RESERVED_NAMES,
   workspaceDatabase,
   workspaceSchema,
-} from './clickhouse-schema.ts';
-import { runClickHouseSql } from './clickhouse-sql-mode.ts';
+} from '../../storage/clickhouse/clickhouse-schema.ts';
+import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.ts';
 
 /** Where a ClickHouse-backed engine keeps its workspaces. */
 export interface ClickHouseOptions {

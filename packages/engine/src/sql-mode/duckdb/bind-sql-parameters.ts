@@ -5,7 +5,7 @@ import {
   type SqlQuery,
 } from '@analytics-chart/protocol';
 import type { DuckDBPreparedStatement, DuckDBType, DuckDBValue } from '@duckdb/node-api';
-import { EngineError } from '../engine-error.ts';
+import { EngineError } from '../../engine-error.ts';
 import {
   BIGINT,
   DATE,
@@ -15,7 +15,7 @@ import {
   timestampTZValue,
   UINTEGER,
   VARCHAR,
-} from '../storage/duckdb-api.ts';
+} from '../../storage/duckdb/duckdb-api.ts';
 
 /**
  * The SQL DuckDB parses for a request: each `{name:Type}` placeholder becomes the named

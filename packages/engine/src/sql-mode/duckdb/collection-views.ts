@@ -1,6 +1,6 @@
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
-import { EngineError } from '../engine-error.ts';
-import { quoteIdentifier } from '../storage/quote-identifier.ts';
+import { EngineError } from '../../engine-error.ts';
+import { quoteIdentifier } from '../../storage/duckdb/quote-identifier.ts';
 import { FILE_ACCESS_REFUSED, looksLikeFile } from './inspect-sql-ast.ts';
 import type { SqlWorkspace } from './sql-workspace.ts';
 

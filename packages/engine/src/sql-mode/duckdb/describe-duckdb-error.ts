@@ -1,5 +1,5 @@
 import { READ_ONLY_SQL } from '@analytics-chart/protocol';
-import { EngineError } from '../engine-error.ts';
+import { EngineError } from '../../engine-error.ts';
 import { clipQuoted, FILE_ACCESS_REFUSED } from './inspect-sql-ast.ts';
 
 /** The exact answer to a query stopped by the time limit. */

@@ -6,7 +6,7 @@ import {
   type SqlQuery,
 } from '@analytics-chart/protocol';
 import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
-import { EngineError } from '../engine-error.ts';
+import { EngineError } from '../../engine-error.ts';
 import {
   BIGINT,
   DuckDBArrayValue,
@@ -16,7 +16,7 @@ import {
   DuckDBStructValue,
   StatementType,
   VARCHAR,
-} from '../storage/duckdb-api.ts';
+} from '../../storage/duckdb/duckdb-api.ts';
 import { bindParameters, sqlWithParameters } from './bind-sql-parameters.ts';
 import { macroStatementsFor, NOW_VARIABLE, ZONE_VARIABLE } from './clickhouse-macros.ts';
 import { collectionViewStatements } from './collection-views.ts';

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
  * What SQL mode needs from the storage layer: a connection to one workspace's database and the
- * relations that hold its collections. Storage implements it; `src/sql/` consumes it, so the two
+ * relations that hold its collections. Storage implements it; `sql-mode/duckdb/` consumes it, so the two
  * can change independently.
  */
 export interface SqlWorkspace {

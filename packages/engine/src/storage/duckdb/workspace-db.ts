@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import type { SqlWorkspace } from '../sql/sql-workspace.ts';
+import type { SqlWorkspace } from '../../sql-mode/duckdb/sql-workspace.ts';
 import {
   CATALOG_DDL,
   Catalog,
