@@ -6,17 +6,25 @@ import {
   LIMITS,
   pickGranularity,
   type ResolvedGranularity,
-  resolveWindows,
-  type SampleRow,
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
-import { type BucketPlan, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
-import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
-import { EVENTS_TABLE, quoteClickHouseIdentifier } from '../../storage/clickhouse/clickhouse-schema.ts';
+import {
+  EVENTS_TABLE,
+  quoteClickHouseIdentifier,
+} from '../../storage/clickhouse/clickhouse-schema.ts';
+import {
+  type CollectionAnswer,
+  type CollectionPlan,
+  emptyValue,
+  QUANTILE,
+} from '../plan/collection-plan.ts';
+import { type StoredSample, samplesAnswer, wholeSecondsPage } from '../plan/samples-page.ts';
+import { type BucketPlan, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
+import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 
 /**
  * Collection-mode queries compiled to ClickHouse SQL. Every value from the request travels as a
@@ -26,37 +34,25 @@ import { EVENTS_TABLE, quoteClickHouseIdentifier } from '../../storage/clickhous
  * that the plan does not know is an error, never a dropped event.
  */
 
-/** The most rows one Samples answer carries when a single second holds more than a page. */
-const MAX_SAMPLES_SECOND = 10_000;
-
 /** The seconds ClickHouse's DateTime64 can represent (1900-01-01 to 2299-12-31), in which it buckets. */
 const FIRST_SECOND = -2_208_988_800;
 const LAST_SECOND = 10_413_791_999;
 
-const QUANTILE: Partial<Record<Aggregation, number>> = {
-  P50: 0.5,
-  P75: 0.75,
-  P90: 0.9,
-  P95: 0.95,
-  P99: 0.99,
-};
-
-/** Answers a collection-mode query on ClickHouse, or refuses what is not compiled yet (501). */
+/** Answers a planned collection-mode query on ClickHouse, or refuses what is not compiled yet (501). */
 export async function runClickHouseCollectionQuery(
-  query: CollectionQuery,
+  plan: CollectionPlan,
   run: ClickHouseRun,
-): Promise<Envelope> {
-  const windows = resolveWindows(query, run.now);
-  if (!windows.ok) throw new EngineError(400, windows.error);
+): Promise<CollectionAnswer> {
+  const { query, windows } = plan;
   refuseUncompiled(query);
-  const { window, compare } = windows.value;
+  const { window, compare } = windows;
   switch (query.graph_type) {
     case 'Samples':
       return samples(query, window, run);
     case 'Table':
     case 'Bar Chart':
     case 'Pie Chart':
-      return categories(query, window, run);
+      return { envelope: await categories(query, window, run) };
     case 'Single Value': {
       const key = valueKey(query.aggregation, query.metric);
       const one = async (w: TimeWindow) => [
@@ -64,7 +60,7 @@ export async function runClickHouseCollectionQuery(
       ];
       const envelope: Envelope = { result: await one(window), metadata: {} };
       if (compare) envelope.compare_result = await one(compare);
-      return envelope;
+      return { envelope };
     }
     default: {
       const granularity = pickGranularity(query.granularity, window);
@@ -95,7 +91,7 @@ export async function runClickHouseCollectionQuery(
         envelope.compare_result = other.rows;
         envelope.metadata.compare_combined = other.combined;
       }
-      return envelope;
+      return { envelope };
     }
   }
 }
@@ -174,10 +170,6 @@ function aggregateSql(
   const p = params.add('Float64', QUANTILE[aggregation]);
   // quantileExactInclusive interpolates between closest ranks: DuckDB's quantile_cont.
   return `if(count${only}(${m}${and}) = 0, NULL, quantileExactInclusive${only}(${p})(${m}${and}))`;
-}
-
-function emptyValue(aggregation: Aggregation): number | null {
-  return aggregation === 'Count' || aggregation === 'Sum' ? 0 : null;
 }
 
 /** The aggregate over a window; over the events that have the split field when `withSplit`. */
@@ -328,13 +320,13 @@ async function samples(
   query: CollectionQuery,
   window: TimeWindow,
   run: ClickHouseRun,
-): Promise<Envelope> {
+): Promise<CollectionAnswer> {
   const { lo, hi } = windowSeconds(window);
-  if (lo > hi) return { result: [], metadata: {} };
+  if (lo > hi) return samplesAnswer([]);
   const direction = query.order === 'Ascending' ? 'ASC' : 'DESC';
   const page = (from: number, to: number, limit: number) => {
     const params = new ClickHouseParams();
-    return rowsOf<{ timestamp: number; json: string }>(
+    return rowsOf<StoredSample>(
       run,
       `SELECT timestamp, json FROM ${source(run)}
        WHERE ${inWindow(query, from, to, params)}
@@ -342,21 +334,10 @@ async function samples(
       params,
     );
   };
-  let rows = await page(lo, hi, LIMITS.samples + 1);
-  if (rows.length > LIMITS.samples) {
-    const lastKept = rows[LIMITS.samples - 1]?.timestamp;
-    const firstDropped = rows[LIMITS.samples]?.timestamp;
-    rows = rows.slice(0, LIMITS.samples);
-    if (lastKept !== undefined && lastKept === firstDropped) {
-      const whole = rows.filter((row) => row.timestamp !== lastKept);
-      rows = whole.length > 0 ? whole : await page(lastKept, lastKept, MAX_SAMPLES_SECOND);
-    }
-  }
-  const result: SampleRow[] = rows.map((r) => ({
-    timestamp: r.timestamp,
-    json: JSON.parse(r.json) as Record<string, unknown>,
-  }));
-  return { result, metadata: {} };
+  const rows = await page(lo, hi, LIMITS.samples + 1);
+  return samplesAnswer(
+    await wholeSecondsPage(rows, (second, limit) => page(second, second, limit)),
+  );
 }
 
 const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS.pie } as const;

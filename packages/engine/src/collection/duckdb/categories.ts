@@ -1,19 +1,11 @@
 import { type Envelope, LIMITS, valueKey } from '@analytics-chart/protocol';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
-import {
-  aggregateSql,
-  and,
-  emptyValue,
-  fields,
-  metricSql,
-  type QueryContext,
-  queryRows,
-  sourceSql,
-  toNumber,
-  whereFilters,
-  windowSql,
-} from './query-context.ts';
+import { emptyValue } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
+import { aggregateSql } from './aggregate-sql.ts';
+import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { fields, metricSql } from './field-sql.ts';
+import { and, whereFilters, windowSql } from './filter-sql.ts';
 
 const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS.pie } as const;
 

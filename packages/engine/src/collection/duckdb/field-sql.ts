@@ -9,6 +9,7 @@ import {
 } from '../../storage/duckdb/catalog.ts';
 import { jsonPointer } from '../../storage/duckdb/key-path.ts';
 import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import type { QueryContext } from './collection-relation.ts';
 
 /**
  * The SQL expressions that read one field of the events, or null where no event can have that
@@ -157,4 +158,23 @@ function firstHeld(candidates: FieldSql[]): FieldSql {
     number: pick('number'),
     array: pick('array'),
   });
+}
+
+/** Field resolver bound to a query's collection and a statement's parameters. */
+export function fields(ctx: QueryContext, params: SqlParams): (name: string) => FieldSql {
+  const cache = new Map<string, FieldSql>();
+  return (name) => {
+    let f = cache.get(name);
+    if (!f) {
+      f = fieldSql(ctx.db.catalog, ctx.entry, name, params);
+      cache.set(name, f);
+    }
+    return f;
+  };
+}
+
+/** The metric's numeric expression, or null when the aggregation needs none or it is missing. */
+export function metricSql(ctx: QueryContext, params: SqlParams): string | null {
+  if (ctx.query.aggregation === 'Count' || !ctx.query.metric) return null;
+  return fields(ctx, params)(ctx.query.metric).number;
 }

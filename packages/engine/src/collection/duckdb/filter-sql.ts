@@ -1,6 +1,13 @@
-import type { FilterCondition, FilterGroups, FilterValue } from '@analytics-chart/protocol';
+import type {
+  FilterCondition,
+  FilterGroups,
+  FilterValue,
+  TimeWindow,
+} from '@analytics-chart/protocol';
 import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
-import type { FieldSql } from './field-sql.ts';
+import { windowSeconds } from '../plan/time-buckets.ts';
+import type { QueryContext } from './collection-relation.ts';
+import { type FieldSql, fields } from './field-sql.ts';
 
 /**
  * Filters in normal form (OR of AND groups) as one SQL boolean that is never NULL:
@@ -87,4 +94,21 @@ function includesSql(f: FieldSql, value: FilterValue, params: SqlParams): string
     return `coalesce(CASE WHEN ${f.array} IS NOT NULL THEN list_contains(${f.array}, ${text}) ELSE contains(${f.string}, ${text}) END, FALSE)`;
   }
   return `coalesce(contains(${f.string}, ${params.text(valueText(value))}), FALSE)`;
+}
+
+/** A filter list as SQL, against the query's collection (`TRUE` when there is none). */
+export function whereFilters(ctx: QueryContext, groups: FilterGroups, params: SqlParams): string {
+  return filtersSql(groups, fields(ctx, params), params);
+}
+
+/** `timestamp` within a window (both ends exclusive), as whole seconds. */
+export function windowSql(window: TimeWindow, params: SqlParams): string {
+  const { lo, hi } = windowSeconds(window);
+  return `"timestamp" BETWEEN ${params.integer(lo)} AND ${params.integer(hi)}`;
+}
+
+/** `a AND b`, leaving out conditions that are plainly TRUE. */
+export function and(...conditions: string[]): string {
+  const kept = conditions.filter((c) => c !== 'TRUE' && c !== '(TRUE)');
+  return kept.length ? kept.join(' AND ') : 'TRUE';
 }

@@ -1,42 +1,38 @@
-import { type CollectionQuery, type Envelope, resolveWindows } from '@analytics-chart/protocol';
-import { EngineError } from '../../engine-error.ts';
 import type { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
+import type { CollectionAnswer, CollectionPlan } from '../plan/collection-plan.ts';
 import { categoriesEnvelope } from './categories.ts';
-import type { QueryContext } from './query-context.ts';
-import { samplesEnvelope } from './samples.ts';
+import type { QueryContext } from './collection-relation.ts';
+import { samplesAnswer } from './samples.ts';
 import { singleValueEnvelope } from './single-value.ts';
 import { timeSeriesEnvelope } from './time-series.ts';
 
 /**
- * Answers a collection-mode query: resolves its windows in the request's zone against `now`
- * (Unix seconds), then plans and runs it against the workspace. A collection with no events
- * answers like an empty one.
+ * Answers a planned collection-mode query on a DuckDB workspace, each graph-type family in a
+ * file of its own. A collection with no events answers like an empty one.
  */
 export async function runCollectionQuery(
   db: WorkspaceDb,
-  query: CollectionQuery,
-  now: number,
+  plan: CollectionPlan,
   timeoutMs: number,
-): Promise<Envelope> {
-  const windows = resolveWindows(query, now);
-  if (!windows.ok) throw new EngineError(400, windows.error);
+): Promise<CollectionAnswer> {
+  const { query, windows } = plan;
   const ctx: QueryContext = {
     db,
     query,
-    windows: windows.value,
+    windows,
     entry: db.catalog.get(query.collection),
     timeoutMs,
   };
   switch (query.graph_type) {
     case 'Samples':
-      return samplesEnvelope(ctx);
+      return samplesAnswer(ctx);
     case 'Single Value':
-      return singleValueEnvelope(ctx);
+      return { envelope: await singleValueEnvelope(ctx) };
     case 'Table':
     case 'Bar Chart':
     case 'Pie Chart':
-      return categoriesEnvelope(ctx);
+      return { envelope: await categoriesEnvelope(ctx) };
     default:
-      return timeSeriesEnvelope(ctx);
+      return { envelope: await timeSeriesEnvelope(ctx) };
   }
 }

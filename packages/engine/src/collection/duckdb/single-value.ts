@@ -1,18 +1,11 @@
 import { type Envelope, type TimeWindow, valueKey } from '@analytics-chart/protocol';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
-import {
-  aggregateSql,
-  and,
-  emptyValue,
-  metricSql,
-  type QueryContext,
-  queryRows,
-  sourceSql,
-  toNumber,
-  whereFilters,
-  windowSql,
-} from './query-context.ts';
+import { emptyValue } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
+import { aggregateSql } from './aggregate-sql.ts';
+import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { metricSql } from './field-sql.ts';
+import { and, whereFilters, windowSql } from './filter-sql.ts';
 
 /** Single Value: `[{"<value key>": n}]`, and the same over the compare window when asked. */
 export async function singleValueEnvelope(ctx: QueryContext): Promise<Envelope> {

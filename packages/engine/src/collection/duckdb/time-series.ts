@@ -8,20 +8,13 @@ import {
 } from '@analytics-chart/protocol';
 import { setSeriesValue } from '../../set-own.ts';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
-import {
-  aggregateSql,
-  and,
-  emptyValue,
-  fields,
-  metricSql,
-  type QueryContext,
-  queryRows,
-  sourceSql,
-  toNumber,
-  whereFilters,
-  windowSql,
-} from './query-context.ts';
+import { emptyValue } from '../plan/collection-plan.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
+import { aggregateSql } from './aggregate-sql.ts';
+import { bucketKeySql } from './bucket-key-sql.ts';
+import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { fields, metricSql } from './field-sql.ts';
+import { and, whereFilters, windowSql } from './filter-sql.ts';
 
 /**
  * The time-series graph types: Single, Multi, Stacked, Cumulative, Ratio and Compare Line. Each
@@ -70,7 +63,7 @@ async function aggregateWindow(
     combined: empty,
   }));
   if (!plan || plan.buckets.length === 0) return { buckets: [], series };
-  const key = plan.keySql('"timestamp"', params);
+  const key = bucketKeySql(plan, '"timestamp"', params);
   const m = metricSql(ctx, params);
   const { aggregation } = ctx.query;
   // Count and Sum over the window are the sums of their buckets: one GROUP BY suffices. Avg and
@@ -257,7 +250,7 @@ async function cumulative(
   const plan = bucketsOf(ctx, window, granularity);
   if (!plan || plan.buckets.length === 0) return { rows: [] as Row[], combined: empty };
   const params = new SqlParams();
-  const k = plan.keySql('"timestamp"', params);
+  const k = bucketKeySql(plan, '"timestamp"', params);
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
   const base = `SELECT ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
     WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
@@ -358,7 +351,7 @@ async function splitWindow(
   }
   const base = (params: SqlParams) => {
     const split = fields(ctx, params)(query.split ?? '').string ?? 'NULL::VARCHAR';
-    const k = plan.keySql('"timestamp"', params);
+    const k = bucketKeySql(plan, '"timestamp"', params);
     const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
     return `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
       WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;

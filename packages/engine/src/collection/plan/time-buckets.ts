@@ -1,15 +1,14 @@
 import type { ResolvedGranularity, TimeWindow } from '@analytics-chart/protocol';
 import { Temporal } from 'temporal-polyfill';
 import { EngineError } from '../../engine-error.ts';
-import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { civilFromDays, dayLabel, minuteLabel, monthLabel } from './civil-date.ts';
 
 /**
- * Time buckets in a zone's calendar without asking DuckDB about zones. The zone's UTC offsets
- * inside the window come from Temporal (a handful of transitions at most); SQL then buckets
- * with integer arithmetic on epoch seconds, choosing the offset with a CASE over those
- * transitions, and labels are generated here from the integer keys. This is an order of
- * magnitude faster than `timezone()` and exact across DST changes:
+ * Time buckets in a zone's calendar, planned once for every storage driver. The zone's UTC
+ * offsets inside the window come from Temporal (a handful of transitions at most); a driver then
+ * buckets with integer arithmetic on epoch seconds, choosing the offset among those transitions
+ * (`collection/duckdb/bucket-key-sql.ts`), which is cheaper than a time-zone function per row and
+ * exact across DST changes; labels are generated here from the integer keys:
  *
  * - Day, Week (Monday start) and Month follow the wall calendar, so a 23- or 25-hour day is one
  *   bucket, and a date the zone skipped has none.
@@ -29,26 +28,33 @@ export interface Bucket {
   label: string;
 }
 
-/** How a window is cut into buckets: the SQL key expression and every bucket it can yield. */
+/**
+ * How a window is cut into buckets, as data each storage driver compiles to its own SQL: every
+ * bucket a second of the window can fall in, and how a second finds its bucket's key.
+ */
 export interface BucketPlan {
   granularity: ResolvedGranularity;
   /** Every bucket that a second of the window can fall in, oldest first. */
   buckets: Bucket[];
-  /** An integer SQL expression of `ts` (a BIGINT Unix-seconds expression) giving its bucket key. */
-  keySql(ts: string, params: SqlParams): string;
   /**
-   * Minute and Hour plans only: the key as data, for a storage driver that writes its own SQL.
-   * A second `ts` has the key `floor((ts + offset) / width)`, with the `offset` of the last
-   * segment whose `from` is at most `ts` (the first segment's before it).
+   * Minute and Hour plans: a second `ts` has the key `floor((ts + offset) / width)`, with the
+   * `offset` of the last segment whose `from` is at most `ts` (the first segment's before it).
    */
-  clock?: { width: number; segments: readonly { from: number; offset: number }[] };
+  clock?: { width: number; segments: readonly OffsetSegment[] };
+  /**
+   * Day, Week and Month plans: the wall-clock second of `ts` is `ts + offset` (the offset chosen
+   * as for `clock`); its day is that `// 86400`, its Monday week `(day + 3) // 7`, its month
+   * `year * 12 + month - 1`, each the bucket key. `biasDays` whole days (a whole number of
+   * weeks) are added to the offsets and taken off the key, keeping every sum non-negative
+   * for SQL that divides by truncation.
+   */
+  calendar?: { segments: readonly OffsetSegment[]; biasDays: number };
 }
 
 /** More buckets than this is a mistake (Minute over months); the request is refused. */
 export const MAX_BUCKETS = 20_000;
 
 const DAY = 86_400;
-const WEEK = 7 * DAY;
 // Keeps key expressions non-negative near 1970 (DuckDB's // truncates toward zero); a whole
 // number of weeks, so that week boundaries stay on Mondays.
 const BIAS_DAYS = 700;
@@ -106,23 +112,6 @@ export function offsetSegments(timeZone: string, lo: number, hi: number): Offset
   return segments;
 }
 
-/** A SQL expression choosing, per row, the value that holds at `ts` among the segments. */
-function piecewiseSql(
-  ts: string,
-  segments: OffsetSegment[],
-  value: (s: OffsetSegment) => number,
-  params: SqlParams,
-): string {
-  const first = segments[0];
-  if (!first) return '0';
-  const values = segments.map(value);
-  if (values.every((v) => v === values[0])) return params.integer(values[0] ?? 0);
-  const branches = segments
-    .slice(1)
-    .map((s, i) => `WHEN ${ts} < ${params.integer(s.from)} THEN ${params.integer(values[i] ?? 0)}`);
-  return `(CASE ${branches.join(' ')} ELSE ${params.integer(values[values.length - 1] ?? 0)} END)`;
-}
-
 /** One offset segment clipped to the window: the seconds `from`…`to` (inclusive). */
 interface Span {
   from: number;
@@ -158,7 +147,7 @@ export function planBuckets(
       );
     }
   };
-  if (lo > hi) return { granularity, buckets: [], keySql: () => '0' };
+  if (lo > hi) return { granularity, buckets: [] };
   if (granularity === 'Minute' || granularity === 'Hour') {
     return clockPlan(granularity, spans, check);
   }
@@ -200,7 +189,7 @@ function clockPlan(
     lastKey = u.last + u.shift;
   });
   check(count);
-  // Every value added to `ts` stays non-negative, for DuckDB's truncating division.
+  // Every value added to `ts` stays non-negative, for SQL that divides by truncation.
   const lowest = Math.min(...spans.map((s, i) => s.offset + (units[i]?.shift ?? 0) * width));
   const bias = lowest < 0 ? Math.ceil(-lowest / width) : 0;
   const buckets: Bucket[] = [];
@@ -213,13 +202,7 @@ function clockPlan(
   });
   const values = spans.map((s, i) => s.offset + ((units[i]?.shift ?? 0) + bias) * width);
   const segments = spans.map((s, i) => ({ from: s.from, offset: values[i] ?? 0 }));
-  return {
-    granularity,
-    buckets,
-    keySql: (ts, params) =>
-      `((${ts} + ${piecewiseSql(ts, segments, (s) => s.offset, params)}) // ${params.integer(width)})`,
-    clock: { width, segments },
-  };
+  return { granularity, buckets, clock: { width, segments } };
 }
 
 /**
@@ -233,10 +216,7 @@ function calendarPlan(
 ): BucketPlan {
   // Only windows within a day of 1970 can have negative wall-clock seconds.
   const biasDays = Math.min(...spans.map((s) => s.from + s.offset)) < DAY ? BIAS_DAYS : 0;
-  const unbias = biasDays ? ` - ${biasDays}` : '';
   const segments = spans.map((s) => ({ from: s.from, offset: s.offset }));
-  const localSql = (ts: string, params: SqlParams) =>
-    `(${ts} + ${piecewiseSql(ts, segments, (s) => s.offset + biasDays * DAY, params)})`;
   // 1970-01-01 was a Thursday: day d belongs to the week starting on day 7 * ((d + 3) // 7) - 3.
   const weekOf = (day: number) => Math.floor((day + 3) / 7);
   const monthOf = (day: number) => {
@@ -270,30 +250,7 @@ function calendarPlan(
   for (const [first, last] of merged as Array<[number, number]>) {
     for (let key = first; key <= last; key++) buckets.push({ key, label: label(key) });
   }
-  if (granularity === 'Day') {
-    return {
-      granularity,
-      buckets,
-      keySql: (ts, params) => `(${localSql(ts, params)} // ${params.integer(DAY)}${unbias})`,
-    };
-  }
-  if (granularity === 'Week') {
-    return {
-      granularity,
-      buckets,
-      keySql: (ts, params) =>
-        `((${localSql(ts, params)} + ${params.integer(3 * DAY)}) // ${params.integer(WEEK)}${biasDays ? ` - ${biasDays / 7}` : ''})`,
-    };
-  }
-  // Month: the wall date from the local day number, then year * 12 + month - 1.
-  return {
-    granularity,
-    buckets,
-    keySql: (ts, params) => {
-      const date = `(DATE '1970-01-01' + CAST(${localSql(ts, params)} // ${params.integer(DAY)}${unbias} AS INTEGER))`;
-      return `(year(${date}) * 12 + month(${date}) - 1)`;
-    },
-  };
+  return { granularity, buckets, calendar: { segments, biasDays } };
 }
 
 /**

@@ -1,22 +1,13 @@
-import { isSqlQuery, parseQueryRequest } from '@analytics-chart/protocol';
+import type { SqlQuery } from '@analytics-chart/protocol';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
-import { ApiKeys, authenticate } from '../../auth/verify-api-key.ts';
-import type {
-  CollectionsAnswer,
-  Engine,
-  EngineOptions,
-  EngineResponse,
-  IngestAnswer,
-} from '../../engine.ts';
-import { EngineError } from '../../engine-error.ts';
-import {
-  type IngestBatch,
-  parseBulkLogRequest,
-  parseLogRequest,
-} from '../../ingest/ingest-request.ts';
 import { runClickHouseCollectionQuery } from '../../collection/clickhouse/clickhouse-collection-query.ts';
-import { isConnectionError, limitError, STORAGE_UNAVAILABLE } from '../../storage/clickhouse/clickhouse-errors.ts';
+import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
+import { EngineError } from '../../engine-error.ts';
+import type { IngestBatch } from '../../ingest/ingest-request.ts';
+import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.ts';
+import { isConnectionError, limitFailure } from '../../storage/clickhouse/clickhouse-errors.ts';
 import { insertBatch } from '../../storage/clickhouse/clickhouse-ingest.ts';
+import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import {
   BASE_VIEW,
   COLLECTIONS_TABLE,
@@ -26,7 +17,8 @@ import {
   workspaceDatabase,
   workspaceSchema,
 } from '../../storage/clickhouse/clickhouse-schema.ts';
-import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.ts';
+import type { StorageFailure } from '../../storage/storage-failure.ts';
+import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
 
 /** Where a ClickHouse-backed engine keeps its workspaces. */
 export interface ClickHouseOptions {
@@ -40,25 +32,28 @@ export interface ClickHouseOptions {
   databasePrefix?: string;
 }
 
+/** What the engine front sets for the ClickHouse driver. */
+export interface ClickHouseDriverOptions {
+  /** The workspaces' names. */
+  workspaces: string[];
+  /** DuckDB-style size (`'1GB'`), applied as `max_memory_usage`. */
+  memoryLimit: string;
+  /** How long the client waits for ClickHouse's answer, beyond any query's own limit. */
+  requestTimeoutMs: number;
+}
+
 /** Collections each workspace remembers as registered; past it, the memory starts over. */
 const KNOWN_COLLECTIONS = 10_000;
 
-interface ClickHouseWorkspace {
-  database: string;
-  client: ClickHouseClient;
-  /** Collections known to be in the catalog, so ingest registers each one once per process. */
-  known: Set<string>;
-}
-
 /**
  * Creates the workspaces' databases (idempotent, so any number of engines may start against the
- * same ClickHouse) and returns an engine that keeps no state of its own: events, the collection
+ * same ClickHouse) and returns a driver that keeps no state of its own: events, the collection
  * catalog and SQL-mode views all live in ClickHouse.
  */
-export async function createClickHouseEngine(
-  options: EngineOptions,
+export async function openClickHouseDriver(
   clickhouse: ClickHouseOptions,
-): Promise<Engine> {
+  options: ClickHouseDriverOptions,
+): Promise<StorageDriver> {
   const connect = (database?: string) =>
     createClient({
       url: clickhouse.url,
@@ -67,17 +62,19 @@ export async function createClickHouseEngine(
       ...(database ? { database } : {}),
       // The client's own log prints queries and their parameters; failures reach logError.
       log: { level: ClickHouseLogLevel.OFF },
-      request_timeout:
-        Math.max(options.queryTimeoutMs ?? 30_000, options.sqlTimeoutMs ?? 10_000) + 5_000,
+      request_timeout: options.requestTimeoutMs,
     });
   const workspaces = new Map<string, ClickHouseWorkspace>();
   const setup = connect();
   try {
-    for (const name of Object.keys(options.workspaces)) {
+    for (const name of options.workspaces) {
       const database = workspaceDatabase(clickhouse.databasePrefix ?? 'analytics_', name);
       for (const statement of workspaceSchema(database)) await setup.command({ query: statement });
       // A client per workspace, so that SQL mode's unqualified names resolve in its database.
-      workspaces.set(name, { database, client: connect(database), known: new Set() });
+      workspaces.set(
+        name,
+        new ClickHouseWorkspace(database, connect(database), options.memoryLimit),
+      );
     }
   } catch (error) {
     for (const w of workspaces.values()) await w.client.close();
@@ -85,101 +82,61 @@ export async function createClickHouseEngine(
   } finally {
     await setup.close();
   }
-  return new ClickHouseEngine(options, workspaces);
+  return new ClickHouseDriver(workspaces);
 }
 
-class ClickHouseEngine implements Engine {
-  readonly maxBodyBytes: number;
-  readonly #keys: ApiKeys;
-  readonly #workspaces: Map<string, ClickHouseWorkspace>;
-  readonly #now: () => number;
-  readonly #sqlTimeoutMs: number;
-  readonly #queryTimeoutMs: number;
+class ClickHouseWorkspace implements DriverWorkspace {
+  readonly database: string;
+  readonly client: ClickHouseClient;
   readonly #memoryLimit: string;
-  readonly #logError: (message: string, error: unknown) => void;
-  readonly #pending = new Set<Promise<unknown>>();
-  #closing: Promise<void> | undefined;
+  /** Collections known to be in the catalog, so ingest registers each one once per process. */
+  readonly #known = new Set<string>();
 
-  constructor(options: EngineOptions, workspaces: Map<string, ClickHouseWorkspace>) {
-    this.#keys = new ApiKeys(options.workspaces);
-    this.#workspaces = workspaces;
-    this.#now = options.now ?? (() => Date.now() / 1000);
-    this.#sqlTimeoutMs = options.sqlTimeoutMs ?? 10_000;
-    this.#queryTimeoutMs = options.queryTimeoutMs ?? 30_000;
-    this.#memoryLimit = options.memoryLimit ?? '1GB';
-    this.maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
-    this.#logError =
-      options.logError ??
-      ((message, error) => console.error(`analytics-engine: ${message}`, error));
+  constructor(database: string, client: ClickHouseClient, memoryLimit: string) {
+    this.database = database;
+    this.client = client;
+    this.#memoryLimit = memoryLimit;
   }
 
-  query(body: unknown) {
-    return this.#answer('query', body, async (workspace, request) => {
-      const parsed = parseQueryRequest(request);
-      if (!parsed.ok) throw new EngineError(400, parsed.error);
-      const query = parsed.value;
-      const run = {
-        client: workspace.client,
-        database: workspace.database,
-        now: this.#now(),
-        memoryLimit: this.#memoryLimit,
-      };
-      if (isSqlQuery(query)) {
-        return runClickHouseSql(query, { ...run, timeoutMs: this.#sqlTimeoutMs });
-      }
-      return runClickHouseCollectionQuery(query, { ...run, timeoutMs: this.#queryTimeoutMs });
+  #run(limits: QueryLimits): ClickHouseRun {
+    return {
+      client: this.client,
+      database: this.database,
+      memoryLimit: this.#memoryLimit,
+      ...limits,
+    };
+  }
+
+  queryCollection(plan: CollectionPlan, limits: QueryLimits) {
+    return runClickHouseCollectionQuery(plan, this.#run(limits));
+  }
+
+  querySql(query: SqlQuery, limits: QueryLimits) {
+    return runClickHouseSql(query, this.#run(limits));
+  }
+
+  async collectionNames(): Promise<string[]> {
+    const result = await this.client.query({
+      query: `SELECT name FROM ${quoteClickHouseIdentifier(this.database)}.${quoteClickHouseIdentifier(COLLECTIONS_TABLE)} GROUP BY name ORDER BY name`,
+      format: 'JSONEachRow',
     });
+    const rows = await result.json<{ name: string }>();
+    return rows.map((r) => r.name);
   }
 
-  log(body: unknown) {
-    return this.#answer('log', body, (workspace, request) =>
-      this.#ingest(workspace, parseLogRequest(request, this.#now())),
-    );
-  }
-
-  bulkLog(body: unknown) {
-    return this.#answer('bulk-log', body, (workspace, request) =>
-      this.#ingest(workspace, parseBulkLogRequest(request, this.#now())),
-    );
-  }
-
-  collections(body: unknown) {
-    return this.#answer('collections', body, async (workspace): Promise<CollectionsAnswer> => {
-      const result = await workspace.client.query({
-        query: `SELECT name FROM ${quoteClickHouseIdentifier(workspace.database)}.${quoteClickHouseIdentifier(COLLECTIONS_TABLE)} GROUP BY name ORDER BY name`,
-        format: 'JSONEachRow',
-      });
-      const rows = await result.json<{ name: string }>();
-      return { list: rows.map((r) => ({ name: r.name })) };
-    });
-  }
-
-  logError(message: string, error: unknown): void {
-    this.#logError(message, error);
-  }
-
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      await Promise.allSettled([...this.#pending]);
-      for (const w of this.#workspaces.values()) await w.client.close();
-    })();
-    return this.#closing;
-  }
-
-  async #ingest(workspace: ClickHouseWorkspace, batch: IngestBatch): Promise<IngestAnswer> {
+  async ingest(batch: IngestBatch): Promise<void> {
     if (RESERVED_NAMES.has(batch.collection)) {
       throw new EngineError(400, `collection name '${batch.collection}' is reserved`);
     }
-    await this.#register(workspace, batch.collection);
-    await insertBatch(workspace.client, workspace.database, batch, isConnectionError);
-    return { ok: true, count: batch.records.length };
+    await this.#register(batch.collection);
+    await insertBatch(this.client, this.database, batch, isConnectionError);
   }
 
   /** Records a collection in the catalog and gives it its SQL-mode view (both idempotent). */
-  async #register(workspace: ClickHouseWorkspace, collection: string): Promise<void> {
-    if (workspace.known.has(collection)) return;
-    const db = workspace.database;
-    const client = workspace.client;
+  async #register(collection: string): Promise<void> {
+    if (this.#known.has(collection)) return;
+    const db = this.database;
+    const client = this.client;
     await client.insert({
       table: `${quoteClickHouseIdentifier(db)}.${quoteClickHouseIdentifier(COLLECTIONS_TABLE)}`,
       columns: ['name'],
@@ -191,41 +148,24 @@ class ClickHouseEngine implements Engine {
       // A collection really named `base` is what `FROM base` reads from now on.
       await client.command({ query: collectionView(db, BASE_VIEW, collection) });
     }
-    if (workspace.known.size >= KNOWN_COLLECTIONS) workspace.known.clear();
-    workspace.known.add(collection);
+    if (this.#known.size >= KNOWN_COLLECTIONS) this.#known.clear();
+    this.#known.add(collection);
+  }
+}
+
+class ClickHouseDriver implements StorageDriver {
+  readonly workspaces: ReadonlyMap<string, ClickHouseWorkspace>;
+
+  constructor(workspaces: ReadonlyMap<string, ClickHouseWorkspace>) {
+    this.workspaces = workspaces;
   }
 
-  /**
-   * Authenticates, runs `handle`, and maps every outcome to a status and a JSON body: an
-   * EngineError to its status and sentence, ClickHouse's own limits to the engine's answers, an
-   * unreachable ClickHouse to 503, anything else to a logged 500 that says nothing about it.
-   */
-  async #answer<T>(
-    what: string,
-    body: unknown,
-    handle: (workspace: ClickHouseWorkspace, request: Record<string, unknown>) => Promise<T>,
-  ): Promise<EngineResponse<T>> {
-    const work = (async (): Promise<EngineResponse<T>> => {
-      try {
-        if (this.#closing) throw new EngineError(503, 'the engine is shutting down');
-        const { workspace, request } = authenticate(this.#keys, this.#workspaces, body);
-        return { status: 200, body: await handle(workspace, request) };
-      } catch (error) {
-        if (error instanceof EngineError) {
-          return { status: error.status, body: { error: error.message } };
-        }
-        const limit = limitError(error, what);
-        if (limit) return { status: limit.status, body: { error: limit.message } };
-        this.#logError(`${what} failed`, error);
-        if (isConnectionError(error)) return { status: 503, body: { error: STORAGE_UNAVAILABLE } };
-        return { status: 500, body: { error: 'internal error' } };
-      }
-    })();
-    this.#pending.add(work);
-    try {
-      return await work;
-    } finally {
-      this.#pending.delete(work);
-    }
+  /** ClickHouse enforces the engine's time and memory limits; an unreachable server is an outage. */
+  describeFailure(error: unknown): StorageFailure | undefined {
+    return limitFailure(error) ?? (isConnectionError(error) ? 'unavailable' : undefined);
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.workspaces.values()) await w.client.close();
   }
 }

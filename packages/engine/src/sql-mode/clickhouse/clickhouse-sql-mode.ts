@@ -2,9 +2,9 @@ import { type Envelope, LIMITS, READ_ONLY_SQL, type SqlQuery } from '@analytics-
 import { ClickHouseError } from '@clickhouse/client';
 import { EngineError } from '../../engine-error.ts';
 import { setOwn } from '../../set-own.ts';
-import { MAX_RESULT_BYTES, RESULT_TOO_LARGE } from '../duckdb/run-sql-query.ts';
 import { clickHouseMessage } from '../../storage/clickhouse/clickhouse-errors.ts';
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
+import { MAX_RESULT_BYTES, RESULT_TOO_LARGE } from '../result-limits.ts';
 import { inspectClickHouseAst } from './inspect-clickhouse-ast.ts';
 
 const AST_FORMAT = 'TabSeparatedRaw';

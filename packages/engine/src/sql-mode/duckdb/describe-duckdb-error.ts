@@ -1,9 +1,7 @@
 import { READ_ONLY_SQL } from '@analytics-chart/protocol';
-import { EngineError } from '../../engine-error.ts';
+import { EngineError, QUERY_TIMED_OUT } from '../../engine-error.ts';
 import { clipQuoted, FILE_ACCESS_REFUSED } from './inspect-sql-ast.ts';
 
-/** The exact answer to a query stopped by the time limit. */
-export const QUERY_TIMED_OUT = 'Query timed out';
 /** The answer to a query that needs more memory than the workspace database may use. */
 export const OUT_OF_MEMORY =
   'The query needs more memory than SQL mode allows; aggregate in SQL or select fewer rows';

@@ -6,7 +6,7 @@ import {
   type SqlQuery,
 } from '@analytics-chart/protocol';
 import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
-import { EngineError } from '../../engine-error.ts';
+import { EngineError, QUERY_TIMED_OUT } from '../../engine-error.ts';
 import {
   BIGINT,
   DuckDBArrayValue,
@@ -17,10 +17,11 @@ import {
   StatementType,
   VARCHAR,
 } from '../../storage/duckdb/duckdb-api.ts';
+import { MAX_RESULT_BYTES, RESULT_TOO_LARGE } from '../result-limits.ts';
 import { bindParameters, sqlWithParameters } from './bind-sql-parameters.ts';
 import { macroStatementsFor, NOW_VARIABLE, ZONE_VARIABLE } from './clickhouse-macros.ts';
 import { collectionViewStatements } from './collection-views.ts';
-import { describeDuckDBError, QUERY_TIMED_OUT } from './describe-duckdb-error.ts';
+import { describeDuckDBError } from './describe-duckdb-error.ts';
 import { inspectSqlAst } from './inspect-sql-ast.ts';
 import { type SqlResultTable, shapeSqlResult } from './shape-sql-result.ts';
 import { defaultSqlGate, type SqlGate } from './sql-gate.ts';
@@ -28,16 +29,6 @@ import type { SqlWorkspace } from './sql-workspace.ts';
 
 /** The time limit of a SQL-mode query unless the engine is configured otherwise. */
 export const DEFAULT_SQL_TIMEOUT_MS = 10_000;
-
-/**
- * The most result data SQL mode returns, estimated as it is read: 2,000 rows of ordinary events
- * are a few megabytes, and a query selecting huge values must not fill the process's heap.
- */
-export const MAX_RESULT_BYTES = 32 * 1024 * 1024;
-
-/** The answer to a result larger than {@link MAX_RESULT_BYTES}. */
-export const RESULT_TOO_LARGE =
-  "The query's result is larger than SQL mode returns (32 MB); select fewer or smaller columns";
 
 /** Options of one SQL-mode run. */
 export interface SqlRunOptions {

@@ -2,8 +2,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
  * What SQL mode needs from the storage layer: a connection to one workspace's database and the
- * relations that hold its collections. Storage implements it; `sql-mode/duckdb/` consumes it, so the two
- * can change independently.
+ * relations that hold its collections. `WorkspaceDb` satisfies it without importing it, so
+ * storage stays below the modes and the two can change independently.
  */
 export interface SqlWorkspace {
   /** Opens a connection to the workspace's database for one SQL-mode query; the caller closes it. */

@@ -1,5 +1,4 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import type { SqlWorkspace } from '../../sql-mode/duckdb/sql-workspace.ts';
 import {
   CATALOG_DDL,
   Catalog,
@@ -52,7 +51,7 @@ export interface WriteTransaction {
  * alone, and appenders whose transactions only insert rows and run side by side. Catalog
  * changes become visible to queries only after their transaction commits.
  */
-export class WorkspaceDb implements SqlWorkspace {
+export class WorkspaceDb {
   readonly #instance: DuckDBInstance;
   readonly #writer: DuckDBConnection;
   readonly #idle: DuckDBConnection[] = [];
