@@ -94,8 +94,8 @@ function yearOffsets(timeZone: string, year: number): YearOffsets {
 /**
  * The UTC offsets of `timeZone` over the Unix seconds `lo`…`hi` (inclusive): the offset at `lo`,
  * then each change up to `hi`. Temporal finds a zone's transitions a year at a time, and each
- * year is kept: asking Temporal anew would cost every time-series query that time on the main
- * thread, which serves every request. The rules come with the runtime's time-zone data, which does not change while the process runs.
+ * year is kept, because asking anew would hold up the main thread, which serves every request;
+ * the rules come with the runtime's time-zone data, which does not change while it runs.
  */
 export function offsetSegments(timeZone: string, lo: number, hi: number): OffsetSegment[] {
   const first = new Date(lo * 1000).getUTCFullYear();

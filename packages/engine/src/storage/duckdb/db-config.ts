@@ -13,12 +13,11 @@ export interface WorkspaceDbOptions {
 }
 
 /**
- * The storage format new workspace files are written in (files made before keep theirs). From
- * v1.3.0 DuckDB compresses text columns with a dictionary and FSST in one pass (`DICT_FSST`):
- * `engine load` takes less time, and filters and splits on string keys markedly less, than in the
- * default format (`pnpm bench engine`); v1.2.0 and later can also
- * compress the payload text with zstd (see {@link payloadColumnType}). Readable by DuckDB 1.3
- * and later.
+ * The storage format new workspace files are written in (files made before keep theirs): from
+ * v1.3.0 DuckDB compresses text columns with a dictionary and FSST in one pass (`DICT_FSST`),
+ * which makes loading, and filters and splits on string keys, cheaper than the default format;
+ * v1.2.0 and later can also compress the payload text with zstd (see {@link payloadColumnType}).
+ * Readable by DuckDB 1.3 and later.
  */
 export const STORAGE_VERSION = 'v1.3.0';
 

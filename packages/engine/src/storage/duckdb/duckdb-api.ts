@@ -2,12 +2,10 @@ import { createRequire } from 'node:module';
 import type * as Api from '@duckdb/node-api';
 
 /**
- * The values the engine takes from `@duckdb/node-api`, loaded with `require`. The package is
- * CommonJS: imported from an ES module, Node's loader first lexes each of its files for their
- * named exports, which makes every process start (a CLI `load` included) noticeably slower than
- * `require` does. Types still come from the
- * package itself with `import type`, which leaves nothing behind at run time. The benchmark
- * takes its DuckDB from here too, so that its floor runs on the very build the engine uses.
+ * The values the engine takes from `@duckdb/node-api`, loaded with `require` because an ES
+ * import of this CommonJS package makes Node lex every one of its files for named exports at
+ * each process start. Types come from the package with `import type`, which leaves nothing at
+ * run time. The benchmark takes its DuckDB from here too, so its floor runs on the engine's build.
  */
 const api: typeof Api = createRequire(import.meta.url)('@duckdb/node-api');
 

@@ -7,11 +7,9 @@ import type {
 import type { SqlParams } from './sql-params.ts';
 
 /**
- * Prepared statements kept per connection, keyed by their SQL text. Ingest runs the same wide
- * INSERT (one expression per typed column) for every batch; planning it anew costs a few
- * milliseconds each time, which for a request of 1,000 events is as much as inserting them.
- * Queries of one shape share a text too (their values are parameters): preparing each anew is a
- * sizeable share of a fast query.
+ * Prepared statements kept per connection, keyed by their SQL text, because planning anew the
+ * same wide INSERT (one expression per typed column) or the same query shape (values are
+ * parameters) is a large share of a small batch's or a fast query's time.
  * The text holds only generated identifiers and `$n` placeholders, so equal texts are equal
  * statements; values are bound on each run. When the catalog changes, DuckDB rebinds a
  * prepared statement by itself; a column list change gives a new text, hence a new statement.
@@ -36,11 +34,9 @@ export function runPrepared(
 
 /**
  * {@link runPrepared}, returning the whole result as rows of values. The result is already
- * materialized when the run resolves, so its chunks are read synchronously, column by column:
- * the reader's own asynchronous chunk fetches each cost a round trip through Node's thread pool
- * (two for a one-chunk answer), and its row-by-row reading asks for the chunk's column count and
- * each vector's type once per value, which for a split of a few hundred cells costs more than
- * the reading itself.
+ * materialized when the run resolves, so its chunks are read synchronously, column by column,
+ * because the reader's own chunk fetches each take a round trip through Node's thread pool and
+ * its row-by-row reading looks up the column count and each vector's type once per value.
  */
 export async function readPrepared(
   conn: DuckDBConnection,

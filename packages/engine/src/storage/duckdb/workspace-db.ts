@@ -18,9 +18,9 @@ export interface WorkspaceDbOptions {
   /** Connections kept for concurrent queries (default 4). */
   readers?: number;
   /**
-   * WAL size that triggers a checkpoint (default 1GB). DuckDB's 16MB default makes a steady
-   * stream of small commits rewrite the last row group over and over; a larger WAL costs only
-   * replay time after a crash.
+   * WAL size that triggers a checkpoint (default 1GB): with DuckDB's much smaller default, a
+   * steady stream of small commits rewrites the last row group over and over, while a larger WAL
+   * costs only replay time after a crash.
    */
   checkpointThreshold?: string;
   /**
