@@ -83,7 +83,10 @@ export interface Engine {
   readonly maxBodyBytes: number;
   /** Reports an unexpected failure (used by the HTTP app for its own errors). */
   logError(message: string, error: unknown): void;
-  /** Waits for pending writes, then closes every workspace database. */
+  /**
+   * Refuses new requests, lets those under way finish and pending writes commit, then closes
+   * the storage.
+   */
   close(): Promise<void>;
 }
 
