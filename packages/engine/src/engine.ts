@@ -91,6 +91,8 @@ export interface Engine {
 }
 
 const WORKSPACE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const SQL_TIMEOUT_MS = 10_000;
+const QUERY_TIMEOUT_MS = 30_000;
 
 /** What the front does for a request, named in its failures' log lines. */
 type Operation = 'query' | 'log' | 'bulk-log' | 'collections';
@@ -121,8 +123,12 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     ? await openClickHouseDriver(options.clickhouse, {
         workspaces: names,
         memoryLimit,
+        // ClickHouse stops a query at its own limit; the client waits a little longer for that answer.
         requestTimeoutMs:
-          Math.max(options.queryTimeoutMs ?? 30_000, options.sqlTimeoutMs ?? 10_000) + 5_000,
+          Math.max(
+            options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+            options.sqlTimeoutMs ?? SQL_TIMEOUT_MS,
+          ) + 5_000,
       })
     : await openDuckDbDriver({
         dataDir: options.dataDir,
@@ -154,8 +160,8 @@ class EngineFront implements Engine {
     this.#keys = new ApiKeys(options.workspaces);
     this.#driver = driver;
     this.#now = options.now ?? (() => Date.now() / 1000);
-    this.#sqlTimeoutMs = options.sqlTimeoutMs ?? 10_000;
-    this.#queryTimeoutMs = options.queryTimeoutMs ?? 30_000;
+    this.#sqlTimeoutMs = options.sqlTimeoutMs ?? SQL_TIMEOUT_MS;
+    this.#queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
     this.maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
     this.#logError =
       options.logError ??
