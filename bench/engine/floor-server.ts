@@ -13,8 +13,8 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { STORAGE_VERSION } from '../../packages/engine/src/storage/db-config.ts';
-import { DuckDBInstance } from '../../packages/engine/src/storage/duckdb-api.ts';
+import { STORAGE_VERSION } from '../../packages/engine/src/storage/duckdb/db-config.ts';
+import { DuckDBInstance } from '../../packages/engine/src/storage/duckdb/duckdb-api.ts';
 
 const path = process.argv[2];
 if (!path) throw new Error('floor-server: a database file is required');

@@ -30,10 +30,13 @@ import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { demoEventObjects, demoEvents } from '@analytics-chart/engine';
-import { offsetSegments } from '../../packages/engine/src/query/time-buckets.ts';
-import { STORAGE_VERSION } from '../../packages/engine/src/storage/db-config.ts';
+import { offsetSegments } from '../../packages/engine/src/collection/plan/time-buckets.ts';
+import { STORAGE_VERSION } from '../../packages/engine/src/storage/duckdb/db-config.ts';
 // The engine's own DuckDB build, loaded as the engine loads it, for the floor and the baseline.
-import { DuckDBInstance, quotedString } from '../../packages/engine/src/storage/duckdb-api.ts';
+import {
+  DuckDBInstance,
+  quotedString,
+} from '../../packages/engine/src/storage/duckdb/duckdb-api.ts';
 import { median } from '../stats.ts';
 import { CLICKHOUSE_SQL, loadClickHouseBaseline } from './clickhouse-baseline.ts';
 

@@ -12,3 +12,6 @@ export class EngineError extends Error {
     this.name = 'EngineError';
   }
 }
+
+/** The answer to any query stopped at its time limit (504). */
+export const QUERY_TIMED_OUT = 'Query timed out';

@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import {
   type Envelope,
   type ErrorBody,
@@ -7,16 +5,16 @@ import {
   parseQueryRequest,
 } from '@analytics-chart/protocol';
 import { ApiKeys, authenticate } from './auth/verify-api-key.ts';
-import { EngineError } from './engine-error.ts';
-import { type IngestBatch, parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
-import { WriteQueue } from './ingest/write-queue.ts';
-import { runCollectionQuery } from './query/run-collection-query.ts';
-import { QUERY_TIMED_OUT, runSqlQuery } from './sql/index.ts';
+import { planCollectionQuery } from './collection/plan/collection-plan.ts';
 import {
   type ClickHouseOptions,
-  createClickHouseEngine,
-} from './storage/clickhouse/clickhouse-engine.ts';
-import { WorkspaceDb } from './storage/workspace-db.ts';
+  openClickHouseDriver,
+} from './drivers/clickhouse/clickhouse-driver.ts';
+import { openDuckDbDriver } from './drivers/duckdb/duckdb-driver.ts';
+import type { DriverWorkspace, StorageDriver } from './drivers/storage-driver.ts';
+import { EngineError, QUERY_TIMED_OUT } from './engine-error.ts';
+import { type IngestBatch, parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
+import type { StorageFailure } from './storage/storage-failure.ts';
 
 /** How an engine is set up. */
 export interface EngineOptions {
@@ -49,6 +47,11 @@ export interface EngineOptions {
 export interface EngineResponse<T = Envelope> {
   status: number;
   body: T | ErrorBody;
+  /**
+   * The body as JSON text, when it must be sent byte for byte rather than serialized from
+   * `body`: Samples, whose payloads keep their stored text (numbers like `1.50` or `2^64`).
+   */
+  json?: string;
 }
 
 /** What the ingest endpoints answer: how many events were written. */
@@ -80,20 +83,29 @@ export interface Engine {
   readonly maxBodyBytes: number;
   /** Reports an unexpected failure (used by the HTTP app for its own errors). */
   logError(message: string, error: unknown): void;
-  /** Waits for pending writes, then closes every workspace database. */
+  /**
+   * Refuses new requests, lets those under way finish and pending writes commit, then closes
+   * the storage.
+   */
   close(): Promise<void>;
 }
 
 const WORKSPACE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const SQL_TIMEOUT_MS = 10_000;
+const QUERY_TIMEOUT_MS = 30_000;
 
-interface Workspace {
-  db: WorkspaceDb;
-  writes: WriteQueue;
+/** What the front does for a request, named in its failures' log lines. */
+type Operation = 'query' | 'log' | 'bulk-log' | 'collections';
+
+/** A successful answer before it becomes a response. */
+interface Success<T> {
+  body: T;
+  json?: string;
 }
 
 /**
- * Opens every workspace and returns the engine: the storage driver is DuckDB (one file per
- * workspace under `dataDir`) unless `clickhouse` is given.
+ * Checks the options, opens the storage driver (DuckDB, one file per workspace under `dataDir`,
+ * unless `clickhouse` is given) and returns the engine in front of it.
  */
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const names = Object.keys(options.workspaces);
@@ -106,40 +118,50 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       throw new Error(`createEngine: workspace '${name}' needs a non-empty API key`);
     }
   }
-  if (options.clickhouse) return createClickHouseEngine(options, options.clickhouse);
-  await mkdir(options.dataDir, { recursive: true });
-  const workspaces = new Map<string, Workspace>();
-  try {
-    for (const name of names) {
-      const db = await WorkspaceDb.open(join(options.dataDir, `${name}.duckdb`), {
-        memoryLimit: options.memoryLimit ?? '1GB',
+  const memoryLimit = options.memoryLimit ?? '1GB';
+  const driver = options.clickhouse
+    ? await openClickHouseDriver(options.clickhouse, {
+        workspaces: names,
+        memoryLimit,
+        // ClickHouse stops a query at its own limit; the client waits a little longer for that answer.
+        requestTimeoutMs:
+          Math.max(
+            options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+            options.sqlTimeoutMs ?? SQL_TIMEOUT_MS,
+          ) + 5_000,
+      })
+    : await openDuckDbDriver({
+        dataDir: options.dataDir,
+        workspaces: names,
+        memoryLimit,
         threads: options.threads ?? 2,
       });
-      workspaces.set(name, { db, writes: new WriteQueue(db) });
-    }
-  } catch (error) {
-    for (const w of workspaces.values()) await w.db.close();
-    throw error;
-  }
-  return new DuckDbEngine(options, workspaces);
+  return new EngineFront(options, driver);
 }
 
-class DuckDbEngine implements Engine {
+/**
+ * The engine front, the same over every storage driver: authenticates each request, parses it,
+ * plans a collection-mode query or hands a SQL-mode one over, submits ingest, and maps every
+ * outcome to a status and a JSON body.
+ */
+class EngineFront implements Engine {
   readonly maxBodyBytes: number;
   readonly #keys: ApiKeys;
-  readonly #workspaces: Map<string, Workspace>;
+  readonly #driver: StorageDriver;
   readonly #now: () => number;
   readonly #sqlTimeoutMs: number;
   readonly #queryTimeoutMs: number;
   readonly #logError: (message: string, error: unknown) => void;
+  /** Requests under way, which `close` lets finish before the storage closes. */
+  readonly #pending = new Set<Promise<unknown>>();
   #closing: Promise<void> | undefined;
 
-  constructor(options: EngineOptions, workspaces: Map<string, Workspace>) {
+  constructor(options: EngineOptions, driver: StorageDriver) {
     this.#keys = new ApiKeys(options.workspaces);
-    this.#workspaces = workspaces;
+    this.#driver = driver;
     this.#now = options.now ?? (() => Date.now() / 1000);
-    this.#sqlTimeoutMs = options.sqlTimeoutMs ?? 10_000;
-    this.#queryTimeoutMs = options.queryTimeoutMs ?? 30_000;
+    this.#sqlTimeoutMs = options.sqlTimeoutMs ?? SQL_TIMEOUT_MS;
+    this.#queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
     this.maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
     this.#logError =
       options.logError ??
@@ -147,17 +169,22 @@ class DuckDbEngine implements Engine {
   }
 
   query(body: unknown) {
-    return this.#answer('query', body, async (workspace, request) => {
+    return this.#answer('query', body, async (workspace, request): Promise<Success<Envelope>> => {
       const parsed = parseQueryRequest(request);
       if (!parsed.ok) throw new EngineError(400, parsed.error);
       const query = parsed.value;
+      const now = this.#now();
       if (isSqlQuery(query)) {
-        return runSqlQuery(workspace.db, query, {
-          timeoutMs: this.#sqlTimeoutMs,
-          now: this.#now(),
-        });
+        return {
+          body: await workspace.querySql(query, { now, timeoutMs: this.#sqlTimeoutMs }),
+        };
       }
-      return runCollectionQuery(workspace.db, query, this.#now(), this.#queryTimeoutMs);
+      const plan = planCollectionQuery(query, now);
+      const answer = await workspace.queryCollection(plan, {
+        now,
+        timeoutMs: this.#queryTimeoutMs,
+      });
+      return { body: answer.envelope, json: answer.json };
     });
   }
 
@@ -174,9 +201,10 @@ class DuckDbEngine implements Engine {
   }
 
   collections(body: unknown) {
-    return this.#answer('collections', body, async (workspace) => ({
-      list: workspace.db.catalog.list().map((c) => ({ name: c.name })),
-    }));
+    return this.#answer('collections', body, async (workspace) => {
+      const names = await workspace.collectionNames();
+      return { body: { list: names.map((name) => ({ name })) } };
+    });
   }
 
   logError(message: string, error: unknown): void {
@@ -185,55 +213,80 @@ class DuckDbEngine implements Engine {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      for (const w of this.#workspaces.values()) {
-        await w.writes.idle();
-        await w.db.close();
-      }
+      await Promise.allSettled([...this.#pending]);
+      await this.#driver.close();
     })();
     return this.#closing;
   }
 
-  async #ingest(workspace: Workspace, batch: IngestBatch): Promise<IngestAnswer> {
-    await workspace.writes.submit(batch);
-    return { ok: true, count: batch.records.length };
+  async #ingest(workspace: DriverWorkspace, batch: IngestBatch): Promise<Success<IngestAnswer>> {
+    await workspace.ingest(batch);
+    return { body: { ok: true, count: batch.records.length } };
   }
 
-  /**
-   * Authenticates, runs `handle`, and maps every outcome to a status and a JSON body: an
-   * EngineError to its status and sentence, a DuckDB interruption to 504, anything else to a
-   * logged 500 that says nothing about the cause.
-   */
+  /** Authenticates, runs `handle`, and maps its outcome; `close` waits for the request. */
   async #answer<T>(
-    what: string,
+    what: Operation,
     body: unknown,
-    handle: (workspace: Workspace, request: Record<string, unknown>) => Promise<T>,
+    handle: (workspace: DriverWorkspace, request: Record<string, unknown>) => Promise<Success<T>>,
+  ): Promise<EngineResponse<T>> {
+    const work = this.#respond(what, body, handle);
+    this.#pending.add(work);
+    try {
+      return await work;
+    } finally {
+      this.#pending.delete(work);
+    }
+  }
+
+  async #respond<T>(
+    what: Operation,
+    body: unknown,
+    handle: (workspace: DriverWorkspace, request: Record<string, unknown>) => Promise<Success<T>>,
   ): Promise<EngineResponse<T>> {
     try {
       if (this.#closing) throw new EngineError(503, 'the engine is shutting down');
-      const { workspace, request } = authenticate(this.#keys, this.#workspaces, body);
-      return { status: 200, body: await handle(workspace, request) };
+      const { workspace, request } = authenticate(this.#keys, this.#driver.workspaces, body);
+      const success = await handle(workspace, request);
+      return success.json === undefined
+        ? { status: 200, body: success.body }
+        : { status: 200, body: success.body, json: success.json };
     } catch (error) {
       return this.#failure(what, error);
     }
   }
 
-  #failure(what: string, error: unknown): EngineResponse<never> {
-    if (error instanceof EngineError)
+  /**
+   * An EngineError becomes its status and sentence, a failure the storage describes the
+   * engine's answer to it, anything else a logged 500 that says nothing about the cause.
+   */
+  #failure(what: Operation, error: unknown): EngineResponse<never> {
+    if (error instanceof EngineError) {
       return { status: error.status, body: { error: error.message } };
-    if (error instanceof Error && /INTERRUPT/i.test(error.message)) {
-      return { status: 504, body: { error: QUERY_TIMED_OUT } };
     }
-    if (error instanceof Error && /Out of Memory/i.test(error.message)) {
-      return what === 'query'
-        ? { status: 503, body: { error: "the query needs more memory than the engine's limit" } }
-        : {
-            status: 413,
-            body: {
-              error: "the events need more memory than the engine's limit; send fewer at a time",
-            },
-          };
+    const failure = this.#driver.describeFailure(error);
+    if (failure === 'unavailable') this.#logError(`${what} failed`, error);
+    if (failure) {
+      const { status, message } = FAILURE_ANSWERS[failure](what);
+      return { status, body: { error: message } };
     }
     this.#logError(`${what} failed`, error);
     return { status: 500, body: { error: 'internal error' } };
   }
 }
+
+/** The engine's answer to each storage failure, the same on every driver. */
+const FAILURE_ANSWERS: Record<
+  StorageFailure,
+  (what: Operation) => { status: number; message: string }
+> = {
+  'timed-out': () => ({ status: 504, message: QUERY_TIMED_OUT }),
+  'out-of-memory': (what) =>
+    what === 'query'
+      ? { status: 503, message: "the query needs more memory than the engine's limit" }
+      : {
+          status: 413,
+          message: "the events need more memory than the engine's limit; send fewer at a time",
+        },
+  unavailable: () => ({ status: 503, message: 'the storage is unavailable; try again' }),
+};

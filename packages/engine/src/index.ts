@@ -11,6 +11,7 @@ export {
   demoEvents,
   generateDemoData,
 } from './demo/generate-demo-data.ts';
+export type { ClickHouseOptions } from './drivers/clickhouse/clickhouse-driver.ts';
 export {
   type CollectionsAnswer,
   createEngine,
@@ -30,5 +31,4 @@ export {
   loadNdjson,
 } from './ingest/load-ndjson.ts';
 export { defaultParseWorkers, NdjsonParsers } from './ingest/ndjson-parsers.ts';
-export type { ClickHouseOptions } from './storage/clickhouse/clickhouse-engine.ts';
-export { WorkspaceDb } from './storage/workspace-db.ts';
+export { WorkspaceDb } from './storage/duckdb/workspace-db.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { WorkspaceDb } from '../src/storage/workspace-db.ts';
+import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 
 /**
  * WorkspaceDb's two ways to write: `append` transactions side by side, `write` transactions

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { openWorkspaceInstance } from '../src/storage/db-config.ts';
+import { openWorkspaceInstance } from '../src/storage/duckdb/db-config.ts';
 
 describe('openWorkspaceInstance', async () => {
   // The machine's zone must not leak into SQL: pretend it is Los Angeles.

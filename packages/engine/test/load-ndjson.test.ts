@@ -8,8 +8,8 @@ import { type EventRecord, recordsRelation } from '../src/ingest/event-records.t
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
 import { LoadWriters } from '../src/ingest/load-writers.ts';
 import { MAX_NESTING } from '../src/ingest/payload-checks.ts';
-import { keyColumn } from '../src/storage/catalog.ts';
-import { WorkspaceDb } from '../src/storage/workspace-db.ts';
+import { keyColumn } from '../src/storage/duckdb/catalog.ts';
+import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 
 /**
  * The loader: chunks parsed by worker threads and staged for DuckDB's CSV reader, several chunks

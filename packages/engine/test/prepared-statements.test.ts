@@ -1,7 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readPrepared, runPrepared } from '../src/storage/prepared-statements.ts';
-import { SqlParams } from '../src/storage/sql-params.ts';
+import { readPrepared, runPrepared } from '../src/storage/duckdb/prepared-statements.ts';
+import { SqlParams } from '../src/storage/duckdb/sql-params.ts';
 
 /** The per-connection cache of prepared statements that ingest and queries run through. */
 

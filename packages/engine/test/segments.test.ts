@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createEngine, type Engine } from '../src/index.ts';
-import { WorkspaceDb } from '../src/storage/workspace-db.ts';
+import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { type FixtureEvent, referenceAnswer } from './helpers/reference.ts';
 

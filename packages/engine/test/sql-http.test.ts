@@ -9,7 +9,7 @@ import {
   FILE_ACCESS_REFUSED,
   QUERY_TIMED_OUT,
   RESULT_TOO_LARGE,
-} from '../src/sql/index.ts';
+} from '../src/sql-mode/duckdb/index.ts';
 import { CANARIES, EVENTS, NOW, unix } from './sql-fixtures/workspaces.ts';
 
 /**

@@ -8,7 +8,7 @@ import {
   QUERY_TIMED_OUT,
   RAW_PARAMETERS_REFUSED,
   RESULT_TOO_LARGE,
-} from '../src/sql/index.ts';
+} from '../src/sql-mode/duckdb/index.ts';
 import { type Answer, answer } from './sql-fixtures/answer.ts';
 import { CANARIES, EVENTS, openSqlTestBed, type SqlTestBed } from './sql-fixtures/workspaces.ts';
 

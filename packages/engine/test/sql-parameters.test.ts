@@ -1,6 +1,6 @@
 import { parseQueryRequest } from '@analytics-chart/protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { RAW_PARAMETERS_REFUSED } from '../src/sql/index.ts';
+import { RAW_PARAMETERS_REFUSED } from '../src/sql-mode/duckdb/index.ts';
 import { answer, tableRows } from './sql-fixtures/answer.ts';
 import { EVENTS, openSqlTestBed, type SqlTestBed, unix } from './sql-fixtures/workspaces.ts';
 

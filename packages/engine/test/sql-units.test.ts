@@ -1,19 +1,19 @@
 import { READ_ONLY_SQL } from '@analytics-chart/protocol';
 import { describe, expect, test } from 'vitest';
 import { EngineError } from '../src/engine-error.ts';
-import { macroStatementsFor } from '../src/sql/clickhouse-macros.ts';
-import { collectionViewStatements } from '../src/sql/collection-views.ts';
-import { describeDuckDBError } from '../src/sql/describe-duckdb-error.ts';
-import { FILE_ACCESS_REFUSED, inspectSqlAst } from '../src/sql/inspect-sql-ast.ts';
-import { funnelConversion } from '../src/sql/shape-sql-result.ts';
-import { SqlGate } from '../src/sql/sql-gate.ts';
+import { macroStatementsFor } from '../src/sql-mode/duckdb/clickhouse-macros.ts';
+import { collectionViewStatements } from '../src/sql-mode/duckdb/collection-views.ts';
+import { describeDuckDBError } from '../src/sql-mode/duckdb/describe-duckdb-error.ts';
+import { FILE_ACCESS_REFUSED, inspectSqlAst } from '../src/sql-mode/duckdb/inspect-sql-ast.ts';
+import { funnelConversion } from '../src/sql-mode/duckdb/shape-sql-result.ts';
+import { SqlGate } from '../src/sql-mode/duckdb/sql-gate.ts';
 import {
   formatLabel,
   labelFormat,
   type TimePoint,
   type WallClock,
-} from '../src/sql/time-labels.ts';
-import { quoteIdentifier } from '../src/storage/quote-identifier.ts';
+} from '../src/sql-mode/duckdb/time-labels.ts';
+import { quoteIdentifier } from '../src/storage/duckdb/quote-identifier.ts';
 
 /** The pure parts of SQL mode, by table. */
 

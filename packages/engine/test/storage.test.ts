@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBInstance, listValue } from '@duckdb/node-api';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { createEngine, WorkspaceDb } from '../src/index.ts';
-import { MAX_TYPED_KEYS } from '../src/storage/catalog.ts';
-import { openLoaderInstance } from '../src/storage/db-config.ts';
-import { jsonPointer } from '../src/storage/key-path.ts';
-import { quoteIdentifier } from '../src/storage/quote-identifier.ts';
+import { MAX_TYPED_KEYS } from '../src/storage/duckdb/catalog.ts';
+import { openLoaderInstance } from '../src/storage/duckdb/db-config.ts';
+import { jsonPointer } from '../src/storage/duckdb/key-path.ts';
+import { quoteIdentifier } from '../src/storage/duckdb/quote-identifier.ts';
 
 /** The storage layer: identifiers, key paths, the catalog, and the overflow fallback. */
 
@@ -23,7 +23,7 @@ afterEach(() => {
 });
 
 describe('loading @duckdb/node-api', () => {
-  test('the sources take its values through storage/duckdb-api.ts, which requires it', () => {
+  test('the sources take its values through storage/duckdb/duckdb-api.ts, which requires it', () => {
     // An ES import of the CommonJS package makes Node lex all its files at start-up (see
     // duckdb-api.ts); type-only imports are erased and cost nothing.
     const src = fileURLToPath(new URL('../src/', import.meta.url));
@@ -38,7 +38,7 @@ describe('loading @duckdb/node-api', () => {
       );
     });
     expect(valueImports).toEqual([]);
-    const shim = readFileSync(join(src, 'storage', 'duckdb-api.ts'), 'utf8');
+    const shim = readFileSync(join(src, 'storage', 'duckdb', 'duckdb-api.ts'), 'utf8');
     expect(shim).toContain("createRequire(import.meta.url)('@duckdb/node-api')");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { offsetSegments } from '../src/query/time-buckets.ts';
+import { offsetSegments } from '../src/collection/plan/time-buckets.ts';
 
 /**
  * offsetSegments (kept a year at a time) against a second, independent source: the offset that

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { Envelope } from '@analytics-chart/protocol';
 import { Temporal } from 'temporal-polyfill';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { planBuckets } from '../src/collection/plan/time-buckets.ts';
 import { createEngine, type Engine } from '../src/index.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
-import { planBuckets } from '../src/query/time-buckets.ts';
-import { WorkspaceDb } from '../src/storage/workspace-db.ts';
+import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 import { type FixtureEvent, referenceAnswer } from './helpers/reference.ts';
 import { wallAt, wallRows } from './helpers/wall-clock.ts';
 

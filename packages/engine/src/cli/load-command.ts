@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol/vocabulary';
 import { defaultParseWorkers, NdjsonParsers } from '../ingest/ndjson-parsers.ts';
-import type { WorkspaceDb } from '../storage/workspace-db.ts';
+import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { resolveUserPath } from './resolve-path.ts';
 import { stringOption, UsageError } from './usage-error.ts';

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { WorkspaceDb, type WorkspaceDbOptions } from '../storage/workspace-db.ts';
+import { WorkspaceDb, type WorkspaceDbOptions } from '../storage/duckdb/workspace-db.ts';
 import { UsageError } from './usage-error.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import type { ClickHouseOptions } from '../drivers/clickhouse/clickhouse-driver.ts';
 import { createEngine } from '../engine.ts';
 import { serveEngine } from '../http/serve-engine.ts';
-import type { ClickHouseOptions } from '../storage/clickhouse/clickhouse-engine.ts';
 import { resolveUserPath } from './resolve-path.ts';
 import { integerOption, stringOption, UsageError } from './usage-error.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
 import { appendRecords } from '../ingest/append-events.ts';
 import type { EventRecord } from '../ingest/event-records.ts';
-import { WorkspaceDb } from '../storage/workspace-db.ts';
+import { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 
 /** How the demo workspace is generated. */
 export interface DemoDataOptions {

@@ -3,7 +3,6 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Engine, EngineResponse } from '../engine.ts';
-import { samplesJson } from '../query/samples.ts';
 
 /**
  * Open CORS, as the service has it, on every answer. Set on each response directly rather than
@@ -70,8 +69,7 @@ export function createEngineApp(engine: Engine): Hono {
       }
       const answer = await handle(body);
       const status = answer.status as ContentfulStatusCode;
-      const raw = answer.status === 200 ? samplesJson(answer.body) : undefined;
-      if (raw !== undefined) return c.body(raw, status, JSON_TYPE);
+      if (answer.json !== undefined) return c.body(answer.json, status, JSON_TYPE);
       return c.json(answer.body as object, status, OPEN);
     });
     only(path, 'POST, OPTIONS');

@@ -1,5 +1,5 @@
-import type { CollectionEntry } from '../storage/catalog.ts';
-import type { WriteTransaction } from '../storage/workspace-db.ts';
+import type { CollectionEntry } from '../storage/duckdb/catalog.ts';
+import type { WriteTransaction } from '../storage/duckdb/workspace-db.ts';
 import { type EventRecord, recordsRelation } from './event-records.ts';
 import { addKeyColumns, discoverObjectKeys, insertEvents, type SeenKey } from './type-keys.ts';
 

@@ -1,9 +1,9 @@
-import type { SqlParams } from '../storage/sql-params.ts';
+import type { SqlParams } from '../storage/duckdb/sql-params.ts';
 
 /**
  * Getting events into DuckDB: the text of a whole batch travels as ONE bound VARCHAR and DuckDB
- * splits and parses it, which is an order of magnitude faster than handing values over one by
- * one, and keeps every payload byte-for-byte.
+ * splits and parses it, because binding values one by one is far slower; every payload keeps
+ * its bytes.
  */
 
 /** The largest Unix second accepted (9999-12-31T23:59:59Z), as the protocol's time values. */
@@ -24,9 +24,8 @@ const RS = '\u001e';
 const US = '\u001f';
 
 /**
- * Text bound per list element, at most (UTF-16 units). Larger strings are allocated apart from
- * the heaps that V8 and the C allocator reuse, page by page, and each first touch of a fresh page
- * is a page fault: one bound text per whole batch made bulk-log measurably slower.
+ * Text bound per list element, at most (UTF-16 units), because larger strings are allocated apart
+ * from the heaps that V8 and the C allocator reuse and pay a page fault on each fresh page.
  */
 const PIECE = 60_000;
 
@@ -66,9 +65,9 @@ export const STAGED_QUOTE = RS;
 
 /**
  * The SQL relation `(ts, payload)` of a staged file (see {@link STAGED_SEPARATOR}). `longest`
- * is the longest payload in UTF-8 bytes. One reader thread: the parallel reader costs a quarter
- * more CPU in all (its batches are merged into row groups afterwards), and the loader's parse
- * workers need the other cores.
+ * is the longest payload in UTF-8 bytes. One reader thread, because the parallel reader spends
+ * more CPU merging its batches into row groups than it saves, and the loader's parse workers need
+ * the other cores.
  */
 export function stagedRelation(file: string, longest: number, params: SqlParams): string {
   const maxLine = longest + 64;

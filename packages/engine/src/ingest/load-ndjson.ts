@@ -1,6 +1,6 @@
 import { type FileHandle, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WorkspaceDb } from '../storage/workspace-db.ts';
+import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { stagedRelation } from './event-records.ts';
 import { LoadWriters } from './load-writers.ts';
 import type { ParsedChunk } from './ndjson-chunk.ts';
@@ -134,9 +134,8 @@ interface InFlight {
 }
 
 /**
- * Chunk buffers handed back by the parsers once a chunk is staged, to read the next chunks into:
- * memory freshly mapped costs a page fault per 4 KiB on first touch, which for a file read into
- * new buffers (and copied to workers) was a fifth of the load's CPU time.
+ * Chunk buffers handed back by the parsers once a chunk is staged, to read the next chunks into,
+ * because freshly mapped memory takes a page fault on every first touch of a page.
  */
 class ChunkBuffers {
   readonly #free: ArrayBuffer[] = [];

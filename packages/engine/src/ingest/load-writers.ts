@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { CollectionEntry } from '../storage/catalog.ts';
-import type { SqlParams } from '../storage/sql-params.ts';
-import type { WorkspaceDb } from '../storage/workspace-db.ts';
+import type { CollectionEntry } from '../storage/duckdb/catalog.ts';
+import type { SqlParams } from '../storage/duckdb/sql-params.ts';
+import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import type { SeenKey } from './discover-keys.ts';
 import { addKeyColumns, insertEvents, needsKeyColumns } from './type-keys.ts';
 

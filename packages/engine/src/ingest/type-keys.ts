@@ -7,11 +7,11 @@ import {
   keyColumn,
   type Segment,
   segmentTable,
-} from '../storage/catalog.ts';
-import { fieldName, jsonPointer } from '../storage/key-path.ts';
-import { runPrepared } from '../storage/prepared-statements.ts';
-import { SqlParams } from '../storage/sql-params.ts';
-import type { WriteTransaction } from '../storage/workspace-db.ts';
+} from '../storage/duckdb/catalog.ts';
+import { fieldName, jsonPointer } from '../storage/duckdb/key-path.ts';
+import { runPrepared } from '../storage/duckdb/prepared-statements.ts';
+import { SqlParams } from '../storage/duckdb/sql-params.ts';
+import type { WriteTransaction } from '../storage/duckdb/workspace-db.ts';
 import type { SeenKey } from './discover-keys.ts';
 
 export { discoverObjectKeys, MAX_DEPTH, type SeenKey } from './discover-keys.ts';

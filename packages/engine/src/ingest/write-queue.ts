@@ -1,4 +1,4 @@
-import type { WorkspaceDb } from '../storage/workspace-db.ts';
+import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { appendRecords } from './append-events.ts';
 import { mergeKeys, type SeenKey } from './discover-keys.ts';
 import { type EventRecord, recordsRelation } from './event-records.ts';

@@ -1,6 +1,6 @@
 import { EngineError } from '../../src/engine-error.ts';
-import type { SqlWorkspace } from '../../src/sql/index.ts';
-import { runSqlQuery, type SqlRunOptions } from '../../src/sql/index.ts';
+import type { SqlWorkspace } from '../../src/sql-mode/duckdb/index.ts';
+import { runSqlQuery, type SqlRunOptions } from '../../src/sql-mode/duckdb/index.ts';
 import { NOW, sqlQuery } from './workspaces.ts';
 
 /** What a client would receive: a status and a JSON body (envelope or `{error}`). */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseQueryRequest, type SqlQuery } from '@analytics-chart/protocol';
 import type { DuckDBInstance } from '@duckdb/node-api';
-import type { SqlWorkspace } from '../../src/sql/index.ts';
-import { openWorkspaceInstance } from '../../src/storage/db-config.ts';
+import type { SqlWorkspace } from '../../src/sql-mode/duckdb/index.ts';
+import { openWorkspaceInstance } from '../../src/storage/duckdb/db-config.ts';
 
 /**
  * Real DuckDB workspaces for SQL-mode tests: each is a database file in a temporary directory,

@@ -1,8 +1,5 @@
 import { ClickHouseError } from '@clickhouse/client';
-import { EngineError } from '../../engine-error.ts';
-
-/** The answer when ClickHouse itself cannot be reached. */
-export const STORAGE_UNAVAILABLE = 'the storage is unavailable; try again';
+import type { StorageFailure } from '../storage-failure.ts';
 
 /** True for a failure to talk to ClickHouse at all (as opposed to ClickHouse refusing a query). */
 export function isConnectionError(error: unknown): boolean {
@@ -25,17 +22,10 @@ export function clickHouseMessage(error: ClickHouseError): string {
     .replace(/\.$/, '');
 }
 
-/** Limits that ClickHouse enforces for the engine, as the engine's own answers. */
-export function limitError(error: unknown, what: string): EngineError | undefined {
+/** The limits that ClickHouse enforces for the engine, as the failures the engine answers for. */
+export function limitFailure(error: unknown): StorageFailure | undefined {
   if (!(error instanceof ClickHouseError)) return undefined;
-  if (error.type === 'TIMEOUT_EXCEEDED') return new EngineError(504, 'Query timed out');
-  if (error.type === 'MEMORY_LIMIT_EXCEEDED') {
-    return what === 'query'
-      ? new EngineError(503, "the query needs more memory than the engine's limit")
-      : new EngineError(
-          413,
-          "the events need more memory than the engine's limit; send fewer at a time",
-        );
-  }
+  if (error.type === 'TIMEOUT_EXCEEDED') return 'timed-out';
+  if (error.type === 'MEMORY_LIMIT_EXCEEDED') return 'out-of-memory';
   return undefined;
 }

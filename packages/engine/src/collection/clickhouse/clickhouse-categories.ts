@@ -1,0 +1,66 @@
+import {
+  type CollectionQuery,
+  type Envelope,
+  LIMITS,
+  type TimeWindow,
+  valueKey,
+} from '@analytics-chart/protocol';
+import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
+import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
+import { emptyValue } from '../plan/collection-plan.ts';
+import { windowSeconds } from '../plan/time-buckets.ts';
+import { aggregateSql } from './clickhouse-aggregate-sql.ts';
+import { inWindow, rowsOf, source } from './clickhouse-events.ts';
+import { numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
+
+const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS.pie } as const;
+
+/**
+ * Table, Bar Chart and Pie Chart: one row per string form of the split field, largest value
+ * first (an empty Count or Sum reads 0; other empty values are null and last), ties by name,
+ * capped at 2,000 / 50 / 10 rows. Events without the split field are left out.
+ */
+export async function clickHouseCategories(
+  query: CollectionQuery,
+  window: TimeWindow,
+  run: ClickHouseRun,
+): Promise<Envelope> {
+  const splitField = query.split ?? '';
+  const key = valueKey(query.aggregation, query.metric);
+  const cap = CAPS[query.graph_type as keyof typeof CAPS] ?? LIMITS.table;
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return { result: [], metadata: {} };
+  const rows = await rankSplit(query, lo, hi, run, cap);
+  const empty = emptyValue(query.aggregation);
+  return {
+    result: rows.map((r) => ({ [splitField]: r.sp, [key]: r.v ?? empty })),
+    metadata: {},
+  };
+}
+
+/**
+ * The split field's string forms in the window with their aggregate, largest first (an empty
+ * Count or Sum reads 0; other empty values are null and last), ties by name, at most `cap`.
+ */
+export async function rankSplit(
+  query: CollectionQuery,
+  lo: number,
+  hi: number,
+  run: ClickHouseRun,
+  cap: number,
+): Promise<Array<{ sp: string; v: number | null }>> {
+  const params = new ClickHouseParams();
+  const split = stringFieldSql(query.split ?? '', params);
+  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+  const value = aggregateSql(query.aggregation, m, params);
+  const ordered = emptyValue(query.aggregation) === null ? value : `coalesce(${value}, 0)`;
+  return rowsOf<{ sp: string; v: number | null }>(
+    run,
+    `SELECT sp, v FROM (
+       SELECT ${split} AS sp, ${ordered} AS v FROM ${source(run)}
+       WHERE ${inWindow(query, lo, hi, params)} AND sp IS NOT NULL
+       GROUP BY sp
+     ) ORDER BY v DESC NULLS LAST, sp LIMIT ${params.add('UInt32', cap)}`,
+    params,
+  );
+}

@@ -1,0 +1,68 @@
+import type { CollectionQuery } from '@analytics-chart/protocol';
+import { EngineError } from '../../engine-error.ts';
+import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
+import { type CollectionAnswer, type CollectionPlan, QUANTILE } from '../plan/collection-plan.ts';
+import { clickHouseCategories } from './clickhouse-categories.ts';
+import { clickHouseSamples } from './clickhouse-samples.ts';
+import { clickHouseSingleValue } from './clickhouse-single-value.ts';
+import { clickHouseTimeSeries } from './clickhouse-time-series.ts';
+
+/**
+ * Collection-mode queries compiled to ClickHouse SQL. Every value from the request travels as a
+ * bound query parameter (`{name:Type}`); the SQL text is fixed per query shape. Buckets are
+ * keyed by ClickHouse's own time-zone functions and matched against the engine's bucket plan
+ * (`planBuckets`), which supplies the labels and the empty buckets: a key ClickHouse computes
+ * that the plan does not know is an error, never a dropped event. Each graph-type family is a
+ * file of its own.
+ */
+
+/** Answers a planned collection-mode query on ClickHouse, or refuses what is not compiled yet (501). */
+export async function runClickHouseCollectionQuery(
+  plan: CollectionPlan,
+  run: ClickHouseRun,
+): Promise<CollectionAnswer> {
+  const { query, windows } = plan;
+  refuseUncompiled(query);
+  const { window } = windows;
+  switch (query.graph_type) {
+    case 'Samples':
+      return clickHouseSamples(query, window, run);
+    case 'Table':
+    case 'Bar Chart':
+    case 'Pie Chart':
+      return { envelope: await clickHouseCategories(query, window, run) };
+    case 'Single Value':
+      return { envelope: await clickHouseSingleValue(query, windows, run) };
+    default:
+      return { envelope: await clickHouseTimeSeries(query, windows, run) };
+  }
+}
+
+const COMPILED = new Set([
+  'Samples',
+  'Single Value',
+  'Single Line',
+  'Cumulative Line',
+  'Compare Line',
+  'Ratio Line',
+  'Multi Line',
+  'Stacked Line',
+  'Table',
+  'Bar Chart',
+  'Pie Chart',
+]);
+
+function refuseUncompiled(query: CollectionQuery): void {
+  if (query.graph_type === 'Cumulative Line' && QUANTILE[query.aggregation] !== undefined) {
+    throw new EngineError(
+      501,
+      `collection mode on ClickHouse does not answer a Cumulative Line of ${query.aggregation} yet (it answers Count, Sum and Avg)`,
+    );
+  }
+  if (!COMPILED.has(query.graph_type)) {
+    throw new EngineError(
+      501,
+      `collection mode on ClickHouse does not answer graph type '${query.graph_type}' yet (it answers ${[...COMPILED].join(', ')})`,
+    );
+  }
+}

@@ -1,0 +1,35 @@
+import { type CollectionQuery, LIMITS, type TimeWindow } from '@analytics-chart/protocol';
+import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
+import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
+import type { CollectionAnswer } from '../plan/collection-plan.ts';
+import { type StoredSample, samplesAnswer, wholeSecondsPage } from '../plan/samples-page.ts';
+import { windowSeconds } from '../plan/time-buckets.ts';
+import { inWindow, rowsOf, source } from './clickhouse-events.ts';
+
+/**
+ * Samples as the DuckDB driver answers them: newest first (or oldest with `Ascending`), 50 at
+ * most, in ingest order within a second, and a page never ends inside a second.
+ */
+export async function clickHouseSamples(
+  query: CollectionQuery,
+  window: TimeWindow,
+  run: ClickHouseRun,
+): Promise<CollectionAnswer> {
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return samplesAnswer([]);
+  const direction = query.order === 'Ascending' ? 'ASC' : 'DESC';
+  const page = (from: number, to: number, limit: number) => {
+    const params = new ClickHouseParams();
+    return rowsOf<StoredSample>(
+      run,
+      `SELECT timestamp, json FROM ${source(run)}
+       WHERE ${inWindow(query, from, to, params)}
+       ORDER BY timestamp ${direction}, seq ${direction} LIMIT ${params.add('UInt32', limit)}`,
+      params,
+    );
+  };
+  const rows = await page(lo, hi, LIMITS.samples + 1);
+  return samplesAnswer(
+    await wholeSecondsPage(rows, (second, limit) => page(second, second, limit)),
+  );
+}

@@ -1,0 +1,45 @@
+import { type Envelope, LIMITS, valueKey } from '@analytics-chart/protocol';
+import { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import { emptyValue } from '../plan/collection-plan.ts';
+import { windowSeconds } from '../plan/time-buckets.ts';
+import { aggregateSql } from './aggregate-sql.ts';
+import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { fields, metricSql } from './field-sql.ts';
+import { and, whereFilters, windowSql } from './filter-sql.ts';
+
+const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS.pie } as const;
+
+/**
+ * Table, Bar Chart and Pie Chart: `{"<split field>": "<value>", "<value key>": n}` per split
+ * value, largest first (ties by name, nulls last), capped at 2,000 / 50 / 10 rows. Events
+ * without the split field are left out.
+ */
+export async function categoriesEnvelope(ctx: QueryContext): Promise<Envelope> {
+  const { query } = ctx;
+  const splitField = query.split ?? '';
+  const key = valueKey(query.aggregation, query.metric);
+  const cap = CAPS[query.graph_type as keyof typeof CAPS] ?? LIMITS.table;
+  const { lo, hi } = windowSeconds(ctx.windows.window);
+  if (lo > hi) return { result: [], metadata: {} };
+  const params = new SqlParams();
+  const split = fields(ctx, params)(splitField).string;
+  if (split === null) return { result: [], metadata: {} };
+  const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
+  const rows = await queryRows(
+    ctx,
+    `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v FROM (
+       SELECT ${split} AS sp, ${m} AS m FROM ${sourceSql(ctx)}
+       WHERE ${and(windowSql(ctx.windows.window, params), whereFilters(ctx, query.filters, params))}
+     ) WHERE sp IS NOT NULL
+     GROUP BY sp ORDER BY v DESC NULLS LAST, sp LIMIT ${params.integer(cap)}`,
+    params,
+  );
+  const empty = emptyValue(query.aggregation);
+  return {
+    result: rows.map(([sp, v]) => ({
+      [splitField]: String(sp),
+      [key]: toNumber(v ?? null) ?? empty,
+    })),
+    metadata: {},
+  };
+}

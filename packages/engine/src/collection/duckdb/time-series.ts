@@ -1,0 +1,487 @@
+import {
+  type Envelope,
+  LIMITS,
+  pickGranularity,
+  type ResolvedGranularity,
+  type TimeWindow,
+  valueKey,
+} from '@analytics-chart/protocol';
+import { setSeriesValue } from '../../set-own.ts';
+import { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import { emptyValue } from '../plan/collection-plan.ts';
+import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
+import { aggregateSql } from './aggregate-sql.ts';
+import { bucketKeySql } from './bucket-key-sql.ts';
+import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { fields, metricSql } from './field-sql.ts';
+import { and, whereFilters, windowSql } from './filter-sql.ts';
+
+/**
+ * The time-series graph types: Single, Multi, Stacked, Cumulative, Ratio and Compare Line. Each
+ * window is one statement that groups by an integer bucket key. The whole-window value
+ * (`combined`) of Count and Sum is the sum of the buckets; Avg and percentiles get theirs from the
+ * same scan through GROUPING SETS, computed over the window rather than from the buckets.
+ */
+
+type Row = Record<string, string | number | null>;
+
+/** Per-bucket values of one population, with event counts (for `hideMissing`). */
+interface Series {
+  values: (number | null)[];
+  counts: number[];
+  combined: number | null;
+}
+
+interface WindowResult {
+  buckets: Bucket[];
+  series: Series[];
+}
+
+function bucketsOf(ctx: QueryContext, window: TimeWindow, granularity: ResolvedGranularity) {
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return null;
+  return planBuckets(granularity, ctx.query.IANA_time_zone, lo, hi);
+}
+
+/**
+ * Aggregates each population (a SQL condition within the base filter) per bucket of `window`.
+ * `build` adds the base condition and the populations' conditions to the statement's params.
+ */
+async function aggregateWindow(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+  build: (params: SqlParams) => { where: string; populations: string[] },
+): Promise<WindowResult> {
+  const plan = bucketsOf(ctx, window, granularity);
+  const params = new SqlParams();
+  const { where, populations } = build(params);
+  const empty = emptyValue(ctx.query.aggregation);
+  const series: Series[] = populations.map(() => ({
+    values: plan ? plan.buckets.map(() => empty) : [],
+    counts: plan ? plan.buckets.map(() => 0) : [],
+    combined: empty,
+  }));
+  if (!plan || plan.buckets.length === 0) return { buckets: [], series };
+  const key = bucketKeySql(plan, '"timestamp"', params);
+  const m = metricSql(ctx, params);
+  const { aggregation } = ctx.query;
+  // Count and Sum over the window are the sums of their buckets: one GROUP BY suffices. Avg and
+  // percentiles need the window as a whole, which GROUPING SETS adds to the same scan.
+  const additive = aggregation === 'Count' || aggregation === 'Sum';
+  // Count's value is its own event count; other aggregations count events beside the value.
+  const columns = populations.map((condition, i) =>
+    aggregation === 'Count'
+      ? `${aggregateSql(aggregation, m, condition)} AS v${i}`
+      : `${aggregateSql(aggregation, m, condition)} AS v${i}, ${aggregateSql('Count', null, condition)} AS c${i}`,
+  );
+  const width = aggregation === 'Count' ? 1 : 2;
+  const rows = await queryRows(
+    ctx,
+    `SELECT ${key} AS k, ${columns.join(', ')}
+     FROM ${sourceSql(ctx)} WHERE ${and(windowSql(window, params), where)}
+     GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
+    params,
+  );
+  const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
+  for (const row of rows) {
+    const k = toNumber(row[0] ?? null);
+    series.forEach((s, p) => {
+      const value = normalize(ctx, toNumber(row[1 + width * p] ?? null));
+      if (k === null) s.combined = value;
+      else {
+        const i = index.get(k);
+        if (i === undefined) return;
+        s.values[i] = value;
+        s.counts[i] = toNumber(row[width + width * p] ?? null) ?? 0;
+      }
+    });
+  }
+  if (additive) {
+    for (const s of series) s.combined = s.values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
+  }
+  return { buckets: plan.buckets, series };
+}
+
+/** Sum over events with no numeric metric is 0, like a bucket with no events. */
+function normalize(ctx: QueryContext, value: number | null): number | null {
+  return value === null ? emptyValue(ctx.query.aggregation) : value;
+}
+
+function rowsOf(
+  ctx: QueryContext,
+  buckets: Bucket[],
+  counts: number[],
+  fill: (i: number, row: Row) => void,
+): Row[] {
+  const hide = ctx.query.customizations.hideMissing === true;
+  const rows: Row[] = [];
+  for (let i = 0; i < buckets.length; i++) {
+    if (hide && (counts[i] ?? 0) === 0) continue;
+    const row: Row = { timestamp: (buckets[i] as Bucket).label };
+    fill(i, row);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** Rows and whole-window value of one window. */
+interface WindowAnswer {
+  rows: Row[];
+  combined: number | null;
+}
+
+/** Answers any time-series graph type. */
+export async function timeSeriesEnvelope(ctx: QueryContext): Promise<Envelope> {
+  const { query, windows } = ctx;
+  const granularity = pickGranularity(query.granularity, windows.window);
+  switch (query.graph_type) {
+    case 'Multi Line':
+    case 'Stacked Line':
+      return splitLines(ctx, granularity);
+    case 'Compare Line':
+      return compareLine(ctx, granularity);
+    case 'Cumulative Line':
+      return withCompare(ctx, granularity, (window) => cumulative(ctx, window, granularity));
+    case 'Ratio Line':
+      return withCompare(ctx, granularity, (window) => ratio(ctx, window, granularity));
+    default:
+      return withCompare(ctx, granularity, (window) => singleLine(ctx, window, granularity));
+  }
+}
+
+/** The envelope of a one-series line, with the same answer over the compare window if asked. */
+async function withCompare(
+  ctx: QueryContext,
+  granularity: ResolvedGranularity,
+  answer: (window: TimeWindow) => Promise<WindowAnswer>,
+): Promise<Envelope> {
+  const main = await answer(ctx.windows.window);
+  const envelope: Envelope = {
+    result: main.rows,
+    metadata: { granularity, combined: main.combined },
+  };
+  if (ctx.windows.compare) {
+    const compare = await answer(ctx.windows.compare);
+    envelope.compare_result = compare.rows;
+    envelope.metadata.compare_combined = compare.combined;
+  }
+  return envelope;
+}
+
+async function singleLine(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+): Promise<WindowAnswer> {
+  const result = await aggregateWindow(ctx, window, granularity, (params) => ({
+    where: whereFilters(ctx, ctx.query.filters, params),
+    populations: ['TRUE'],
+  }));
+  const [own] = result.series as [Series];
+  const key = valueKey(ctx.query.aggregation, ctx.query.metric);
+  return {
+    rows: rowsOf(ctx, result.buckets, own.counts, (i, row) => {
+      row[key] = own.values[i] ?? null;
+    }),
+    combined: own.combined,
+  };
+}
+
+/** Compare Line: `filters` against `filters ∧ compare_filters`, same window, one scan. */
+async function compareLine(ctx: QueryContext, granularity: ResolvedGranularity): Promise<Envelope> {
+  const { query } = ctx;
+  const result = await aggregateWindow(ctx, ctx.windows.window, granularity, (params) => ({
+    where: whereFilters(ctx, query.filters, params),
+    populations: ['TRUE', whereFilters(ctx, query.compare_filters ?? [], params)],
+  }));
+  const [own, other] = result.series as [Series, Series];
+  const key = valueKey(query.aggregation, query.metric);
+  return {
+    result: rowsOf(ctx, result.buckets, own.counts, (i, row) => {
+      row[key] = own.values[i] ?? null;
+    }),
+    compare_result: rowsOf(ctx, result.buckets, other.counts, (i, row) => {
+      row[key] = other.values[i] ?? null;
+    }),
+    metadata: { granularity, combined: own.combined, compare_combined: other.combined },
+  };
+}
+
+/** Ratio Line: (filters ∧ numerator) / (filters ∧ denominator) per bucket; null over zero. */
+async function ratio(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+): Promise<WindowAnswer> {
+  const { query } = ctx;
+  const result = await aggregateWindow(ctx, window, granularity, (params) => {
+    const numerator = whereFilters(ctx, query.numerator_filters ?? [], params);
+    const denominator = whereFilters(ctx, query.denominator_filters ?? [], params);
+    return {
+      where: `${whereFilters(ctx, query.filters, params)} AND (${numerator} OR ${denominator})`,
+      populations: [numerator, denominator],
+    };
+  });
+  const [num, den] = result.series as [Series, Series];
+  const divide = (a: number | null, b: number | null) =>
+    a === null || b === null || b === 0 ? null : a / b;
+  const counts = num.counts.map((c, i) => c + (den.counts[i] ?? 0));
+  return {
+    rows: rowsOf(ctx, result.buckets, counts, (i, row) => {
+      row.Ratio = divide(num.values[i] ?? null, den.values[i] ?? null);
+    }),
+    combined: divide(num.combined, den.combined),
+  };
+}
+
+/**
+ * Cumulative Line: bucket b holds the aggregation over (start, end of b). Count, Sum and Avg
+ * accumulate per-bucket sums; percentiles use a window function over the growing frame.
+ */
+async function cumulative(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+): Promise<WindowAnswer> {
+  const { query } = ctx;
+  const key = valueKey(query.aggregation, query.metric);
+  const empty = emptyValue(query.aggregation);
+  const plan = bucketsOf(ctx, window, granularity);
+  if (!plan || plan.buckets.length === 0) return { rows: [] as Row[], combined: empty };
+  const params = new SqlParams();
+  const k = bucketKeySql(plan, '"timestamp"', params);
+  const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
+  const base = `SELECT ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
+    WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
+  const percentile = !['Count', 'Sum', 'Avg'].includes(query.aggregation);
+  const sql = percentile
+    ? `SELECT k, count(*), max(q), NULL FROM (
+         SELECT k, ${aggregateSql(query.aggregation, 'm')} OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS q
+         FROM (${base})
+       ) GROUP BY k`
+    : `SELECT k, count(*), sum(m), count(m) FROM (${base}) GROUP BY k`;
+  const rows = await queryRows(ctx, sql, params);
+  const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
+  const counts = plan.buckets.map(() => 0);
+  const sums = plan.buckets.map(() => 0);
+  const numeric = plan.buckets.map(() => 0);
+  const quantiles: (number | null)[] = plan.buckets.map(() => null);
+  for (const row of rows) {
+    const i = index.get(toNumber(row[0] ?? null) ?? Number.NaN);
+    if (i === undefined) continue;
+    counts[i] = toNumber(row[1] ?? null) ?? 0;
+    if (percentile) quantiles[i] = toNumber(row[2] ?? null);
+    else {
+      sums[i] = toNumber(row[2] ?? null) ?? 0;
+      numeric[i] = toNumber(row[3] ?? null) ?? 0;
+    }
+  }
+  let count = 0;
+  let sum = 0;
+  let n = 0;
+  let last: number | null = null;
+  const values = plan.buckets.map((_, i) => {
+    count += counts[i] ?? 0;
+    sum += sums[i] ?? 0;
+    n += numeric[i] ?? 0;
+    if (percentile) {
+      if ((counts[i] ?? 0) > 0) last = quantiles[i] ?? last;
+      return last;
+    }
+    if (query.aggregation === 'Count') return count;
+    if (query.aggregation === 'Sum') return sum;
+    return n > 0 ? sum / n : null;
+  });
+  return {
+    rows: rowsOf(ctx, plan.buckets, counts, (i, row) => {
+      row[key] = values[i] ?? null;
+    }),
+    combined: values[values.length - 1] ?? empty,
+  };
+}
+
+/**
+ * Multi and Stacked Line: wide rows `{timestamp, "<split value>": n, …}` for the top 10 split
+ * values by their whole-window value (ties by name). Events without the split field are left
+ * out, including from `combined`. The compare window uses the same series.
+ */
+async function splitLines(ctx: QueryContext, granularity: ResolvedGranularity): Promise<Envelope> {
+  const { windows } = ctx;
+  const main = await splitWindow(ctx, windows.window, granularity, null);
+  const envelope: Envelope = {
+    result: main.rows,
+    metadata: { granularity, combined: main.combined, series: main.series },
+  };
+  if (windows.compare) {
+    const compare = await splitWindow(ctx, windows.compare, granularity, main.series);
+    envelope.compare_result = compare.rows;
+    envelope.metadata.compare_combined = compare.combined;
+  }
+  return envelope;
+}
+
+/** More (split value, bucket) groups than this are ranked by DuckDB instead of here. */
+const MAX_SPLIT_CELLS = 10_000;
+
+/** One split value in one bucket. */
+interface Cell {
+  value: number | null;
+  count: number;
+}
+
+/** What a split window's statement yields: cells, per-value totals to rank, the total. */
+interface SplitAggregates {
+  cells: Map<string, Map<number, Cell>>;
+  ranked: Array<{ name: string; value: number | null }>;
+  combined: number | null;
+}
+
+async function splitWindow(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+  fixedSeries: string[] | null,
+): Promise<{ rows: Row[]; combined: number | null; series: string[] }> {
+  const { query } = ctx;
+  const empty = emptyValue(query.aggregation);
+  const plan = bucketsOf(ctx, window, granularity);
+  if (!plan || plan.buckets.length === 0) {
+    return { rows: [], combined: empty, series: fixedSeries ?? [] };
+  }
+  const base = (params: SqlParams) => {
+    const split = fields(ctx, params)(query.split ?? '').string ?? 'NULL::VARCHAR';
+    const k = bucketKeySql(plan, '"timestamp"', params);
+    const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
+    return `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
+      WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
+  };
+  const aggregates =
+    (query.aggregation === 'Count' || query.aggregation === 'Sum' || query.aggregation === 'Avg'
+      ? await splitCells(ctx, base)
+      : null) ?? (await rankedSplit(ctx, base, fixedSeries));
+  const series = fixedSeries ?? rank(aggregates.ranked).slice(0, LIMITS.series);
+  // Each chosen series' cells, found once rather than once per bucket.
+  const { cells } = aggregates;
+  const chosen = series.map((name) => cells.get(name));
+  const counts = plan.buckets.map((bucket) => {
+    let count = 0;
+    for (const byKey of chosen) count += byKey?.get(bucket.key)?.count ?? 0;
+    return count;
+  });
+  const rows = rowsOf(ctx, plan.buckets, counts, (i, row) => {
+    const key = (plan.buckets[i] as Bucket).key;
+    series.forEach((name, s) => {
+      setSeriesValue(row, name, chosen[s]?.get(key)?.value ?? empty);
+    });
+  });
+  return { rows, combined: aggregates.combined, series };
+}
+
+/** Largest value first (nulls last), ties by name. */
+function rank(values: Array<{ name: string; value: number | null }>): string[] {
+  return values
+    .sort((a, b) => {
+      if (a.value === b.value) return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+      if (a.value === null) return 1;
+      if (b.value === null) return -1;
+      return b.value - a.value;
+    })
+    .map((r) => r.name);
+}
+
+/**
+ * Count, Sum and Avg: one GROUP BY (split value, bucket) as cheap as a hand-written one, with
+ * sums and counts from which each value's total and the window's total follow exactly. Null
+ * when there are too many groups to rank here.
+ */
+async function splitCells(
+  ctx: QueryContext,
+  base: (params: SqlParams) => string,
+): Promise<SplitAggregates | null> {
+  const params = new SqlParams();
+  const rows = await queryRows(
+    ctx,
+    `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : ', sum(m), count(m)'}
+     FROM (${base(params)}) WHERE sp IS NOT NULL
+     GROUP BY sp, k LIMIT ${params.integer(MAX_SPLIT_CELLS + 1)}`,
+    params,
+  );
+  if (rows.length > MAX_SPLIT_CELLS) return null;
+  const { aggregation } = ctx.query;
+  const valueFrom = (count: number, sum: number, numeric: number) =>
+    aggregation === 'Count' ? count : aggregation === 'Sum' ? sum : numeric ? sum / numeric : null;
+  const cells = new Map<string, Map<number, Cell>>();
+  const totals = new Map<string, { count: number; sum: number; numeric: number }>();
+  const all = { count: 0, sum: 0, numeric: 0 };
+  const add = (t: typeof all, count: number, sum: number, numeric: number) => {
+    t.count += count;
+    t.sum += sum;
+    t.numeric += numeric;
+  };
+  for (const [sp, k, c, s, n] of rows) {
+    const name = String(sp);
+    const count = toNumber(c ?? null) ?? 0;
+    const sum = toNumber(s ?? null) ?? 0;
+    const numeric = toNumber(n ?? null) ?? 0;
+    let byKey = cells.get(name);
+    let total = totals.get(name);
+    if (!byKey || !total) {
+      byKey = new Map();
+      cells.set(name, byKey);
+      total = { count: 0, sum: 0, numeric: 0 };
+      totals.set(name, total);
+    }
+    byKey.set(toNumber(k ?? null) ?? 0, { value: valueFrom(count, sum, numeric), count });
+    add(total, count, sum, numeric);
+    add(all, count, sum, numeric);
+  }
+  return {
+    cells,
+    ranked: [...totals].map(([name, t]) => ({ name, value: valueFrom(t.count, t.sum, t.numeric) })),
+    combined: valueFrom(all.count, all.sum, all.numeric),
+  };
+}
+
+/**
+ * Percentiles, or too many groups: DuckDB ranks the split values by their whole-window value and
+ * aggregates only the top 10 per bucket, with the window's total, in one statement.
+ */
+async function rankedSplit(
+  ctx: QueryContext,
+  base: (params: SqlParams) => string,
+  fixedSeries: string[] | null,
+): Promise<SplitAggregates> {
+  const params = new SqlParams();
+  const agg = aggregateSql(ctx.query.aggregation, 'm');
+  const from = base(params);
+  const chosen = fixedSeries ? `list_contains(${params.texts(fixedSeries)}, sp)` : 'TRUE';
+  const rows = await queryRows(
+    ctx,
+    `WITH base AS (SELECT * FROM (${from}) WHERE sp IS NOT NULL),
+          top AS (SELECT sp, ${agg} AS v FROM base WHERE ${chosen} GROUP BY sp
+                  ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series})
+     SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
+     UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
+     UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
+    params,
+  );
+  const result: SplitAggregates = { cells: new Map(), ranked: [], combined: null };
+  result.combined = emptyValue(ctx.query.aggregation);
+  for (const [part, sp, k, v, c] of rows) {
+    if (part === 1) result.ranked.push({ name: String(sp), value: toNumber(v ?? null) });
+    else if (part === 2) result.combined = normalize(ctx, toNumber(v ?? null));
+    else {
+      let byKey = result.cells.get(String(sp));
+      if (!byKey) {
+        byKey = new Map();
+        result.cells.set(String(sp), byKey);
+      }
+      byKey.set(toNumber(k ?? null) ?? 0, {
+        value: normalize(ctx, toNumber(v ?? null)),
+        count: toNumber(c ?? null) ?? 0,
+      });
+    }
+  }
+  return result;
+}

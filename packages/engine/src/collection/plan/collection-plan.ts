@@ -1,0 +1,51 @@
+import {
+  type Aggregation,
+  type CollectionQuery,
+  type Envelope,
+  type ResolvedWindows,
+  resolveWindows,
+} from '@analytics-chart/protocol';
+import { EngineError } from '../../engine-error.ts';
+
+/**
+ * A collection-mode query with its windows resolved against one reading of the engine's clock:
+ * what every storage driver compiles to its own SQL.
+ */
+export interface CollectionPlan {
+  query: CollectionQuery;
+  windows: ResolvedWindows;
+}
+
+/** Plans a collection-mode query at `now` (Unix seconds); a window that cannot be is a 400. */
+export function planCollectionQuery(query: CollectionQuery, now: number): CollectionPlan {
+  const windows = resolveWindows(query, now);
+  if (!windows.ok) throw new EngineError(400, windows.error);
+  return { query, windows: windows.value };
+}
+
+/**
+ * A collection-mode answer. `json`, when present, is the envelope's JSON text with each Samples
+ * payload exactly as stored (numbers like `1.50` or `2^64` survive), for the HTTP app to send
+ * as is; in-process callers read `envelope`.
+ */
+export interface CollectionAnswer {
+  envelope: Envelope;
+  json?: string;
+}
+
+/** What an aggregate over no values reads as: 0 for Count and Sum, null otherwise. */
+export function emptyValue(aggregation: Aggregation): number | null {
+  return aggregation === 'Count' || aggregation === 'Sum' ? 0 : null;
+}
+
+/**
+ * The fraction of each percentile aggregation. Every driver interpolates linearly between the
+ * closest ranks, as `numpy.percentile`'s default does.
+ */
+export const QUANTILE: Partial<Record<Aggregation, number>> = {
+  P50: 0.5,
+  P75: 0.75,
+  P90: 0.9,
+  P95: 0.95,
+  P99: 0.99,
+};

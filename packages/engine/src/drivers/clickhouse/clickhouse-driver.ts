@@ -1,0 +1,171 @@
+import type { SqlQuery } from '@analytics-chart/protocol';
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { runClickHouseCollectionQuery } from '../../collection/clickhouse/clickhouse-collection-query.ts';
+import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
+import { EngineError } from '../../engine-error.ts';
+import type { IngestBatch } from '../../ingest/ingest-request.ts';
+import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.ts';
+import { isConnectionError, limitFailure } from '../../storage/clickhouse/clickhouse-errors.ts';
+import { insertBatch } from '../../storage/clickhouse/clickhouse-ingest.ts';
+import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
+import {
+  BASE_VIEW,
+  COLLECTIONS_TABLE,
+  collectionView,
+  quoteClickHouseIdentifier,
+  RESERVED_NAMES,
+  workspaceDatabase,
+  workspaceSchema,
+} from '../../storage/clickhouse/clickhouse-schema.ts';
+import type { StorageFailure } from '../../storage/storage-failure.ts';
+import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
+
+/** Where a ClickHouse-backed engine keeps its workspaces. */
+export interface ClickHouseOptions {
+  /** The HTTP(S) interface, e.g. `https://host:8443`, without credentials. */
+  url: string;
+  /** ClickHouse user (default `default`). */
+  username?: string;
+  /** That user's password (default empty). */
+  password?: string;
+  /** Workspace `w` lives in database `<prefix>w` (default `analytics_`). */
+  databasePrefix?: string;
+}
+
+/** What the engine front sets for the ClickHouse driver. */
+export interface ClickHouseDriverOptions {
+  /** The workspaces' names. */
+  workspaces: string[];
+  /** DuckDB-style size (`'1GB'`), applied as `max_memory_usage`. */
+  memoryLimit: string;
+  /** How long the client waits for ClickHouse's answer, beyond any query's own limit. */
+  requestTimeoutMs: number;
+}
+
+/** Collections each workspace remembers as registered; past it, the memory starts over. */
+const KNOWN_COLLECTIONS = 10_000;
+
+/**
+ * Creates the workspaces' databases (idempotent, so any number of engines may start against the
+ * same ClickHouse) and returns a driver that keeps no state of its own: events, the collection
+ * catalog and SQL-mode views all live in ClickHouse.
+ */
+export async function openClickHouseDriver(
+  clickhouse: ClickHouseOptions,
+  options: ClickHouseDriverOptions,
+): Promise<StorageDriver> {
+  const connect = (database?: string) =>
+    createClient({
+      url: clickhouse.url,
+      username: clickhouse.username ?? 'default',
+      password: clickhouse.password ?? '',
+      ...(database ? { database } : {}),
+      // The client's own log prints queries and their parameters; failures reach logError.
+      log: { level: ClickHouseLogLevel.OFF },
+      request_timeout: options.requestTimeoutMs,
+    });
+  const workspaces = new Map<string, ClickHouseWorkspace>();
+  const setup = connect();
+  try {
+    for (const name of options.workspaces) {
+      const database = workspaceDatabase(clickhouse.databasePrefix ?? 'analytics_', name);
+      for (const statement of workspaceSchema(database)) await setup.command({ query: statement });
+      // A client per workspace, so that SQL mode's unqualified names resolve in its database.
+      workspaces.set(
+        name,
+        new ClickHouseWorkspace(database, connect(database), options.memoryLimit),
+      );
+    }
+  } catch (error) {
+    for (const w of workspaces.values()) await w.client.close();
+    throw error;
+  } finally {
+    await setup.close();
+  }
+  return new ClickHouseDriver(workspaces);
+}
+
+class ClickHouseWorkspace implements DriverWorkspace {
+  readonly database: string;
+  readonly client: ClickHouseClient;
+  readonly #memoryLimit: string;
+  /** Collections known to be in the catalog, so ingest registers each one once per process. */
+  readonly #known = new Set<string>();
+
+  constructor(database: string, client: ClickHouseClient, memoryLimit: string) {
+    this.database = database;
+    this.client = client;
+    this.#memoryLimit = memoryLimit;
+  }
+
+  #run(limits: QueryLimits): ClickHouseRun {
+    return {
+      client: this.client,
+      database: this.database,
+      memoryLimit: this.#memoryLimit,
+      ...limits,
+    };
+  }
+
+  queryCollection(plan: CollectionPlan, limits: QueryLimits) {
+    return runClickHouseCollectionQuery(plan, this.#run(limits));
+  }
+
+  querySql(query: SqlQuery, limits: QueryLimits) {
+    return runClickHouseSql(query, this.#run(limits));
+  }
+
+  async collectionNames(): Promise<string[]> {
+    const result = await this.client.query({
+      query: `SELECT name FROM ${quoteClickHouseIdentifier(this.database)}.${quoteClickHouseIdentifier(COLLECTIONS_TABLE)} GROUP BY name ORDER BY name`,
+      format: 'JSONEachRow',
+    });
+    const rows = await result.json<{ name: string }>();
+    return rows.map((r) => r.name);
+  }
+
+  async ingest(batch: IngestBatch): Promise<void> {
+    if (RESERVED_NAMES.has(batch.collection)) {
+      throw new EngineError(400, `collection name '${batch.collection}' is reserved`);
+    }
+    await this.#register(batch.collection);
+    await insertBatch(this.client, this.database, batch, isConnectionError);
+  }
+
+  /** Records a collection in the catalog and gives it its SQL-mode view (both idempotent). */
+  async #register(collection: string): Promise<void> {
+    if (this.#known.has(collection)) return;
+    const db = this.database;
+    const client = this.client;
+    await client.insert({
+      table: `${quoteClickHouseIdentifier(db)}.${quoteClickHouseIdentifier(COLLECTIONS_TABLE)}`,
+      columns: ['name'],
+      values: [{ name: collection }],
+      format: 'JSONEachRow',
+    });
+    await client.command({ query: collectionView(db, collection, collection) });
+    if (collection === BASE_VIEW) {
+      // A collection really named `base` is what `FROM base` reads from now on.
+      await client.command({ query: collectionView(db, BASE_VIEW, collection) });
+    }
+    if (this.#known.size >= KNOWN_COLLECTIONS) this.#known.clear();
+    this.#known.add(collection);
+  }
+}
+
+class ClickHouseDriver implements StorageDriver {
+  readonly workspaces: ReadonlyMap<string, ClickHouseWorkspace>;
+
+  constructor(workspaces: ReadonlyMap<string, ClickHouseWorkspace>) {
+    this.workspaces = workspaces;
+  }
+
+  /** ClickHouse enforces the engine's time and memory limits; an unreachable server is an outage. */
+  describeFailure(error: unknown): StorageFailure | undefined {
+    return limitFailure(error) ?? (isConnectionError(error) ? 'unavailable' : undefined);
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.workspaces.values()) await w.client.close();
+  }
+}

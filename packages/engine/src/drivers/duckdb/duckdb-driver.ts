@@ -1,0 +1,92 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SqlQuery } from '@analytics-chart/protocol';
+import { runCollectionQuery } from '../../collection/duckdb/run-collection-query.ts';
+import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
+import type { IngestBatch } from '../../ingest/ingest-request.ts';
+import { WriteQueue } from '../../ingest/write-queue.ts';
+import { runSqlQuery } from '../../sql-mode/duckdb/index.ts';
+import { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
+import type { StorageFailure } from '../../storage/storage-failure.ts';
+import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
+
+/** Where and how the DuckDB driver opens its workspaces. */
+export interface DuckDbDriverOptions {
+  /** Directory holding one `<workspace>.duckdb` file per workspace (created when missing). */
+  dataDir: string;
+  /** The workspaces' names (file names). */
+  workspaces: string[];
+  /** DuckDB memory limit per workspace. */
+  memoryLimit: string;
+  /** DuckDB threads per workspace. */
+  threads: number;
+}
+
+/** Opens one DuckDB file per workspace: the embedded, default storage. */
+export async function openDuckDbDriver(options: DuckDbDriverOptions): Promise<StorageDriver> {
+  await mkdir(options.dataDir, { recursive: true });
+  const workspaces = new Map<string, DuckDbWorkspace>();
+  try {
+    for (const name of options.workspaces) {
+      const db = await WorkspaceDb.open(join(options.dataDir, `${name}.duckdb`), {
+        memoryLimit: options.memoryLimit,
+        threads: options.threads,
+      });
+      workspaces.set(name, new DuckDbWorkspace(db));
+    }
+  } catch (error) {
+    for (const w of workspaces.values()) await w.db.close();
+    throw error;
+  }
+  return new DuckDbDriver(workspaces);
+}
+
+class DuckDbWorkspace implements DriverWorkspace {
+  readonly db: WorkspaceDb;
+  /** Batches commit one transaction at a time, in order. */
+  readonly writes: WriteQueue;
+
+  constructor(db: WorkspaceDb) {
+    this.db = db;
+    this.writes = new WriteQueue(db);
+  }
+
+  queryCollection(plan: CollectionPlan, limits: QueryLimits) {
+    return runCollectionQuery(this.db, plan, limits.timeoutMs);
+  }
+
+  querySql(query: SqlQuery, limits: QueryLimits) {
+    return runSqlQuery(this.db, query, { timeoutMs: limits.timeoutMs, now: limits.now });
+  }
+
+  ingest(batch: IngestBatch): Promise<void> {
+    return this.writes.submit(batch);
+  }
+
+  async collectionNames(): Promise<string[]> {
+    return this.db.catalog.list().map((c) => c.name);
+  }
+}
+
+class DuckDbDriver implements StorageDriver {
+  readonly workspaces: ReadonlyMap<string, DuckDbWorkspace>;
+
+  constructor(workspaces: ReadonlyMap<string, DuckDbWorkspace>) {
+    this.workspaces = workspaces;
+  }
+
+  /** DuckDB interrupts a statement at its time limit and refuses work past its memory limit. */
+  describeFailure(error: unknown): StorageFailure | undefined {
+    if (!(error instanceof Error)) return undefined;
+    if (/INTERRUPT/i.test(error.message)) return 'timed-out';
+    if (/Out of Memory/i.test(error.message)) return 'out-of-memory';
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.workspaces.values()) {
+      await w.writes.idle();
+      await w.db.close();
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import { sep } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance } from './duckdb-api.ts';
+
+/** Settings that size a workspace database. */
+export interface WorkspaceDbOptions {
+  /** DuckDB memory limit for the workspace, e.g. `'2GB'`. */
+  memoryLimit?: string;
+  /** Worker threads DuckDB may use for one query. */
+  threads?: number;
+  /** WAL size that triggers an automatic checkpoint, e.g. `'256MB'` (DuckDB's default 16MB). */
+  checkpointThreshold?: string;
+}
+
+/**
+ * The storage format new workspace files are written in (files made before keep theirs): from
+ * v1.3.0 DuckDB compresses text columns with a dictionary and FSST in one pass (`DICT_FSST`),
+ * which makes loading, and filters and splits on string keys, cheaper than the default format;
+ * v1.2.0 and later can also compress the payload text with zstd (see {@link payloadColumnType}).
+ * Readable by DuckDB 1.3 and later.
+ */
+export const STORAGE_VERSION = 'v1.3.0';
+
+/**
+ * The DuckDB configuration every workspace database is opened with: no file or network access
+ * from SQL, no extension installs or autoloads. Ingest and queries need none of what it turns
+ * off. {@link openWorkspaceInstance} adds the session zone and then locks it all.
+ */
+function workspaceDbConfig(options: WorkspaceDbOptions): Record<string, string> {
+  return {
+    enable_external_access: 'false',
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    allow_community_extensions: 'false',
+    allow_unsigned_extensions: 'false',
+    memory_limit: options.memoryLimit ?? '2GB',
+    threads: String(options.threads ?? 2),
+    storage_compatibility_version: STORAGE_VERSION,
+    ...(options.checkpointThreshold ? { checkpoint_threshold: options.checkpointThreshold } : {}),
+  };
+}
+
+/**
+ * Opens a workspace database with the lock-down that SQL mode relies on, enforced by the
+ * database itself. The session zone is UTC whatever the machine's zone, so plain DuckDB calls in
+ * SQL mode (`date_trunc('day', to_timestamp(ts))`) mean the same everywhere; it is set with SET
+ * because ICU settings cannot travel in the create-time config. The configuration is locked
+ * last, before any connection of ours exists, so no statement can loosen it afterwards.
+ */
+export function openWorkspaceInstance(
+  path: string,
+  options: WorkspaceDbOptions = {},
+): Promise<DuckDBInstance> {
+  return openLocked(path, workspaceDbConfig(options), []);
+}
+
+/**
+ * Opens a workspace database for `engine load`: the same lock-down as
+ * {@link openWorkspaceInstance}, except that SQL may read the files in `readableDir`, where the
+ * loader stages the events it has checked for DuckDB's CSV reader. Only the CLI opens a
+ * database this way, while no engine serves it (the file lock sees to that); the directory is
+ * allowed before file access is switched off, and the configuration is locked before any
+ * connection of ours exists.
+ */
+export function openLoaderInstance(
+  path: string,
+  readableDir: string,
+  options: WorkspaceDbOptions = {},
+): Promise<DuckDBInstance> {
+  const dir = readableDir.endsWith(sep) ? readableDir : `${readableDir}${sep}`;
+  return openLocked(
+    path,
+    // allowed_directories can only be set while file access is on; it is switched off below.
+    {
+      ...workspaceDbConfig(options),
+      enable_external_access: 'true',
+      // A large insert writes each row group to the file as soon as it is full, instead of
+      // buffering five or waiting for the commit: otherwise the last commit of a load
+      // compresses up to four row groups alone, with the parse workers already done.
+      write_buffer_row_group_count: '1',
+    },
+    [
+      `SET GLOBAL allowed_directories = [${quoteLiteral(dir)}]`,
+      'SET GLOBAL enable_external_access = false',
+    ],
+  );
+}
+
+/**
+ * Creates the instance, runs `setup` and then the settings every workspace shares (UTC, then the
+ * lock) on a connection that is closed before the instance is handed out.
+ */
+async function openLocked(
+  path: string,
+  config: Record<string, string>,
+  setup: readonly string[],
+): Promise<DuckDBInstance> {
+  const instance = await DuckDBInstance.create(path, config);
+  try {
+    const conn = await instance.connect();
+    try {
+      for (const statement of [
+        ...setup,
+        "SET GLOBAL TimeZone = 'UTC'",
+        'SET GLOBAL lock_configuration = true',
+      ]) {
+        await conn.run(statement);
+      }
+    } finally {
+      conn.closeSync();
+    }
+    return instance;
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
+}
+
+/**
+ * The column type for a collection's payload text: zstd-compressed where the file's storage
+ * format allows it. Payloads are read whole and rarely (Samples, untyped keys, SQL mode), and
+ * zstd writes them in about half the CPU time of DuckDB's default dictionary and FSST choice,
+ * into a file about a third smaller, which is most of what `engine load` spends compressing.
+ * A file made in an older format (before v1.2.0) would silently store a zstd column
+ * uncompressed, so it keeps DuckDB's default.
+ */
+export async function payloadColumnType(conn: DuckDBConnection): Promise<string> {
+  const reader = await conn.runAndReadAll(
+    `SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = current_database()`,
+  );
+  const version = /^v(\d+)\.(\d+)/.exec(String(reader.getRows()[0]?.[0] ?? ''));
+  const [major, minor] = [Number(version?.[1] ?? 0), Number(version?.[2] ?? 0)];
+  return major > 1 || (major === 1 && minor >= 2) ? 'VARCHAR USING COMPRESSION zstd' : 'VARCHAR';
+}
+
+/** A SQL string literal (SET takes no bound parameters); the loader's own temporary path. */
+function quoteLiteral(text: string): string {
+  if (text.includes('\u0000')) throw new RangeError('a path must be free of NUL characters');
+  return `'${text.replaceAll("'", "''")}'`;
+}

@@ -1,0 +1,119 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The engine's source folders are layers: the front (`engine.ts`, `http/`, `cli/`) over the
+ * storage drivers (`drivers/`), over the two query modes (`collection/`, `sql-mode/`), over
+ * `storage/`. These tests read every import of every source file and check that no arrow points
+ * back up, so a newcomer can trust the folder names.
+ */
+
+const SRC = resolve(import.meta.dirname, '../src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|cjs|mjs|js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Relative specifiers of static imports, re-exports, dynamic imports and requires. */
+function relativeImports(text: string): string[] {
+  const found: string[] = [];
+  const patterns = [
+    /\b(?:import|export)\s[^'"`;]*?\sfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) {
+      const specifier = match[1] as string;
+      if (specifier.startsWith('.')) found.push(specifier);
+    }
+  }
+  return found;
+}
+
+/** Every import edge inside src, as paths relative to src (`storage/duckdb/catalog.ts`). */
+const edges = sourceFiles(SRC).flatMap((file) =>
+  relativeImports(readFileSync(file, 'utf8')).map((specifier) => ({
+    from: relative(SRC, file),
+    to: relative(SRC, resolve(dirname(file), specifier)),
+  })),
+);
+
+function importsOf(fromPrefix: string): Array<{ from: string; to: string }> {
+  return edges.filter((e) => e.from.startsWith(fromPrefix));
+}
+
+function under(path: string, prefixes: string[]): boolean {
+  return prefixes.some((p) => path === p || path.startsWith(p));
+}
+
+const FRONT = ['engine.ts', 'index.ts', 'http/', 'cli/'];
+
+describe('module layers', () => {
+  it('finds the imports it checks (the parser reads this tree)', () => {
+    expect(edges.length).toBeGreaterThan(100);
+    expect(
+      relativeImports(`import { a } from './a.ts';\nimport type {\n  B,\n} from '../b.ts';`),
+    ).toEqual(['./a.ts', '../b.ts']);
+    expect(
+      relativeImports(`export * from './c.ts'; await import('./d.ts'); require('./e.ts');`),
+    ).toEqual(['./c.ts', './d.ts', './e.ts']);
+    expect(relativeImports(`import { x } from 'zod'; import './side-effect.ts';`)).toEqual([
+      './side-effect.ts',
+    ]);
+    for (const folder of ['collection/plan/', 'collection/duckdb/', 'collection/clickhouse/']) {
+      expect(
+        edges.some((e) => e.from.startsWith(folder)),
+        folder,
+      ).toBe(true);
+    }
+    for (const folder of ['sql-mode/duckdb/', 'sql-mode/clickhouse/', 'drivers/']) {
+      expect(
+        edges.some((e) => e.from.startsWith(folder)),
+        folder,
+      ).toBe(true);
+    }
+  });
+
+  it('storage imports neither mode, nor a driver, nor the front', () => {
+    const up = importsOf('storage/').filter((e) =>
+      under(e.to, ['collection/', 'sql-mode/', 'drivers/', ...FRONT]),
+    );
+    expect(up).toEqual([]);
+  });
+
+  it('the query modes import no driver and no front, and not each other', () => {
+    const up = [
+      ...importsOf('collection/').filter((e) => under(e.to, ['sql-mode/', 'drivers/', ...FRONT])),
+      ...importsOf('sql-mode/').filter((e) => under(e.to, ['collection/', 'drivers/', ...FRONT])),
+    ];
+    expect(up).toEqual([]);
+  });
+
+  it("collection mode's plan is driver-independent: it reads no storage and no driver's SQL", () => {
+    const bound = importsOf('collection/plan/').filter((e) =>
+      under(e.to, ['storage/', 'ingest/', 'collection/duckdb/', 'collection/clickhouse/']),
+    );
+    expect(bound).toEqual([]);
+  });
+
+  it("each driver's SQL stays with its own storage", () => {
+    const crossed = [
+      ...edges.filter((e) => e.from.includes('/duckdb/') && e.to.includes('/clickhouse/')),
+      ...edges.filter((e) => e.from.includes('/clickhouse/') && e.to.includes('/duckdb/')),
+    ];
+    expect(crossed).toEqual([]);
+  });
+
+  it('drivers are reached only through the front', () => {
+    const sideways = edges.filter(
+      (e) => e.to.startsWith('drivers/') && !e.from.startsWith('drivers/') && !under(e.from, FRONT),
+    );
+    expect(sideways).toEqual([]);
+  });
+});
