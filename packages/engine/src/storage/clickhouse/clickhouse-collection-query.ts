@@ -13,6 +13,7 @@ import {
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
 import { type BucketPlan, planBuckets, windowSeconds } from '../../query/time-buckets.ts';
+import { setSeriesValue } from '../../set-own.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 import { ClickHouseParams } from './clickhouse-params.ts';
 import { type ClickHouseRun, clickHouseSettings } from './clickhouse-run.ts';
@@ -115,12 +116,6 @@ const COMPILED = new Set([
 ]);
 
 function refuseUncompiled(query: CollectionQuery): void {
-  if (query.graph_type === 'Cumulative Line' && QUANTILE[query.aggregation] !== undefined) {
-    throw new EngineError(
-      501,
-      `collection mode on ClickHouse does not answer a Cumulative Line of ${query.aggregation} yet (it answers Count, Sum and Avg)`,
-    );
-  }
   if (!COMPILED.has(query.graph_type)) {
     throw new EngineError(
       501,
@@ -288,21 +283,25 @@ async function singleLine(
     params,
   );
   const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
-  const [found, total] = await Promise.all([
+  const cumulative = query.graph_type === 'Cumulative Line';
+  const [found, total, growing] = await Promise.all([
     bucketRows,
     additive ? undefined : aggregateWindow(query, window, run),
+    cumulative && QUANTILE[query.aggregation] !== undefined
+      ? growingQuantiles(query, lo, hi, plan, run)
+      : undefined,
   ]);
   const byKey = new Map(found.map((r) => [r.k, r]));
   for (const r of found) {
     if (!plan.known.has(r.k))
       throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
   }
-  const cumulative = query.graph_type === 'Cumulative Line';
   const hide = query.customizations.hideMissing === true;
   const rows: TimeRow[] = [];
   let sum = 0;
   let runningSum = 0;
   let runningCount = 0;
+  let quantile: number | null = null;
   for (const bucket of plan.buckets) {
     const row = byKey.get(bucket.key);
     const value = row ? (row.v ?? empty) : empty;
@@ -311,13 +310,42 @@ async function singleLine(
     runningCount += row?.c ?? 0;
     if (hide && !row) continue;
     let shown = value;
-    if (cumulative) {
+    if (growing) {
+      if (row) quantile = growing.get(bucket.key) ?? quantile;
+      shown = quantile;
+    } else if (cumulative) {
       if (additive) shown = sum;
       else shown = runningCount === 0 ? null : runningSum / runningCount;
     }
     rows.push({ timestamp: bucket.label, [key]: shown });
   }
   return { rows, combined: additive ? sum : (total?.value ?? null) };
+}
+
+/**
+ * A Cumulative Line's percentile per bucket: over every event from the window's start to the
+ * bucket's end, as a window function over the growing frame (the DuckDB driver's definition).
+ */
+async function growingQuantiles(
+  query: CollectionQuery,
+  lo: number,
+  hi: number,
+  plan: BucketPlan,
+  run: ClickHouseRun,
+): Promise<Map<number, number | null>> {
+  const params = new ClickHouseParams();
+  const k = keySql(plan, params, query.IANA_time_zone);
+  const m = numericFieldSql(query.metric ?? '', params);
+  const p = params.add('Float64', QUANTILE[query.aggregation]);
+  const found = await rowsOf<{ k: number; q: number | null }>(
+    run,
+    `SELECT k, max(q) AS q FROM (
+       SELECT k, quantileExactInclusive(${p})(m) OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS q
+       FROM (SELECT ${k} AS k, ${m} AS m FROM ${source(run)} WHERE ${inWindow(query, lo, hi, params)})
+     ) GROUP BY k`,
+    params,
+  );
+  return new Map(found.map((r) => [r.k, r.q]));
 }
 
 /**
@@ -458,7 +486,9 @@ async function splitLines(
     const cell = byKey.get(bucket.key);
     if (hide && !cell) continue;
     const row: TimeRow = { timestamp: bucket.label };
-    for (const name of series) row[name] = cell?.has(name) ? (cell.get(name) ?? empty) : empty;
+    for (const name of series) {
+      setSeriesValue(row, name, cell?.has(name) ? (cell.get(name) ?? empty) : empty);
+    }
     rows.push(row);
   }
   return { rows, combined: total.value, series };
