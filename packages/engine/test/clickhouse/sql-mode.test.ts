@@ -104,14 +104,57 @@ describe('SQL mode on ClickHouse answers', () => {
     expect(answer.body.metadata.truncated).toBe(true);
   });
 
-  test('graph types not shaped on ClickHouse yet are a 501', async () => {
-    const answer = await sql('SELECT timestamp, 1 AS v FROM all_events', {
-      graph_type: 'Single Line',
-      timestamp_column: 'timestamp',
-      value_column: 'v',
-    });
-    expect(answer.status).toBe(501);
-    expect(answer.body.error).toMatch(/^SQL mode on ClickHouse does not answer 'Single Line' yet/);
+  // EVENTS: 30 events a minute apart from 2023-11-14 22:13:20 UTC, all in that hour.
+  test('a Single Line from DateTime buckets, labelled in the request zone', async () => {
+    const answer = await sql(
+      'SELECT toStartOfHour(toDateTime(timestamp)) AS t, count() AS n FROM all_events GROUP BY t ORDER BY t',
+      {
+        graph_type: 'Single Line',
+        timestamp_column: 't',
+        value_column: 'n',
+        IANA_time_zone: 'Asia/Tokyo',
+      },
+    );
+    expect(answer.status, answer.text).toBe(200);
+    // 22:00 UTC is 07:00 the next day in Tokyo (UTC+9).
+    expect(answer.body.result).toEqual([{ timestamp: '2023-11-15 07:00', n: EVENTS.length }]);
+  });
+
+  test('a Multi Line split by a column, and a Funnel with its conversion', async () => {
+    const multi = await sql(
+      `SELECT toDate(toDateTime(timestamp)) AS d, JSONExtractString(json, 'country') AS c, count() AS n
+       FROM all_events GROUP BY d, c`,
+      {
+        graph_type: 'Multi Line',
+        timestamp_column: 'd',
+        split_column: 'c',
+        value_column: 'n',
+        IANA_time_zone: 'UTC',
+      },
+    );
+    expect(multi.status, multi.text).toBe(200);
+    expect(multi.body.result).toEqual([{ timestamp: '2023-11-14', DE: 10, GB: 10, US: 10 }]);
+    expect([...multi.body.metadata.series].sort()).toEqual(['DE', 'GB', 'US']);
+    const funnel = await sql(
+      `SELECT step, n FROM (SELECT 1 AS o, 'all' AS step, count() AS n FROM all_events
+         UNION ALL SELECT 2, 'US', countIf(JSONExtractString(json, 'country') = 'US') FROM all_events
+         UNION ALL SELECT 3, 'cheap US', countIf(JSONExtractString(json, 'country') = 'US'
+           AND JSONExtractInt(json, 'price') < 15) FROM all_events) ORDER BY o`,
+      { graph_type: 'Funnel', label_column: 'step', value_column: 'n' },
+    );
+    expect(funnel.status, funnel.text).toBe(200);
+    const us = EVENTS.filter((e) => e.json.country === 'US');
+    const cheap = us.filter((e) => e.json.price < 15);
+    expect(funnel.body.result).toEqual([
+      { step: 'all', n: EVENTS.length },
+      { step: 'US', n: us.length },
+      { step: 'cheap US', n: cheap.length },
+    ]);
+    expect(funnel.body.metadata.conversion).toEqual([
+      1,
+      us.length / EVENTS.length,
+      cheap.length / us.length,
+    ]);
   });
 });
 
