@@ -15,12 +15,11 @@ import {
   parseLogRequest,
 } from '../../ingest/ingest-request.ts';
 import { runClickHouseCollectionQuery } from './clickhouse-collection-query.ts';
+import { registerCollection } from './clickhouse-collections.ts';
 import { isConnectionError, limitError, STORAGE_UNAVAILABLE } from './clickhouse-errors.ts';
 import { insertBatch } from './clickhouse-ingest.ts';
 import {
-  BASE_VIEW,
   COLLECTIONS_TABLE,
-  collectionView,
   quoteClickHouseIdentifier,
   RESERVED_NAMES,
   workspaceDatabase,
@@ -178,19 +177,7 @@ class ClickHouseEngine implements Engine {
   /** Records a collection in the catalog and gives it its SQL-mode view (both idempotent). */
   async #register(workspace: ClickHouseWorkspace, collection: string): Promise<void> {
     if (workspace.known.has(collection)) return;
-    const db = workspace.database;
-    const client = workspace.client;
-    await client.insert({
-      table: `${quoteClickHouseIdentifier(db)}.${quoteClickHouseIdentifier(COLLECTIONS_TABLE)}`,
-      columns: ['name'],
-      values: [{ name: collection }],
-      format: 'JSONEachRow',
-    });
-    await client.command({ query: collectionView(db, collection, collection) });
-    if (collection === BASE_VIEW) {
-      // A collection really named `base` is what `FROM base` reads from now on.
-      await client.command({ query: collectionView(db, BASE_VIEW, collection) });
-    }
+    await registerCollection(workspace.client, workspace.database, collection);
     if (workspace.known.size >= KNOWN_COLLECTIONS) workspace.known.clear();
     workspace.known.add(collection);
   }
