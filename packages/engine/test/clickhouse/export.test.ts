@@ -137,7 +137,14 @@ describe('export --to-clickhouse', () => {
   });
 
   test('run again, writes nothing twice', async () => {
+    // The export takes seconds: a fresh engine rather than a keep-alive socket its server closed.
+    await ch.close();
     expect(exportCli().status).toBe(0);
+    ch = await startServer({
+      workspaces: { [WORKSPACE]: API_KEY },
+      now: () => NOW,
+      clickhouse: { url, password, databasePrefix: 'analytics_' },
+    });
     const count = await ch.post('/api/visualize/data', {
       ...withDefaults({ graph_type: 'Single Value' }),
       collection: 'signups',

@@ -36,6 +36,8 @@ export async function insertBatch(
         format: 'JSONEachRow',
         clickhouse_settings: {
           async_insert: 0,
+          // Through a Distributed table (a cluster), answered once the shards have the rows.
+          insert_distributed_sync: 1,
           insert_deduplicate: 1,
           insert_deduplication_token: token,
         },

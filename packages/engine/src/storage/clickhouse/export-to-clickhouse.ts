@@ -100,6 +100,8 @@ async function exportSegment(
       format: 'JSONEachRow',
       clickhouse_settings: {
         async_insert: 0,
+        // Through a Distributed table (a cluster), answered once the shards have the rows.
+        insert_distributed_sync: 1,
         insert_deduplicate: 1,
         insert_deduplication_token: `export:${collection}:${start}:${values.length}`,
       },
