@@ -13,6 +13,7 @@ const CONFORMANCE = [
   'test/real-client-requests.test.ts',
   'test/special-keys.test.ts',
   'test/errors.test.ts',
+  'test/zone-transitions.test.ts',
   'test/sql-parameters.test.ts',
 ];
 

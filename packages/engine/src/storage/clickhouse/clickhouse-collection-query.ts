@@ -12,7 +12,7 @@ import {
   valueKey,
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
-import { type BucketPlan, planBuckets, windowSeconds } from '../../query/time-buckets.ts';
+import { offsetSegments, planBuckets, windowSeconds } from '../../query/time-buckets.ts';
 import { setSeriesValue } from '../../set-own.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 import { ClickHouseParams } from './clickhouse-params.ts';
@@ -197,37 +197,47 @@ async function aggregateWindow(
   return { value: rows[0]?.v ?? empty };
 }
 
-/** The bucket key of `timestamp` in the zone, as `planBuckets` numbers buckets. */
-function keySql(plan: BucketPlan, params: ClickHouseParams, zone: string): string {
-  const local = () => `toDateTime64(timestamp, 0, ${params.add('String', zone)})`;
+/** The window's UTC offsets as SQL: the one that holds at each row's `timestamp`. */
+function offsetSql(
+  segments: readonly { from: number; offset: number }[],
+  params: ClickHouseParams,
+): string {
+  if (segments.length === 1) return params.add('Int64', segments[0]?.offset ?? 0);
+  return `multiIf(${segments
+    .slice(1)
+    .map(
+      (s, i) =>
+        `timestamp < ${params.add('Int64', s.from)}, ${params.add('Int64', segments[i]?.offset ?? 0)}`,
+    )
+    .join(', ')}, ${params.add('Int64', segments[segments.length - 1]?.offset ?? 0)})`;
+}
+
+/**
+ * The bucket key of `timestamp`, as `planBuckets` numbers buckets, from the engine's own
+ * offsets of the zone in the window (Temporal's tz data, as on DuckDB) rather than ClickHouse's
+ * time-zone tables, which put a second on the wrong date where a clock was set back across
+ * midnight (America/Goose_Bay's 00:01 changes of 1987 to 1991).
+ */
+function keySql(plan: ClickHousePlan, params: ClickHouseParams): string {
   switch (plan.granularity) {
     case 'Minute':
     case 'Hour': {
-      // The plan's own keys: each pass of the zone's clock through a minute or hour is one
-      // bucket, whatever the size of an offset change; the window's offsets come with the plan.
+      // Each pass of the zone's clock through a minute or hour is one bucket, whatever the size
+      // of an offset change; the plan's clock gives each offset's shift.
       const clock = plan.clock;
       if (!clock) throw new Error('a Minute or Hour plan without its clock');
-      const segments = clock.segments;
-      const offset =
-        segments.length === 1
-          ? params.add('Int64', segments[0]?.offset ?? 0)
-          : `multiIf(${segments
-              .slice(1)
-              .map(
-                (s, i) =>
-                  `timestamp < ${params.add('Int64', s.from)}, ${params.add('Int64', segments[i]?.offset ?? 0)}`,
-              )
-              .join(', ')}, ${params.add('Int64', segments[segments.length - 1]?.offset ?? 0)})`;
-      return `intDiv(toInt64(timestamp) + ${offset}, ${params.add('Int64', clock.width)})`;
+      return `intDiv(toInt64(timestamp) + ${offsetSql(clock.segments, params)}, ${params.add('Int64', clock.width)})`;
     }
     case 'Day':
-      return `toInt64(toDate32(${local()}))`;
     case 'Week':
-      // Monday weeks numbered as the plan does: day d is in week floor((d + 3) / 7).
-      return `toInt64(floor((toInt64(toDate32(${local()})) + 3) / 7))`;
     case 'Month': {
-      const t = local();
-      return `toInt64(toYear(${t})) * 12 + toMonth(${t}) - 1`;
+      // The zone's date as days since 1970-01-01 (floor: wall clocks before 1970 are negative).
+      const day = `toInt64(floor((toInt64(timestamp) + ${offsetSql(plan.offsets, params)}) / 86400))`;
+      if (plan.granularity === 'Day') return day;
+      // Monday weeks numbered as the plan does: day d is in week floor((d + 3) / 7).
+      if (plan.granularity === 'Week') return `toInt64(floor((${day} + 3) / 7))`;
+      const date = `toDate32(${day})`;
+      return `toInt64(toYear(${date})) * 12 + toMonth(${date}) - 1`;
     }
   }
 }
@@ -246,8 +256,14 @@ function bucketPlan(granularity: ResolvedGranularity, zone: string, lo: number, 
     );
   }
   const plan = planBuckets(granularity, zone, lo, hi);
-  return { ...plan, known: new Set(plan.buckets.map((b) => b.key)) };
+  return {
+    ...plan,
+    known: new Set(plan.buckets.map((b) => b.key)),
+    offsets: offsetSegments(zone, lo, hi),
+  };
 }
+
+type ClickHousePlan = ReturnType<typeof bucketPlan>;
 
 /**
  * Single Line (and Compare Line's two lines): the aggregate per bucket. Cumulative Line: the
@@ -268,7 +284,7 @@ async function singleLine(
   const params = new ClickHouseParams();
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const where = inWindow(query, lo, hi, params);
-  const k = keySql(plan, params, query.IANA_time_zone);
+  const k = keySql(plan, params);
   const bucketRows = rowsOf<{
     k: number;
     n: number;
@@ -330,11 +346,11 @@ async function growingQuantiles(
   query: CollectionQuery,
   lo: number,
   hi: number,
-  plan: BucketPlan,
+  plan: ClickHousePlan,
   run: ClickHouseRun,
 ): Promise<Map<number, number | null>> {
   const params = new ClickHouseParams();
-  const k = keySql(plan, params, query.IANA_time_zone);
+  const k = keySql(plan, params);
   const m = numericFieldSql(query.metric ?? '', params);
   const p = params.add('Float64', QUANTILE[query.aggregation]);
   const found = await rowsOf<{ k: number; q: number | null }>(
@@ -463,7 +479,7 @@ async function splitLines(
   const [found, total] = await Promise.all([
     rowsOf<{ k: number; sp: string; v: number | null }>(
       run,
-      `SELECT ${keySql(plan, params, query.IANA_time_zone)} AS k, ${split} AS sp,
+      `SELECT ${keySql(plan, params)} AS k, ${split} AS sp,
          ${aggregateSql(query.aggregation, m, params)} AS v
        FROM ${source(run)}
        WHERE ${inWindow(query, lo, hi, params)} AND sp IN ${params.add('Array(String)', series)}
@@ -521,7 +537,7 @@ async function ratioLine(
   const [found, totals] = await Promise.all([
     rowsOf<Sides & { k: number }>(
       run,
-      `SELECT ${keySql(plan, params, query.IANA_time_zone)} AS k, ${columns}
+      `SELECT ${keySql(plan, params)} AS k, ${columns}
        FROM ${source(run)} WHERE ${where} GROUP BY k`,
       params,
     ),

@@ -2,13 +2,8 @@ import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickh
 import type { WorkspaceDb } from '../workspace-db.ts';
 import { registerCollection } from './clickhouse-collections.ts';
 import type { ClickHouseOptions } from './clickhouse-engine.ts';
-import {
-  EVENTS_TABLE,
-  quoteClickHouseIdentifier,
-  RESERVED_NAMES,
-  workspaceDatabase,
-  workspaceSchema,
-} from './clickhouse-schema.ts';
+import { insertEvents } from './clickhouse-ingest.ts';
+import { RESERVED_NAMES, workspaceDatabase, workspaceSchema } from './clickhouse-schema.ts';
 
 /** Events per insert: one ClickHouse part each, small enough to hold in memory twice. */
 const BATCH_EVENTS = 100_000;
@@ -93,19 +88,7 @@ async function exportSegment(
       seq: String(seq++),
       json: String(json),
     }));
-    await client.insert({
-      table: `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`,
-      columns: ['collection', 'timestamp', 'seq', 'json'],
-      values,
-      format: 'JSONEachRow',
-      clickhouse_settings: {
-        async_insert: 0,
-        // Through a Distributed table (a cluster), answered once the shards have the rows.
-        insert_distributed_sync: 1,
-        insert_deduplicate: 1,
-        insert_deduplication_token: `export:${collection}:${start}:${values.length}`,
-      },
-    });
+    await insertEvents(client, database, values, `export:${collection}:${start}:${values.length}`);
     options.onBatch?.(collection, seq);
     if (rows.length < BATCH_EVENTS) return seq;
   }
