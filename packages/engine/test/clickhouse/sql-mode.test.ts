@@ -201,6 +201,15 @@ describe('SQL mode on ClickHouse refuses', () => {
     "SELECT * FROM merge('sqlmode_other', '.*')": /table function 'merge'/,
     "SELECT joinGet('sqlmode_other.t', 'a', 1)": /function 'joinGet'/,
     "SELECT dictGet('d', 'a', 1)": /function 'dictGet'/,
+    "SELECT * FROM s3('http://127.0.0.1:9/b/x.csv')": /table function 's3'/,
+    "SELECT * FROM hdfs('hdfs://127.0.0.1:9/x', 'CSV')": /table function 'hdfs'/,
+    "SELECT * FROM mysql('127.0.0.1:9', 'd', 't', 'u', 'p')": /table function 'mysql'/,
+    "SELECT * FROM postgresql('127.0.0.1:9', 'd', 't', 'u', 'p')": /table function 'postgresql'/,
+    "SELECT * FROM cluster('default', system.one)": /table function 'cluster'/,
+    "SELECT * FROM executable('x.sh', 'CSV', 'a String')": /table function 'executable'/,
+    "SELECT * FROM input('a String')": /table function 'input'/,
+    "SELECT * FROM azureBlobStorage('http://127.0.0.1:9', 'c', 'x')":
+      /table function 'azureBlobStorage'/,
     "SELECT 1 INTO OUTFILE '/tmp/out.txt'": /no INTO OUTFILE or FORMAT/,
     'SELECT 1 FORMAT JSON': /no INTO OUTFILE or FORMAT/,
   };

@@ -7,7 +7,16 @@ import type { EngineOptions } from '../../src/index.ts';
  * suites on DuckDB files, the `clickhouse` project runs the same files on ClickHouse (chdb
  * behind the wire server of `test/clickhouse/`).
  */
-export const DRIVER: 'duckdb' | 'clickhouse' = inject('driver') ?? 'duckdb';
+export const DRIVER: 'duckdb' | 'clickhouse' = providedDriver();
+
+/** The project's driver; DuckDB outside vitest (a child process importing the test helpers). */
+function providedDriver(): 'duckdb' | 'clickhouse' {
+  try {
+    return inject('driver') ?? 'duckdb';
+  } catch {
+    return 'duckdb';
+  }
+}
 
 /** True when the suite runs on the ClickHouse driver. */
 export const ON_CLICKHOUSE = DRIVER === 'clickhouse';
