@@ -23,9 +23,9 @@ const USER_ERRORS =
 /**
  * Runs a SQL-mode query natively on ClickHouse, in ClickHouse's dialect, locked down by
  * ClickHouse: `readonly=1`, the time limit as `max_execution_time`, the row cap as the `limit`
- * setting (one row more, to know about truncation), `max_result_bytes`, `max_memory_usage`, the
- * workspace's database as the current one, and ClickHouse's parse checked first
- * ({@link inspectClickHouseAst}).
+ * setting (one row more, to know about truncation) and `max_result_rows`, `max_result_bytes`,
+ * `max_memory_usage`, the workspace's database as the current one, and ClickHouse's parse
+ * checked first ({@link inspectClickHouseAst}).
  */
 export async function runClickHouseSql(query: SqlQuery, run: ClickHouseRun): Promise<Envelope> {
   const sql = query.sql_query.replace(/[\s;]+$/, '');
@@ -39,6 +39,8 @@ export async function runClickHouseSql(query: SqlQuery, run: ClickHouseRun): Pro
     ...clickHouseSettings(run),
     readonly: '1',
     limit: String(maxRows + 1),
+    // Beside `limit`, which cuts the result, a ceiling ClickHouse enforces on what it sends.
+    max_result_rows: String(maxRows + 1),
     max_result_bytes: String(MAX_RESULT_BYTES),
     result_overflow_mode: 'throw',
     session_timezone: query.IANA_time_zone,
