@@ -1,5 +1,6 @@
 import { READ_ONLY_SQL } from '@analytics-chart/protocol';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { USER_ERROR_CODES } from '../../src/storage/clickhouse/clickhouse-sql-mode.ts';
 import {
   type Answer,
   API_KEY,
@@ -243,6 +244,29 @@ describe('SQL mode on ClickHouse refuses', () => {
     const column = await sql('SELECT nonexistent_column FROM all_events');
     expect(column.status).toBe(400);
     expect(column.body.error).toMatch(/nonexistent_column/);
+  });
+
+  // Syntax errors whose quoted SQL holds an upper-case word in parentheses, or a NUL: the client
+  // took the word for the exception's name (or found none), and these were 500s.
+  for (const text of [
+    'WITH gone AS (DELETE FROM _engine_events RETURNING *) SELECT * FROM gone',
+    `WITH x AS (INSERT INTO all_events VALUES (1, '{}') RETURNING *) SELECT 1`,
+    `WITH x AS (SELECT 1) UPDATE all_events SET json = '{}'`,
+    'SELECT * FROM all_events\u0000; DROP TABLE all_events',
+    'SELECT * FROM other.main.all_events',
+  ]) {
+    test(`${JSON.stringify(text)} is a 400 sentence`, async () => {
+      const answer = await sql(text);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatch(/^[A-Z]/);
+    });
+  }
+
+  test("the engine's names of ClickHouse's error codes are ClickHouse's", async () => {
+    for (const [code, name] of Object.entries(USER_ERROR_CODES)) {
+      const answer = await sql(`SELECT toString(errorCodeToName(${Number(code)})) AS n`);
+      expect(answer.body.result).toEqual([{ n: name }]);
+    }
   });
 
   test('afterwards the workspace is unchanged', async () => {

@@ -20,7 +20,7 @@ export function isConnectionError(error: unknown): boolean {
  * SELECT …`, a syntax error's excerpt), which would also show what the engine sent with it.
  */
 export function clickHouseMessage(error: ClickHouseError): string {
-  const syntax = /^Syntax error: failed at position (\d+)[^:]*?\((line \d+, col \d+)\):/.exec(
+  const syntax = /Syntax error: failed at position (\d+)[\s\S]*?\((line \d+, col \d+)\)/.exec(
     error.message,
   );
   if (syntax) return `Syntax error at position ${syntax[1]} (${syntax[2]})`;
