@@ -1,5 +1,6 @@
 import { READ_ONLY_SQL } from '@analytics-chart/protocol';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { OUT_OF_MEMORY, RESULT_TOO_LARGE } from '../../src/sql/index.ts';
 import { USER_ERROR_CODES } from '../../src/storage/clickhouse/clickhouse-sql-mode.ts';
 import {
   type Answer,
@@ -269,8 +270,40 @@ describe('SQL mode on ClickHouse refuses', () => {
     }
   });
 
+  test('a result larger than SQL mode returns is refused by ClickHouse', async () => {
+    // 2,000 rows of 20,000 characters: 40 MB against max_result_bytes' 32 MB.
+    const answer = await sql(`SELECT repeat('x', 20000) AS big FROM numbers(2000)`);
+    expect(answer).toMatchObject({ status: 400, body: { error: RESULT_TOO_LARGE } });
+  });
+
   test('afterwards the workspace is unchanged', async () => {
     const answer = await sql('SELECT count() AS n FROM all_events');
     expect(answer.body.result).toEqual([{ n: EVENTS.length }]);
+  });
+});
+
+describe('SQL mode on ClickHouse within its memory limit', () => {
+  let small: TestServer;
+  beforeAll(async () => {
+    small = await startServer({
+      memoryLimit: '64MB',
+      sqlTimeoutMs: 20_000,
+      clickhouse: {
+        url: inject('clickhouseUrl'),
+        password: inject('clickhousePassword'),
+        databasePrefix: 'sqlmemory_',
+      },
+    });
+  });
+  afterAll(() => small?.close());
+
+  test('a query that needs more is a 400 with the DuckDB driver sentence', async () => {
+    // About 2 GB of strings against max_memory_usage of 64 MB.
+    const answer = await small.post('/api/visualize/data', {
+      api_key: API_KEY,
+      graph_type: 'Table',
+      sql_query: `SELECT length(groupArray(repeat('x', 1000))) AS n FROM numbers(2000000)`,
+    });
+    expect(answer).toMatchObject({ status: 400, body: { error: OUT_OF_MEMORY } });
   });
 });

@@ -1,6 +1,7 @@
 import { type Envelope, LIMITS, READ_ONLY_SQL, type SqlQuery } from '@analytics-chart/protocol';
 import { ClickHouseError } from '@clickhouse/client';
 import { EngineError } from '../../engine-error.ts';
+import { OUT_OF_MEMORY } from '../../sql/describe-duckdb-error.ts';
 import { MAX_RESULT_BYTES, RESULT_TOO_LARGE } from '../../sql/run-sql-query.ts';
 import { type SqlResultTable, shapeSqlResult } from '../../sql/shape-sql-result.ts';
 import { clickHouseMessage } from './clickhouse-errors.ts';
@@ -29,7 +30,7 @@ function asClickHouseError(error: unknown): ClickHouseError | undefined {
 const LEADING_COMMENTS = /^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)*/;
 
 /**
- * Exception names of the commonest codes of a query's own mistakes (ClickHouse's ErrorCodes;
+ * Exception names of the commonest codes of a query's own mistakes and limits (ClickHouse's ErrorCodes;
  * checked against its errorCodeToName in the tests). The client reads the name from the first
  * `(NAME)` in the message, which a quoted piece of the user's SQL can precede, and the code
  * from the message's start, which nothing precedes.
@@ -45,6 +46,7 @@ export const USER_ERROR_CODES: Record<string, string> = {
   '62': 'SYNTAX_ERROR',
   '164': 'READONLY',
   '215': 'NOT_AN_AGGREGATE',
+  '241': 'MEMORY_LIMIT_EXCEEDED',
 };
 
 /** Errors of the query's own SQL, answered as a 400 with ClickHouse's sentence. */
@@ -107,6 +109,7 @@ export async function runClickHouseSql(query: SqlQuery, run: ClickHouseRun): Pro
   } catch (error) {
     const refused = asClickHouseError(error);
     const type = refused ? (USER_ERROR_CODES[refused.code] ?? refused.type) : '';
+    if (type === 'MEMORY_LIMIT_EXCEEDED') throw new EngineError(400, OUT_OF_MEMORY);
     if (refused && USER_ERRORS.test(type ?? '')) {
       if (refused.message.includes('Multi-statements are not allowed')) {
         throw new EngineError(400, READ_ONLY_SQL);
