@@ -78,8 +78,18 @@ export async function samplesEnvelope(ctx: QueryContext): Promise<Envelope> {
     timestamp: toNumber(timestamp ?? null) ?? 0,
     json: JSON.parse(String(json)) as Record<string, unknown>,
   }));
-  const envelope: Envelope = { result, metadata: {} };
-  Object.defineProperty(envelope, RAW_PAYLOADS, { value: rows.map(([, json]) => String(json)) });
+  return withRawPayloads(
+    { result, metadata: {} },
+    rows.map(([, json]) => String(json)),
+  );
+}
+
+/**
+ * Gives a Samples envelope the payload texts as stored, which the HTTP app splices into the
+ * answer ({@link samplesJson}) so that a payload comes back byte for byte, with either driver.
+ */
+export function withRawPayloads(envelope: Envelope, raw: string[]): Envelope {
+  Object.defineProperty(envelope, RAW_PAYLOADS, { value: raw });
   return envelope;
 }
 

@@ -12,6 +12,7 @@ import {
   valueKey,
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
+import { withRawPayloads } from '../../query/samples.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../../query/time-buckets.ts';
 import { setSeriesValue } from '../../set-own.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
@@ -400,7 +401,10 @@ async function samples(
     timestamp: r.timestamp,
     json: JSON.parse(r.json) as Record<string, unknown>,
   }));
-  return { result, metadata: {} };
+  return withRawPayloads(
+    { result, metadata: {} },
+    rows.map((r) => r.json),
+  );
 }
 
 const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS.pie } as const;
