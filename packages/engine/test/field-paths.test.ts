@@ -5,6 +5,7 @@ import type { Envelope } from '@analytics-chart/protocol';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createEngine, type Engine } from '../src/index.ts';
+import { driverOptions } from './helpers/driver.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { type FixtureEvent, referenceAnswer } from './helpers/reference.ts';
 
@@ -24,7 +25,12 @@ let collections = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'engine-fields-'));
-  engine = await createEngine({ dataDir: dir, workspaces: { default: KEY }, now: () => NOW });
+  engine = await createEngine({
+    dataDir: dir,
+    workspaces: { default: KEY },
+    now: () => NOW,
+    ...driverOptions(),
+  });
 });
 
 afterAll(async () => {

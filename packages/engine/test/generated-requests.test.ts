@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { COLLECTION_GRAPH_TYPES, FILTER_OPERATORS } from '@analytics-chart/protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createEngine, type Engine } from '../src/index.ts';
+import { driverOptions } from './helpers/driver.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { type FixtureEvent, referenceAnswer } from './helpers/reference.ts';
 
@@ -53,7 +54,12 @@ const EVENTS = events();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'engine-generated-'));
-  engine = await createEngine({ dataDir: dir, workspaces: { default: KEY }, now: () => NOW });
+  engine = await createEngine({
+    dataDir: dir,
+    workspaces: { default: KEY },
+    now: () => NOW,
+    ...driverOptions(),
+  });
   for (const e of EVENTS) {
     const answer = await engine.log({ api_key: KEY, timestamp: e.timestamp, json: e.json });
     expect(answer.status).toBe(200);

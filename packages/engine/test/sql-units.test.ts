@@ -5,14 +5,14 @@ import { macroStatementsFor } from '../src/sql-mode/duckdb/clickhouse-macros.ts'
 import { collectionViewStatements } from '../src/sql-mode/duckdb/collection-views.ts';
 import { describeDuckDBError } from '../src/sql-mode/duckdb/describe-duckdb-error.ts';
 import { FILE_ACCESS_REFUSED, inspectSqlAst } from '../src/sql-mode/duckdb/inspect-sql-ast.ts';
-import { funnelConversion } from '../src/sql-mode/duckdb/shape-sql-result.ts';
 import { SqlGate } from '../src/sql-mode/duckdb/sql-gate.ts';
+import { funnelConversion } from '../src/sql-mode/shape-sql-result.ts';
 import {
   formatLabel,
   labelFormat,
   type TimePoint,
   type WallClock,
-} from '../src/sql-mode/duckdb/time-labels.ts';
+} from '../src/sql-mode/time-labels.ts';
 import { quoteIdentifier } from '../src/storage/duckdb/quote-identifier.ts';
 
 /** The pure parts of SQL mode, by table. */

@@ -7,8 +7,8 @@ import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { createEngine, WorkspaceDb } from '../src/index.ts';
 import { MAX_TYPED_KEYS } from '../src/storage/duckdb/catalog.ts';
 import { openLoaderInstance } from '../src/storage/duckdb/db-config.ts';
-import { jsonPointer } from '../src/storage/duckdb/key-path.ts';
 import { quoteIdentifier } from '../src/storage/duckdb/quote-identifier.ts';
+import { jsonPointer } from '../src/storage/key-path.ts';
 
 /** The storage layer: identifiers, key paths, the catalog, and the overflow fallback. */
 

@@ -6,7 +6,7 @@
  * counts each id in a plain loop.
  */
 import { randomBytes } from 'node:crypto';
-import { startEngineProcess } from './engine-process.ts';
+import { type ClickHouseTarget, startEngineProcess } from './engine-process.ts';
 import { postJson } from './post-json.ts';
 import { engineEvents } from './read-engine-events.ts';
 import type { Random } from './seeded-random.ts';
@@ -51,6 +51,8 @@ export interface DurabilityOptions {
   writers?: number;
   /** Longest moment after the engine is up at which it is killed. @default 1500 */
   maxKillDelayMs?: number;
+  /** Serve from this ClickHouse (`serve --clickhouse`) instead of `dataDir`. */
+  clickhouse?: ClickHouseTarget;
 }
 
 type Sent = { ids: string[]; acknowledged: boolean };
@@ -100,7 +102,7 @@ export async function runDurability(options: DurabilityOptions): Promise<Durabil
   };
 
   for (let cycle = 0; cycle < options.kills; cycle++) {
-    const engine = await startEngineProcess(dataDir, apiKey);
+    const engine = await startEngineProcess(dataDir, apiKey, options.clickhouse);
     // The events acknowledged before this start must all be back, once each.
     const { counts } = countIds(await engineEvents(engine.url, apiKey));
     let missing = 0;
@@ -136,7 +138,7 @@ export async function runDurability(options: DurabilityOptions): Promise<Durabil
     if (engine.output().includes(apiKey)) keyLeaks++;
   }
 
-  const engine = await startEngineProcess(dataDir, apiKey);
+  const engine = await startEngineProcess(dataDir, apiKey, options.clickhouse);
   let rows: string[];
   try {
     rows = await engineEvents(engine.url, apiKey);

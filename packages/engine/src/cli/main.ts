@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `analytics-engine <command>`: `serve`, `load` and `demo-data`. Run from the repository root as
+ * `analytics-engine <command>`: `serve`, `load`, `demo-data` and `export`. Run from the repository root as
  * `pnpm engine <command>`; paths are relative to the directory the command was run from.
  */
 import { parseArgs } from 'node:util';
@@ -19,6 +19,8 @@ const loadCommand: Run = async (...args) =>
   (await import('./load-command.ts')).loadCommand(...args);
 const demoDataCommand: Run = async (options) =>
   (await import('./demo-data-command.ts')).demoDataCommand(options);
+const exportCommand: Run = async (options) =>
+  (await import('./export-command.ts')).exportCommand(options);
 
 const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data] [--workspaces FILE]
              serve the Data Query API; the key comes from ANALYTICS_API_KEY (workspace
@@ -33,10 +35,16 @@ const DEMO_DATA_USAGE = `  demo-data  [--data .data] [--events 1000000] [--works
              write a seeded demo workspace (the last 90 days)
 `;
 
+const EXPORT_USAGE = `  export     --to-clickhouse URL [--data .data] [--workspace default]
+             copy a workspace's collections into ClickHouse, where serve --clickhouse
+             reads them (user and password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD;
+             run it again after an interruption: batches already there are not written twice)
+`;
+
 const USAGE = `usage: analytics-engine <command> [options]   (analytics-engine <command> --help)
 
 commands:
-${SERVE_USAGE}${LOAD_USAGE}${DEMO_DATA_USAGE}`;
+${SERVE_USAGE}${LOAD_USAGE}${DEMO_DATA_USAGE}${EXPORT_USAGE}`;
 
 const COMMANDS = {
   serve: {
@@ -69,6 +77,15 @@ const COMMANDS = {
     },
     usage: DEMO_DATA_USAGE,
     run: demoDataCommand,
+  },
+  export: {
+    options: {
+      data: { type: 'string' },
+      workspace: { type: 'string' },
+      'to-clickhouse': { type: 'string' },
+    },
+    usage: EXPORT_USAGE,
+    run: exportCommand,
   },
 } as const;
 

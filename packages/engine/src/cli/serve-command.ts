@@ -43,20 +43,23 @@ async function workspacesFrom(options: Options): Promise<Record<string, string>>
  * `--clickhouse URL`: ClickHouse's HTTP interface, credentials from the environment only, so
  * that neither the command line nor the log line below ever holds them.
  */
-function clickhouseFrom(options: Options): ClickHouseOptions | undefined {
-  if (options.clickhouse === undefined) return undefined;
+export function clickhouseFrom(
+  options: Options,
+  flag = 'clickhouse',
+): ClickHouseOptions | undefined {
+  if (options[flag] === undefined) return undefined;
   let url: URL;
   try {
-    url = new URL(String(options.clickhouse));
+    url = new URL(String(options[flag]));
   } catch {
-    throw new UsageError('--clickhouse: expected a URL such as http://127.0.0.1:8123');
+    throw new UsageError(`--${flag}: expected a URL such as http://127.0.0.1:8123`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError('--clickhouse: expected an http:// or https:// URL');
+    throw new UsageError(`--${flag}: expected an http:// or https:// URL`);
   }
   if (url.username || url.password) {
     throw new UsageError(
-      '--clickhouse: put the user and password in CLICKHOUSE_USER and CLICKHOUSE_PASSWORD, not in the URL',
+      `--${flag}: put the user and password in CLICKHOUSE_USER and CLICKHOUSE_PASSWORD, not in the URL`,
     );
   }
   return {

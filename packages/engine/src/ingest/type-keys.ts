@@ -8,10 +8,10 @@ import {
   type Segment,
   segmentTable,
 } from '../storage/duckdb/catalog.ts';
-import { fieldName, jsonPointer } from '../storage/duckdb/key-path.ts';
 import { runPrepared } from '../storage/duckdb/prepared-statements.ts';
 import { SqlParams } from '../storage/duckdb/sql-params.ts';
 import type { WriteTransaction } from '../storage/duckdb/workspace-db.ts';
+import { fieldName, jsonPointer } from '../storage/key-path.ts';
 import type { SeenKey } from './discover-keys.ts';
 
 export { discoverObjectKeys, MAX_DEPTH, type SeenKey } from './discover-keys.ts';

@@ -8,3 +8,7 @@ export const MAX_RESULT_BYTES = 32 * 1024 * 1024;
 /** The answer to a result larger than {@link MAX_RESULT_BYTES}. */
 export const RESULT_TOO_LARGE =
   "The query's result is larger than SQL mode returns (32 MB); select fewer or smaller columns";
+
+/** The answer to a query that needs more memory than SQL mode may use, on any driver. */
+export const OUT_OF_MEMORY =
+  'The query needs more memory than SQL mode allows; aggregate in SQL or select fewer rows';

@@ -6,6 +6,8 @@ import { startChdbHttpServer } from './chdb-http-server.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** The storage driver the conformance suites run against (the vitest project's choice). */
+    driver: 'duckdb' | 'clickhouse';
     /** The URL of the one chdb-backed ClickHouse HTTP server all ClickHouse tests share. */
     clickhouseUrl: string;
     /** Its only user's password (the user is `default`). */

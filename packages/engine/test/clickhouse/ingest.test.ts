@@ -64,6 +64,20 @@ describe('ingest on ClickHouse', () => {
     ]);
   });
 
+  test('Samples answer the payloads byte for byte, as on DuckDB', async () => {
+    const answer = await server.post('/api/visualize/data', {
+      api_key: API_KEY,
+      collection: 'signups',
+      graph_type: 'Samples',
+      start: 1_699_999_000,
+      end: 1_700_000_001,
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe(
+      '{"result":[{"timestamp":1700000000,"json":{"n":1.50,"big":18446744073709551616,"s":"é\\u00e9"}}],"metadata":{}}',
+    );
+  });
+
   test('the collection list comes from ClickHouse', async () => {
     await server.post('/api/log', { api_key: API_KEY, collection: 'a b', json: { x: 1 } });
     const answer = await server.post('/api/collections', { api_key: API_KEY });

@@ -1,5 +1,7 @@
 import { READ_ONLY_SQL } from '@analytics-chart/protocol';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { USER_ERROR_CODES } from '../../src/sql-mode/clickhouse/clickhouse-sql-mode.ts';
+import { OUT_OF_MEMORY, RESULT_TOO_LARGE } from '../../src/sql-mode/result-limits.ts';
 import {
   type Answer,
   API_KEY,
@@ -53,7 +55,11 @@ async function sql(sql_query: string, extra: Record<string, unknown> = {}): Prom
     ...extra,
   });
   expect(answer.text).not.toContain(CANARY);
-  expect(answer.text).not.toMatch(/Code: \d+|DB::Exception|\(version /);
+  expect(answer.text).not.toMatch(
+    /Code: \d+|DB::Exception|\(version |in scope|TabSeparated|EXPLAIN/i,
+  );
+  // Refusals never quote the query back.
+  if (answer.status !== 200) expect(answer.text).not.toContain(sql_query.slice(0, 12));
   return answer;
 }
 
@@ -104,14 +110,57 @@ describe('SQL mode on ClickHouse answers', () => {
     expect(answer.body.metadata.truncated).toBe(true);
   });
 
-  test('graph types not shaped on ClickHouse yet are a 501', async () => {
-    const answer = await sql('SELECT timestamp, 1 AS v FROM all_events', {
-      graph_type: 'Single Line',
-      timestamp_column: 'timestamp',
-      value_column: 'v',
-    });
-    expect(answer.status).toBe(501);
-    expect(answer.body.error).toMatch(/^SQL mode on ClickHouse does not answer 'Single Line' yet/);
+  // EVENTS: 30 events a minute apart from 2023-11-14 22:13:20 UTC, all in that hour.
+  test('a Single Line from DateTime buckets, labelled in the request zone', async () => {
+    const answer = await sql(
+      'SELECT toStartOfHour(toDateTime(timestamp)) AS t, count() AS n FROM all_events GROUP BY t ORDER BY t',
+      {
+        graph_type: 'Single Line',
+        timestamp_column: 't',
+        value_column: 'n',
+        IANA_time_zone: 'Asia/Tokyo',
+      },
+    );
+    expect(answer.status, answer.text).toBe(200);
+    // 22:00 UTC is 07:00 the next day in Tokyo (UTC+9).
+    expect(answer.body.result).toEqual([{ timestamp: '2023-11-15 07:00', n: EVENTS.length }]);
+  });
+
+  test('a Multi Line split by a column, and a Funnel with its conversion', async () => {
+    const multi = await sql(
+      `SELECT toDate(toDateTime(timestamp)) AS d, JSONExtractString(json, 'country') AS c, count() AS n
+       FROM all_events GROUP BY d, c`,
+      {
+        graph_type: 'Multi Line',
+        timestamp_column: 'd',
+        split_column: 'c',
+        value_column: 'n',
+        IANA_time_zone: 'UTC',
+      },
+    );
+    expect(multi.status, multi.text).toBe(200);
+    expect(multi.body.result).toEqual([{ timestamp: '2023-11-14', DE: 10, GB: 10, US: 10 }]);
+    expect([...multi.body.metadata.series].sort()).toEqual(['DE', 'GB', 'US']);
+    const funnel = await sql(
+      `SELECT step, n FROM (SELECT 1 AS o, 'all' AS step, count() AS n FROM all_events
+         UNION ALL SELECT 2, 'US', countIf(JSONExtractString(json, 'country') = 'US') FROM all_events
+         UNION ALL SELECT 3, 'cheap US', countIf(JSONExtractString(json, 'country') = 'US'
+           AND JSONExtractInt(json, 'price') < 15) FROM all_events) ORDER BY o`,
+      { graph_type: 'Funnel', label_column: 'step', value_column: 'n' },
+    );
+    expect(funnel.status, funnel.text).toBe(200);
+    const us = EVENTS.filter((e) => e.json.country === 'US');
+    const cheap = us.filter((e) => e.json.price < 15);
+    expect(funnel.body.result).toEqual([
+      { step: 'all', n: EVENTS.length },
+      { step: 'US', n: us.length },
+      { step: 'cheap US', n: cheap.length },
+    ]);
+    expect(funnel.body.metadata.conversion).toEqual([
+      1,
+      us.length / EVENTS.length,
+      cheap.length / us.length,
+    ]);
   });
 });
 
@@ -154,6 +203,15 @@ describe('SQL mode on ClickHouse refuses', () => {
     "SELECT * FROM merge('sqlmode_other', '.*')": /table function 'merge'/,
     "SELECT joinGet('sqlmode_other.t', 'a', 1)": /function 'joinGet'/,
     "SELECT dictGet('d', 'a', 1)": /function 'dictGet'/,
+    "SELECT * FROM s3('http://127.0.0.1:9/b/x.csv')": /table function 's3'/,
+    "SELECT * FROM hdfs('hdfs://127.0.0.1:9/x', 'CSV')": /table function 'hdfs'/,
+    "SELECT * FROM mysql('127.0.0.1:9', 'd', 't', 'u', 'p')": /table function 'mysql'/,
+    "SELECT * FROM postgresql('127.0.0.1:9', 'd', 't', 'u', 'p')": /table function 'postgresql'/,
+    "SELECT * FROM cluster('default', system.one)": /table function 'cluster'/,
+    "SELECT * FROM executable('x.sh', 'CSV', 'a String')": /table function 'executable'/,
+    "SELECT * FROM input('a String')": /table function 'input'/,
+    "SELECT * FROM azureBlobStorage('http://127.0.0.1:9', 'c', 'x')":
+      /table function 'azureBlobStorage'/,
     "SELECT 1 INTO OUTFILE '/tmp/out.txt'": /no INTO OUTFILE or FORMAT/,
     'SELECT 1 FORMAT JSON': /no INTO OUTFILE or FORMAT/,
   };
@@ -173,8 +231,79 @@ describe('SQL mode on ClickHouse refuses', () => {
     const answer = await sql('SELECT count() FROM numbers(100000000000)');
     expect(answer).toMatchObject({ status: 504, body: { error: 'Query timed out' } });
   });
+  test('errors of the SQL itself are one sentence, without the SQL', async () => {
+    const typo = await sql('SELECT countif(1) FROM all_events');
+    expect(typo.status).toBe(400);
+    expect(typo.body.error).toMatch(
+      /^Function with name `countif` does not exist\. Maybe you meant/,
+    );
+    const syntax = await sql('SELECT (1 FROM all_events');
+    expect(syntax).toMatchObject({
+      status: 400,
+      body: { error: expect.stringMatching(/^Syntax error at position \d+ \(line 1, col \d+\)$/) },
+    });
+    const column = await sql('SELECT nonexistent_column FROM all_events');
+    expect(column.status).toBe(400);
+    expect(column.body.error).toMatch(/nonexistent_column/);
+  });
+
+  // Syntax errors whose quoted SQL holds an upper-case word in parentheses, or a NUL: the client
+  // took the word for the exception's name (or found none), and these were 500s.
+  for (const text of [
+    'WITH gone AS (DELETE FROM _engine_events RETURNING *) SELECT * FROM gone',
+    `WITH x AS (INSERT INTO all_events VALUES (1, '{}') RETURNING *) SELECT 1`,
+    `WITH x AS (SELECT 1) UPDATE all_events SET json = '{}'`,
+    'SELECT * FROM all_events\u0000; DROP TABLE all_events',
+    'SELECT * FROM other.main.all_events',
+  ]) {
+    test(`${JSON.stringify(text)} is a 400 sentence`, async () => {
+      const answer = await sql(text);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatch(/^[A-Z]/);
+    });
+  }
+
+  test("the engine's names of ClickHouse's error codes are ClickHouse's", async () => {
+    for (const [code, name] of Object.entries(USER_ERROR_CODES)) {
+      const answer = await sql(`SELECT toString(errorCodeToName(${Number(code)})) AS n`);
+      expect(answer.body.result).toEqual([{ n: name }]);
+    }
+  });
+
+  test('a result larger than SQL mode returns is refused by ClickHouse', async () => {
+    // 2,000 rows of 20,000 characters: 40 MB against max_result_bytes' 32 MB.
+    const answer = await sql(`SELECT repeat('x', 20000) AS big FROM numbers(2000)`);
+    expect(answer).toMatchObject({ status: 400, body: { error: RESULT_TOO_LARGE } });
+  });
+
   test('afterwards the workspace is unchanged', async () => {
     const answer = await sql('SELECT count() AS n FROM all_events');
     expect(answer.body.result).toEqual([{ n: EVENTS.length }]);
+  });
+});
+
+describe('SQL mode on ClickHouse within its memory limit', () => {
+  let small: TestServer;
+  beforeAll(async () => {
+    small = await startServer({
+      memoryLimit: '64MB',
+      sqlTimeoutMs: 20_000,
+      clickhouse: {
+        url: inject('clickhouseUrl'),
+        password: inject('clickhousePassword'),
+        databasePrefix: 'sqlmemory_',
+      },
+    });
+  });
+  afterAll(() => small?.close());
+
+  test('a query that needs more is a 400 with the DuckDB driver sentence', async () => {
+    // About 2 GB of strings against max_memory_usage of 64 MB.
+    const answer = await small.post('/api/visualize/data', {
+      api_key: API_KEY,
+      graph_type: 'Table',
+      sql_query: `SELECT length(groupArray(repeat('x', 1000))) AS n FROM numbers(2000000)`,
+    });
+    expect(answer).toMatchObject({ status: 400, body: { error: OUT_OF_MEMORY } });
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine, type Engine, type EngineOptions, serveEngine } from '../../src/index.ts';
+import { driverOptions } from './driver.ts';
 
 /** A status with the parsed JSON body (untyped: tests read answers of every shape) and its text. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read answers of every shape
@@ -19,13 +20,17 @@ export interface TestServer {
 
 export const API_KEY = 'test-key-0123456789';
 
-/** Starts a test server; `now` pins the engine's clock (Unix seconds). */
+/**
+ * Starts a test server on this run's driver (see `driver.ts`; options naming `clickhouse` or a
+ * `dataDir` choose for themselves); `now` pins the engine's clock (Unix seconds).
+ */
 export async function startServer(options: Partial<EngineOptions> = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'engine-test-'));
   const engine = await createEngine({
     workspaces: { default: API_KEY, other: 'other-key-9876543210' },
     memoryLimit: '512MB',
     logError: () => undefined,
+    ...(options.dataDir ? {} : driverOptions()),
     ...options,
     dataDir,
   });

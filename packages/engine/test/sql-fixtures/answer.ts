@@ -1,6 +1,7 @@
 import { EngineError } from '../../src/engine-error.ts';
 import type { SqlWorkspace } from '../../src/sql-mode/duckdb/index.ts';
 import { runSqlQuery, type SqlRunOptions } from '../../src/sql-mode/duckdb/index.ts';
+import { isClickHouseWorkspace } from './clickhouse-bed.ts';
 import { NOW, sqlQuery } from './workspaces.ts';
 
 /** What a client would receive: a status and a JSON body (envelope or `{error}`). */
@@ -19,7 +20,9 @@ export async function answer(
   options: SqlRunOptions = {},
 ): Promise<Answer> {
   try {
-    const envelope = await runSqlQuery(workspace, sqlQuery(body), { now: NOW, ...options });
+    const envelope = isClickHouseWorkspace(workspace)
+      ? await workspace.run(sqlQuery(body), options)
+      : await runSqlQuery(workspace, sqlQuery(body), { now: NOW, ...options });
     return { status: 200, body: JSON.parse(JSON.stringify(envelope)) };
   } catch (error) {
     if (error instanceof EngineError)

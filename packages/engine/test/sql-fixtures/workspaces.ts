@@ -5,6 +5,8 @@ import { parseQueryRequest, type SqlQuery } from '@analytics-chart/protocol';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import type { SqlWorkspace } from '../../src/sql-mode/duckdb/index.ts';
 import { openWorkspaceInstance } from '../../src/storage/duckdb/db-config.ts';
+import { ON_CLICKHOUSE } from '../helpers/driver.ts';
+import { openClickHouseSqlTestBed } from './clickhouse-bed.ts';
 
 /**
  * Real DuckDB workspaces for SQL-mode tests: each is a database file in a temporary directory,
@@ -134,8 +136,12 @@ async function openWorkspace(path: string, events: FixtureEvent[], internal?: st
   return workspace;
 }
 
-/** Opens workspace A (the fixture events), workspace B (a canary) and a canary file. */
+/**
+ * Opens workspace A (the fixture events), workspace B (a canary) and a canary file, on this
+ * run's driver (see `test/helpers/driver.ts`).
+ */
 export async function openSqlTestBed(): Promise<SqlTestBed> {
+  if (ON_CLICKHOUSE) return openClickHouseSqlTestBed();
   const dir = mkdtempSync(join(tmpdir(), 'sql-mode-'));
   const canaryFile = join(dir, 'secret.csv');
   writeFileSync(canaryFile, `secret\n${CANARIES.file}\n`);

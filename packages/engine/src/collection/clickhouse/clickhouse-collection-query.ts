@@ -1,7 +1,7 @@
 import type { CollectionQuery } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
-import { type CollectionAnswer, type CollectionPlan, QUANTILE } from '../plan/collection-plan.ts';
+import type { CollectionAnswer, CollectionPlan } from '../plan/collection-plan.ts';
 import { clickHouseCategories } from './clickhouse-categories.ts';
 import { clickHouseSamples } from './clickhouse-samples.ts';
 import { clickHouseSingleValue } from './clickhouse-single-value.ts';
@@ -10,7 +10,7 @@ import { clickHouseTimeSeries } from './clickhouse-time-series.ts';
 /**
  * Collection-mode queries compiled to ClickHouse SQL. Every value from the request travels as a
  * bound query parameter (`{name:Type}`); the SQL text is fixed per query shape. Buckets are
- * keyed by ClickHouse's own time-zone functions and matched against the engine's bucket plan
+ * keyed from the engine's own zone offsets and matched against the engine's bucket plan
  * (`planBuckets`), which supplies the labels and the empty buckets: a key ClickHouse computes
  * that the plan does not know is an error, never a dropped event. Each graph-type family is a
  * file of its own.
@@ -53,12 +53,6 @@ const COMPILED = new Set([
 ]);
 
 function refuseUncompiled(query: CollectionQuery): void {
-  if (query.graph_type === 'Cumulative Line' && QUANTILE[query.aggregation] !== undefined) {
-    throw new EngineError(
-      501,
-      `collection mode on ClickHouse does not answer a Cumulative Line of ${query.aggregation} yet (it answers Count, Sum and Avg)`,
-    );
-  }
   if (!COMPILED.has(query.graph_type)) {
     throw new EngineError(
       501,

@@ -1,15 +1,17 @@
 import type { FilterCondition, FilterGroups, FilterValue } from '@analytics-chart/protocol';
 import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
+import { comparePaths } from '../../storage/key-path.ts';
 
 /**
  * Payload fields and filters as ClickHouse SQL over the `json` column, with the DuckDB driver's
- * reading of a field: the literal top-level key when the payload has it, else the dotted path
- * into objects. Field names and filter values are bound parameters.
+ * reading of a field: per event, the first key path spelling the field at which it holds a value
+ * ({@link fieldSpellings}). Field names and filter values are bound parameters.
  *
  * - numeric form: a JSON number, or a string that is a decimal number (sign, exponent and
  *   surrounding spaces allowed); else NULL.
- * - string form: strings as they are, numbers as their shortest decimal text, booleans as
- *   `true`/`false`, arrays as compact JSON; objects and null have none.
+ * - string form: strings as they are, numbers as their JSON text (ClickHouse's, with the `+` of
+ *   a positive exponent that JavaScript writes), booleans as `true`/`false`, arrays as compact
+ *   JSON; objects and null have none.
  * - array elements: the string forms of an array's elements.
  */
 
@@ -32,7 +34,8 @@ const numeric =
 /** The string form of a JSON value found at `keys` (also used for array elements, keys = `e`). */
 const stringForm: Reading = (keys) =>
   `multiIf(JSONType(${keys}) = 'String', JSONExtractString(${keys}),
-    JSONType(${keys}) IN ('Int64', 'UInt64', 'Double'), toString(JSONExtractFloat(${keys})),
+    JSONType(${keys}) IN ('Int64', 'UInt64', 'Double'),
+      replaceRegexpOne(JSONExtractRaw(${keys}), 'e([0-9])', 'e+\\\\1'),
     JSONType(${keys}) = 'Bool', if(JSONExtractBool(${keys}), 'true', 'false'),
     JSONType(${keys}) = 'Array', JSONExtractRaw(${keys}),
     NULL)`;
@@ -41,15 +44,43 @@ const stringForm: Reading = (keys) =>
 const arrayForm: Reading = (keys) =>
   `arrayMap(e -> ${stringForm('e')}, JSONExtractArrayRaw(${keys}))`;
 
-/** A reading of `field` with the literal-key-first rule. */
+/** Spellings of a field tried per event when it has more dots than this: the literal key and the full split. */
+const MAX_SPELLED_PARTS = 6;
+
+/**
+ * The key paths that spell a dotted field (`a.b.c`: `a.b.c`; `a.b` › `c`; `a` › `b.c`;
+ * `a` › `b` › `c`), in the order the DuckDB driver tries them: fewer keys first, then longer
+ * keys from the left. A field of more than six parts: the literal key, then split at every dot.
+ */
+export function fieldSpellings(field: string): string[][] {
+  const parts = field.split('.');
+  if (parts.length > MAX_SPELLED_PARTS) return parts.length > 1 ? [[field], parts] : [parts];
+  const out: string[][] = [];
+  // Each of the parts.length - 1 dots either separates two keys or stays inside one.
+  for (let mask = 0; mask < 2 ** (parts.length - 1); mask++) {
+    const path: string[] = [parts[0] as string];
+    for (let i = 1; i < parts.length; i++) {
+      if (mask & (1 << (i - 1))) path.push(parts[i] as string);
+      else path[path.length - 1] += `.${parts[i]}`;
+    }
+    out.push(path);
+  }
+  return out.sort(comparePaths);
+}
+
+/**
+ * A reading of `field`: per event, the reading at the first spelling where the event holds a
+ * value (JSON null and objects are no value), else the last spelling's (its reading of nothing).
+ */
 function fieldSql(field: string, reading: Reading, params: ClickHouseParams): string {
-  const literal = `json, ${params.add('String', field)}`;
-  if (!field.includes('.')) return reading(literal);
-  const path = `json, ${field
-    .split('.')
-    .map((part) => params.add('String', part))
-    .join(', ')}`;
-  return `if(JSONHas(${literal}), ${reading(literal)}, ${reading(path)})`;
+  const paths = fieldSpellings(field).map(
+    (path) => `json, ${path.map((key) => params.add('String', key)).join(', ')}`,
+  );
+  if (paths.length === 1) return reading(paths[0] as string);
+  const branches = paths
+    .slice(0, -1)
+    .map((keys) => `JSONType(${keys}) NOT IN ('Null', 'Object'), ${reading(keys)}`);
+  return `multiIf(${branches.join(', ')}, ${reading(paths.at(-1) as string)})`;
 }
 
 /** The numeric form of `field` (NULL where it has none). */

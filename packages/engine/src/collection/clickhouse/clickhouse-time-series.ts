@@ -10,10 +10,11 @@ import {
   valueKey,
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
+import { setSeriesValue } from '../../set-own.ts';
 import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
-import { emptyValue } from '../plan/collection-plan.ts';
-import { type BucketPlan, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
+import { emptyValue, QUANTILE } from '../plan/collection-plan.ts';
+import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
 import { rankSplit } from './clickhouse-categories.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
@@ -63,37 +64,47 @@ export async function clickHouseTimeSeries(
   return envelope;
 }
 
-/** The bucket key of `timestamp` in the zone, as `planBuckets` numbers buckets. */
-function keySql(plan: BucketPlan, params: ClickHouseParams, zone: string): string {
-  const local = () => `toDateTime64(timestamp, 0, ${params.add('String', zone)})`;
+/** The window's UTC offsets as SQL: the one that holds at each row's `timestamp`. */
+function offsetSql(
+  segments: readonly { from: number; offset: number }[],
+  params: ClickHouseParams,
+): string {
+  if (segments.length === 1) return params.add('Int64', segments[0]?.offset ?? 0);
+  return `multiIf(${segments
+    .slice(1)
+    .map(
+      (s, i) =>
+        `timestamp < ${params.add('Int64', s.from)}, ${params.add('Int64', segments[i]?.offset ?? 0)}`,
+    )
+    .join(', ')}, ${params.add('Int64', segments[segments.length - 1]?.offset ?? 0)})`;
+}
+
+/**
+ * The bucket key of `timestamp`, as `planBuckets` numbers buckets, from the engine's own
+ * offsets of the zone in the window (Temporal's tz data, as on DuckDB) rather than ClickHouse's
+ * time-zone tables, which put a second on the wrong date where a clock was set back across
+ * midnight (America/Goose_Bay's 00:01 changes of 1987 to 1991).
+ */
+function keySql(plan: ClickHousePlan, params: ClickHouseParams): string {
   switch (plan.granularity) {
     case 'Minute':
     case 'Hour': {
-      // The plan's own keys: each pass of the zone's clock through a minute or hour is one
-      // bucket, whatever the size of an offset change; the window's offsets come with the plan.
+      // Each pass of the zone's clock through a minute or hour is one bucket, whatever the size
+      // of an offset change; the plan's clock gives each offset's shift.
       const clock = plan.clock;
       if (!clock) throw new Error('a Minute or Hour plan without its clock');
-      const segments = clock.segments;
-      const offset =
-        segments.length === 1
-          ? params.add('Int64', segments[0]?.offset ?? 0)
-          : `multiIf(${segments
-              .slice(1)
-              .map(
-                (s, i) =>
-                  `timestamp < ${params.add('Int64', s.from)}, ${params.add('Int64', segments[i]?.offset ?? 0)}`,
-              )
-              .join(', ')}, ${params.add('Int64', segments[segments.length - 1]?.offset ?? 0)})`;
-      return `intDiv(toInt64(timestamp) + ${offset}, ${params.add('Int64', clock.width)})`;
+      return `intDiv(toInt64(timestamp) + ${offsetSql(clock.segments, params)}, ${params.add('Int64', clock.width)})`;
     }
     case 'Day':
-      return `toInt64(toDate32(${local()}))`;
     case 'Week':
-      // Monday weeks numbered as the plan does: day d is in week floor((d + 3) / 7).
-      return `toInt64(floor((toInt64(toDate32(${local()})) + 3) / 7))`;
     case 'Month': {
-      const t = local();
-      return `toInt64(toYear(${t})) * 12 + toMonth(${t}) - 1`;
+      // The zone's date as days since 1970-01-01 (floor: wall clocks before 1970 are negative).
+      const day = `toInt64(floor((toInt64(timestamp) + ${offsetSql(plan.offsets, params)}) / 86400))`;
+      if (plan.granularity === 'Day') return day;
+      // Monday weeks numbered as the plan does: day d is in week floor((d + 3) / 7).
+      if (plan.granularity === 'Week') return `toInt64(floor((${day} + 3) / 7))`;
+      const date = `toDate32(${day})`;
+      return `toInt64(toYear(${date})) * 12 + toMonth(${date}) - 1`;
     }
   }
 }
@@ -112,13 +123,19 @@ function bucketPlan(granularity: ResolvedGranularity, zone: string, lo: number, 
     );
   }
   const plan = planBuckets(granularity, zone, lo, hi);
-  return { ...plan, known: new Set(plan.buckets.map((b) => b.key)) };
+  return {
+    ...plan,
+    known: new Set(plan.buckets.map((b) => b.key)),
+    offsets: offsetSegments(zone, lo, hi),
+  };
 }
+
+type ClickHousePlan = ReturnType<typeof bucketPlan>;
 
 /**
  * Single Line (and Compare Line's two lines): the aggregate per bucket. Cumulative Line: the
  * aggregate over every event up to the end of each bucket, from per-bucket sums and counts
- * (percentiles are not cumulated yet: a 501 before this runs).
+ * (percentiles over the growing frame).
  */
 async function singleLine(
   query: CollectionQuery,
@@ -134,7 +151,7 @@ async function singleLine(
   const params = new ClickHouseParams();
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const where = inWindow(query, lo, hi, params);
-  const k = keySql(plan, params, query.IANA_time_zone);
+  const k = keySql(plan, params);
   const bucketRows = rowsOf<{
     k: number;
     n: number;
@@ -149,21 +166,25 @@ async function singleLine(
     params,
   );
   const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
-  const [found, total] = await Promise.all([
+  const cumulative = query.graph_type === 'Cumulative Line';
+  const [found, total, growing] = await Promise.all([
     bucketRows,
     additive ? undefined : aggregateWindow(query, window, run),
+    cumulative && QUANTILE[query.aggregation] !== undefined
+      ? growingQuantiles(query, lo, hi, plan, run)
+      : undefined,
   ]);
   const byKey = new Map(found.map((r) => [r.k, r]));
   for (const r of found) {
     if (!plan.known.has(r.k))
       throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
   }
-  const cumulative = query.graph_type === 'Cumulative Line';
   const hide = query.customizations.hideMissing === true;
   const rows: TimeRow[] = [];
   let sum = 0;
   let runningSum = 0;
   let runningCount = 0;
+  let quantile: number | null = null;
   for (const bucket of plan.buckets) {
     const row = byKey.get(bucket.key);
     const value = row ? (row.v ?? empty) : empty;
@@ -172,13 +193,42 @@ async function singleLine(
     runningCount += row?.c ?? 0;
     if (hide && !row) continue;
     let shown = value;
-    if (cumulative) {
+    if (growing) {
+      if (row) quantile = growing.get(bucket.key) ?? quantile;
+      shown = quantile;
+    } else if (cumulative) {
       if (additive) shown = sum;
       else shown = runningCount === 0 ? null : runningSum / runningCount;
     }
     rows.push({ timestamp: bucket.label, [key]: shown });
   }
   return { rows, combined: additive ? sum : (total?.value ?? null) };
+}
+
+/**
+ * A Cumulative Line's percentile per bucket: over every event from the window's start to the
+ * bucket's end, as a window function over the growing frame (the DuckDB driver's definition).
+ */
+async function growingQuantiles(
+  query: CollectionQuery,
+  lo: number,
+  hi: number,
+  plan: ClickHousePlan,
+  run: ClickHouseRun,
+): Promise<Map<number, number | null>> {
+  const params = new ClickHouseParams();
+  const k = keySql(plan, params);
+  const m = numericFieldSql(query.metric ?? '', params);
+  const p = params.add('Float64', QUANTILE[query.aggregation]);
+  const found = await rowsOf<{ k: number; q: number | null }>(
+    run,
+    `SELECT k, max(q) AS q FROM (
+       SELECT k, quantileExactInclusive(${p})(m) OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS q
+       FROM (SELECT ${k} AS k, ${m} AS m FROM ${source(run)} WHERE ${inWindow(query, lo, hi, params)})
+     ) GROUP BY k`,
+    params,
+  );
+  return new Map(found.map((r) => [r.k, r.q]));
 }
 
 /**
@@ -205,7 +255,7 @@ async function splitLines(
   const [found, total] = await Promise.all([
     rowsOf<{ k: number; sp: string; v: number | null }>(
       run,
-      `SELECT ${keySql(plan, params, query.IANA_time_zone)} AS k, ${split} AS sp,
+      `SELECT ${keySql(plan, params)} AS k, ${split} AS sp,
          ${aggregateSql(query.aggregation, m, params)} AS v
        FROM ${source(run)}
        WHERE ${inWindow(query, lo, hi, params)} AND sp IN ${params.add('Array(String)', series)}
@@ -228,7 +278,9 @@ async function splitLines(
     const cell = byKey.get(bucket.key);
     if (hide && !cell) continue;
     const row: TimeRow = { timestamp: bucket.label };
-    for (const name of series) row[name] = cell?.has(name) ? (cell.get(name) ?? empty) : empty;
+    for (const name of series) {
+      setSeriesValue(row, name, cell?.has(name) ? (cell.get(name) ?? empty) : empty);
+    }
     rows.push(row);
   }
   return { rows, combined: total.value, series };
@@ -261,7 +313,7 @@ async function ratioLine(
   const [found, totals] = await Promise.all([
     rowsOf<Sides & { k: number }>(
       run,
-      `SELECT ${keySql(plan, params, query.IANA_time_zone)} AS k, ${columns}
+      `SELECT ${keySql(plan, params)} AS k, ${columns}
        FROM ${source(run)} WHERE ${where} GROUP BY k`,
       params,
     ),

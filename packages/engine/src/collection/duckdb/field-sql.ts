@@ -3,12 +3,11 @@ import { numericForm, storedStringForm } from '../../ingest/type-keys.ts';
 import {
   type Catalog,
   type CollectionEntry,
-  comparePaths,
   type KeyColumns,
   keyColumn,
 } from '../../storage/duckdb/catalog.ts';
-import { jsonPointer } from '../../storage/duckdb/key-path.ts';
 import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import { comparePaths, jsonPointer } from '../../storage/key-path.ts';
 import type { QueryContext } from './collection-relation.ts';
 
 /**

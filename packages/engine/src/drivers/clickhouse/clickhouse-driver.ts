@@ -5,13 +5,12 @@ import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
 import { EngineError } from '../../engine-error.ts';
 import type { IngestBatch } from '../../ingest/ingest-request.ts';
 import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.ts';
+import { registerCollection } from '../../storage/clickhouse/clickhouse-collections.ts';
 import { isConnectionError, limitFailure } from '../../storage/clickhouse/clickhouse-errors.ts';
 import { insertBatch } from '../../storage/clickhouse/clickhouse-ingest.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import {
-  BASE_VIEW,
   COLLECTIONS_TABLE,
-  collectionView,
   quoteClickHouseIdentifier,
   RESERVED_NAMES,
   workspaceDatabase,
@@ -135,19 +134,7 @@ class ClickHouseWorkspace implements DriverWorkspace {
   /** Records a collection in the catalog and gives it its SQL-mode view (both idempotent). */
   async #register(collection: string): Promise<void> {
     if (this.#known.has(collection)) return;
-    const db = this.database;
-    const client = this.client;
-    await client.insert({
-      table: `${quoteClickHouseIdentifier(db)}.${quoteClickHouseIdentifier(COLLECTIONS_TABLE)}`,
-      columns: ['name'],
-      values: [{ name: collection }],
-      format: 'JSONEachRow',
-    });
-    await client.command({ query: collectionView(db, collection, collection) });
-    if (collection === BASE_VIEW) {
-      // A collection really named `base` is what `FROM base` reads from now on.
-      await client.command({ query: collectionView(db, BASE_VIEW, collection) });
-    }
+    await registerCollection(this.client, this.database, collection);
     if (this.#known.size >= KNOWN_COLLECTIONS) this.#known.clear();
     this.#known.add(collection);
   }

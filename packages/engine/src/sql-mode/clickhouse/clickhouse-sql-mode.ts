@@ -1,16 +1,52 @@
 import { type Envelope, LIMITS, READ_ONLY_SQL, type SqlQuery } from '@analytics-chart/protocol';
 import { ClickHouseError } from '@clickhouse/client';
 import { EngineError } from '../../engine-error.ts';
-import { setOwn } from '../../set-own.ts';
 import { clickHouseMessage } from '../../storage/clickhouse/clickhouse-errors.ts';
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
-import { MAX_RESULT_BYTES, RESULT_TOO_LARGE } from '../result-limits.ts';
+import { MAX_RESULT_BYTES, OUT_OF_MEMORY, RESULT_TOO_LARGE } from '../result-limits.ts';
+import { type SqlResultTable, shapeSqlResult } from '../shape-sql-result.ts';
+import { clickHouseResultTable, RESULT_FORMAT_SETTINGS } from './clickhouse-sql-result.ts';
 import { inspectClickHouseAst } from './inspect-clickhouse-ast.ts';
 
 const AST_FORMAT = 'TabSeparatedRaw';
 
-/** SQL-mode graph types answered on ClickHouse so far; the others are a 501. */
-const SHAPED = new Set(['Table', 'Bar Chart', 'Pie Chart', 'Single Value']);
+/**
+ * ClickHouse's refusal as a ClickHouseError, also when the client could not find an exception
+ * name after the message (then it hands on the text, `Code: 62. DB::Exception: …`).
+ */
+function asClickHouseError(error: unknown): ClickHouseError | undefined {
+  if (error instanceof ClickHouseError) return error;
+  if (!(error instanceof Error)) return undefined;
+  const m = /^Code: (\d+)\. DB::Exception: ([\s\S]*?)(?:\s*\(version [^)]*\))?\s*$/.exec(
+    error.message,
+  );
+  return m
+    ? new ClickHouseError({ message: m[2] as string, code: m[1] as string, type: '' })
+    : undefined;
+}
+
+/** White space and comments before a statement's first keyword. */
+const LEADING_COMMENTS = /^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)*/;
+
+/**
+ * Exception names of the commonest codes of a query's own mistakes and limits (ClickHouse's ErrorCodes;
+ * checked against its errorCodeToName in the tests). The client reads the name from the first
+ * `(NAME)` in the message, which a quoted piece of the user's SQL can precede, and the code
+ * from the message's start, which nothing precedes.
+ */
+export const USER_ERROR_CODES: Record<string, string> = {
+  '36': 'BAD_ARGUMENTS',
+  '42': 'NUMBER_OF_ARGUMENTS_DOESNT_MATCH',
+  '43': 'ILLEGAL_TYPE_OF_ARGUMENT',
+  '46': 'UNKNOWN_FUNCTION',
+  '47': 'UNKNOWN_IDENTIFIER',
+  '53': 'TYPE_MISMATCH',
+  '60': 'UNKNOWN_TABLE',
+  '62': 'SYNTAX_ERROR',
+  '164': 'READONLY',
+  '215': 'NOT_AN_AGGREGATE',
+  '241': 'MEMORY_LIMIT_EXCEEDED',
+};
 
 /** Errors of the query's own SQL, answered as a 400 with ClickHouse's sentence. */
 const USER_ERRORS =
@@ -19,122 +55,68 @@ const USER_ERRORS =
 /**
  * Runs a SQL-mode query natively on ClickHouse, in ClickHouse's dialect, locked down by
  * ClickHouse: `readonly=1`, the time limit as `max_execution_time`, the row cap as the `limit`
- * setting (one row more, to know about truncation), `max_result_bytes`, `max_memory_usage`, the
- * workspace's database as the current one, and ClickHouse's parse checked first
- * ({@link inspectClickHouseAst}).
+ * setting (one row more, to know about truncation) and `max_result_rows`, `max_result_bytes`,
+ * `max_memory_usage`, the workspace's database as the current one, and ClickHouse's parse
+ * checked first ({@link inspectClickHouseAst}).
  */
 export async function runClickHouseSql(query: SqlQuery, run: ClickHouseRun): Promise<Envelope> {
-  if (!SHAPED.has(query.graph_type)) {
-    throw new EngineError(
-      501,
-      `SQL mode on ClickHouse does not answer '${query.graph_type}' yet (it answers ${[...SHAPED].join(', ')})`,
-    );
-  }
   const sql = query.sql_query.replace(/[\s;]+$/, '');
+  // Statements that are not a query at all (DELETE, PRAGMA, ATTACH…) are refused as such,
+  // whether or not ClickHouse's parser knows them; what passes is still parsed below.
+  if (!/^(SELECT|WITH|FROM)\b|^\(/i.test(sql.replace(LEADING_COMMENTS, ''))) {
+    throw new EngineError(400, READ_ONLY_SQL);
+  }
   const maxRows = LIMITS.sqlRows;
   const settings = {
     ...clickHouseSettings(run),
     readonly: '1',
     limit: String(maxRows + 1),
+    // Beside `limit`, which cuts the result, a ceiling ClickHouse enforces on what it sends.
+    max_result_rows: String(maxRows + 1),
     max_result_bytes: String(MAX_RESULT_BYTES),
     result_overflow_mode: 'throw',
     session_timezone: query.IANA_time_zone,
-    output_format_json_quote_64bit_integers: 0,
-    output_format_json_quote_denormals: 0,
+    ...RESULT_FORMAT_SETTINGS,
   } as const;
-  let columns: string[];
-  let rows: unknown[][];
+  let table: SqlResultTable;
   try {
     const explained = await run.client.query({
       query: `EXPLAIN AST ${sql}`,
       format: AST_FORMAT,
       clickhouse_settings: settings,
+      query_params: Object.fromEntries(
+        Object.entries(query.parameters ?? {}).map(([name, p]) => [name, p.value]),
+      ),
     });
     const verdict = inspectClickHouseAst(await explained.text(), run.database, AST_FORMAT);
     if (!verdict.ok) throw new EngineError(400, verdict.message);
     const result = await run.client.query({
       query: sql,
-      format: 'JSONCompactEachRowWithNames',
+      format: 'JSONCompactEachRowWithNamesAndTypes',
       clickhouse_settings: settings,
+      // The `{name:Type}` placeholders are ClickHouse's own: its binder takes the values.
+      query_params: Object.fromEntries(
+        Object.entries(query.parameters ?? {}).map(([name, p]) => [name, p.value]),
+      ),
     });
     const text = await result.text();
     if (text.length > MAX_RESULT_BYTES) throw new EngineError(400, RESULT_TOO_LARGE);
-    const lines = text.split('\n').filter((l) => l.length > 0);
-    columns = uniqueNames(JSON.parse(lines[0] ?? '[]') as string[]);
-    rows = lines.slice(1).map((l) => JSON.parse(l) as unknown[]);
+    table = clickHouseResultTable(
+      text.split('\n').filter((l) => l.length > 0),
+      maxRows,
+    );
   } catch (error) {
-    if (error instanceof ClickHouseError && USER_ERRORS.test(error.type ?? '')) {
-      if (error.message.includes('Multi-statements are not allowed')) {
+    const refused = asClickHouseError(error);
+    const type = refused ? (USER_ERROR_CODES[refused.code] ?? refused.type) : '';
+    if (type === 'MEMORY_LIMIT_EXCEEDED') throw new EngineError(400, OUT_OF_MEMORY);
+    if (refused && USER_ERRORS.test(type ?? '')) {
+      if (refused.message.includes('Multi-statements are not allowed')) {
         throw new EngineError(400, READ_ONLY_SQL);
       }
-      if (error.type === 'TOO_MANY_ROWS_OR_BYTES') throw new EngineError(400, RESULT_TOO_LARGE);
-      throw new EngineError(400, clickHouseMessage(error));
+      if (type === 'TOO_MANY_ROWS_OR_BYTES') throw new EngineError(400, RESULT_TOO_LARGE);
+      throw new EngineError(400, clickHouseMessage(refused));
     }
     throw error;
   }
-  const truncated = rows.length > maxRows;
-  if (truncated) rows.length = maxRows;
-  if (query.graph_type === 'Table') {
-    const result = rows.map((row) => {
-      const out: Record<string, unknown> = {};
-      columns.forEach((name, i) => {
-        setOwn(out, name, row[i] ?? null);
-      });
-      return out;
-    });
-    return { result, metadata: { truncated, columns } };
-  }
-  const label = columnOf(columns, 'label_column', query.label_column);
-  const value = columnOf(columns, 'value_column', query.value_column);
-  const labelKey = columns[label] as string;
-  const valueKey = columns[value] as string;
-  const shaped = rows.map((row) => {
-    const out: Record<string, unknown> = {};
-    setOwn(out, labelKey, labelText(row[label]));
-    setOwn(out, valueKey, chartNumber(row[value], query.value_column as string));
-    return out;
-  });
-  return {
-    result: query.graph_type === 'Single Value' ? shaped.slice(0, 1) : shaped,
-    metadata: { truncated },
-  };
-}
-
-/** Column names made unique as SQL mode's rows need them (`a`, `a:1`). */
-function uniqueNames(names: string[]): string[] {
-  const seen = new Map<string, number>();
-  return names.map((name) => {
-    const n = seen.get(name) ?? 0;
-    seen.set(name, n + 1);
-    return n === 0 ? name : `${name}:${n}`;
-  });
-}
-
-function columnOf(columns: string[], field: string, wanted: string | null): number {
-  const exact = columns.indexOf(wanted ?? '');
-  if (exact >= 0) return exact;
-  const folded = columns.findIndex((c) => c.toLowerCase() === (wanted ?? '').toLowerCase());
-  if (folded >= 0) return folded;
-  throw new EngineError(
-    400,
-    `${field} '${wanted}' is not a column of the query's result (its columns: ${columns.join(', ')})`,
-  );
-}
-
-function labelText(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-function chartNumber(value: unknown, column: string): number | null {
-  if (value === null) return null;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) {
-    return Number(value);
-  }
-  throw new EngineError(
-    400,
-    `value_column '${column}' must hold numbers, but the query returns ${typeof value === 'string' ? 'text' : 'other values'} there`,
-  );
+  return shapeSqlResult(table, query);
 }

@@ -21,6 +21,8 @@ const TABLE_FUNCTIONS = new Set([
   'generateSeries',
   'generate_series',
   'values',
+  // How ClickHouse parses a standard `(VALUES (1, 'a'), (2, 'b'))` in FROM.
+  'SQLStandardValues',
   'null',
 ]);
 

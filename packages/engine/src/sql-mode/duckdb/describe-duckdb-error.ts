@@ -1,10 +1,7 @@
 import { READ_ONLY_SQL } from '@analytics-chart/protocol';
 import { EngineError, QUERY_TIMED_OUT } from '../../engine-error.ts';
+import { OUT_OF_MEMORY } from '../result-limits.ts';
 import { clipQuoted, FILE_ACCESS_REFUSED } from './inspect-sql-ast.ts';
-
-/** The answer to a query that needs more memory than the workspace database may use. */
-export const OUT_OF_MEMORY =
-  'The query needs more memory than SQL mode allows; aggregate in SQL or select fewer rows';
 
 /** Error kinds whose message is about the query itself and safe to pass on once trimmed. */
 const USER_ERRORS =

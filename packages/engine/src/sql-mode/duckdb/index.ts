@@ -4,10 +4,9 @@
  */
 
 export { QUERY_TIMED_OUT } from '../../engine-error.ts';
-export { MAX_RESULT_BYTES, RESULT_TOO_LARGE } from '../result-limits.ts';
+export { MAX_RESULT_BYTES, OUT_OF_MEMORY, RESULT_TOO_LARGE } from '../result-limits.ts';
 export { RAW_PARAMETERS_REFUSED } from './bind-sql-parameters.ts';
 export { CLICKHOUSE_FUNCTIONS } from './clickhouse-macros.ts';
-export { OUT_OF_MEMORY } from './describe-duckdb-error.ts';
 export { CATALOG_REFUSED, FILE_ACCESS_REFUSED } from './inspect-sql-ast.ts';
 export {
   DEFAULT_SQL_TIMEOUT_MS,

@@ -18,12 +18,12 @@ import {
   VARCHAR,
 } from '../../storage/duckdb/duckdb-api.ts';
 import { MAX_RESULT_BYTES, RESULT_TOO_LARGE } from '../result-limits.ts';
+import { type SqlResultTable, shapeSqlResult } from '../shape-sql-result.ts';
 import { bindParameters, sqlWithParameters } from './bind-sql-parameters.ts';
 import { macroStatementsFor, NOW_VARIABLE, ZONE_VARIABLE } from './clickhouse-macros.ts';
 import { collectionViewStatements } from './collection-views.ts';
 import { describeDuckDBError } from './describe-duckdb-error.ts';
 import { inspectSqlAst } from './inspect-sql-ast.ts';
-import { type SqlResultTable, shapeSqlResult } from './shape-sql-result.ts';
 import { defaultSqlGate, type SqlGate } from './sql-gate.ts';
 import type { SqlWorkspace } from './sql-workspace.ts';
 

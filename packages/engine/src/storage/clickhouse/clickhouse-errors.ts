@@ -12,12 +12,18 @@ export function isConnectionError(error: unknown): boolean {
 }
 
 /**
- * ClickHouse's message without its code prefix, version suffix and exception name, for a SQL
- * mode user whose own SQL was refused.
+ * ClickHouse's message for a SQL-mode user whose own SQL was refused: without its code prefix,
+ * version suffix and exception name, and without the SQL ClickHouse quotes back (`In scope
+ * SELECT …`, a syntax error's excerpt), which would also show what the engine sent with it.
  */
 export function clickHouseMessage(error: ClickHouseError): string {
+  const syntax = /Syntax error: failed at position (\d+)[\s\S]*?\((line \d+, col \d+)\)/.exec(
+    error.message,
+  );
+  if (syntax) return `Syntax error at position ${syntax[1]} (${syntax[2]})`;
   return error.message
     .replace(/\s*\(version [^)]*\)\s*$/, '')
+    .replace(/\.?:?\s*in scope [\s\S]*?(\. Maybe you meant|$)/i, '$1')
     .replace(/\s+$/, '')
     .replace(/\.$/, '');
 }

@@ -29,20 +29,42 @@ export async function insertBatch(
   }));
   for (let attempt = 1; ; attempt++) {
     try {
-      await client.insert({
-        table: `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`,
-        columns: ['collection', 'timestamp', 'seq', 'json'],
-        values,
-        format: 'JSONEachRow',
-        clickhouse_settings: {
-          async_insert: 0,
-          insert_deduplicate: 1,
-          insert_deduplication_token: token,
-        },
-      });
+      await insertEvents(client, database, values, token);
       return;
     } catch (error) {
       if (attempt >= ATTEMPTS || !isConnectionError(error)) throw error;
     }
   }
+}
+
+/** One row of the event table as inserted (64-bit integers as text or numbers). */
+export interface EventRow {
+  collection: string;
+  timestamp: number | string;
+  seq: string;
+  json: string;
+}
+
+/**
+ * One synchronous insert into a workspace's event table, answered once ClickHouse has the rows
+ * (through a Distributed table, once the shards have them), deduplicated by `token`.
+ */
+export async function insertEvents(
+  client: ClickHouseClient,
+  database: string,
+  values: EventRow[],
+  token: string,
+): Promise<void> {
+  await client.insert({
+    table: `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`,
+    columns: ['collection', 'timestamp', 'seq', 'json'],
+    values,
+    format: 'JSONEachRow',
+    clickhouse_settings: {
+      async_insert: 0,
+      insert_distributed_sync: 1,
+      insert_deduplicate: 1,
+      insert_deduplication_token: token,
+    },
+  });
 }

@@ -59,6 +59,10 @@ ORDER BY name`,
     `CREATE VIEW IF NOT EXISTS ${db}.${quoteClickHouseIdentifier(BASE_VIEW)} AS
 SELECT timestamp, json FROM ${db}.${quoteClickHouseIdentifier(EVENTS_TABLE)}
 WHERE collection = ${clickHouseStringLiteral(DEFAULT_COLLECTION)}`,
+    // The default collection is a table before its first event, as on DuckDB.
+    `CREATE VIEW IF NOT EXISTS ${db}.${quoteClickHouseIdentifier(DEFAULT_COLLECTION)} AS
+SELECT timestamp, json FROM ${db}.${quoteClickHouseIdentifier(EVENTS_TABLE)}
+WHERE collection = ${clickHouseStringLiteral(DEFAULT_COLLECTION)}`,
   ];
 }
 

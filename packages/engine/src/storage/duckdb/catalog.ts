@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { fieldName } from './key-path.ts';
+import { comparePaths, fieldName } from '../key-path.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
 
 /**
@@ -188,19 +188,6 @@ export class Catalog {
     this.#fields.set(entry, fields);
     this.#nextId = Math.max(this.#nextId, entry.id + 1);
   }
-}
-
-/**
- * The order in which the paths that spell one field are tried for an event: fewer keys first,
- * then the one whose keys are longer from the left (`a.b` › `c` before `a` › `b.c`).
- */
-export function comparePaths(a: readonly string[], b: readonly string[]): number {
-  if (a.length !== b.length) return a.length - b.length;
-  for (let i = 0; i < a.length; i++) {
-    const d = (b[i] as string).length - (a[i] as string).length;
-    if (d !== 0) return d;
-  }
-  return 0;
 }
 
 /** A deep copy of an entry that a write can change and publish only after it commits. */

@@ -6,9 +6,9 @@ import {
   type SqlQuery,
 } from '@analytics-chart/protocol';
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
-import { EngineError } from '../../engine-error.ts';
-import { setOwn, setSeriesValue } from '../../set-own.ts';
-import { DuckDBTypeId } from '../../storage/duckdb/duckdb-api.ts';
+import { EngineError } from '../engine-error.ts';
+import { setOwn, setSeriesValue } from '../set-own.ts';
+import { DuckDBTypeId } from '../storage/duckdb/duckdb-api.ts';
 import {
   canHoldValues,
   isNumberType,

@@ -1,5 +1,5 @@
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
-import { setOwn } from '../../set-own.ts';
+import { setOwn } from '../set-own.ts';
 import {
   DuckDBArrayValue,
   DuckDBDateValue,
@@ -14,7 +14,7 @@ import {
   DuckDBTimestampValue,
   DuckDBTypeId,
   DuckDBUnionValue,
-} from '../../storage/duckdb/duckdb-api.ts';
+} from '../storage/duckdb/duckdb-api.ts';
 import { type TimePoint, wallClockAt, wallClockOfNaive } from './time-labels.ts';
 
 /**

@@ -1,0 +1,33 @@
+import { exportToClickHouse } from '../drivers/export-to-clickhouse.ts';
+import { openWorkspaceFile } from './open-workspace-file.ts';
+import { resolveUserPath } from './resolve-path.ts';
+import { clickhouseFrom } from './serve-command.ts';
+import { stringOption, UsageError } from './usage-error.ts';
+
+/**
+ * `export --to-clickhouse URL`: copies a DuckDB workspace into ClickHouse, where
+ * `serve --clickhouse URL` answers from it. Prints one line per collection and the total.
+ */
+export async function exportCommand(
+  options: Record<string, string | boolean | undefined>,
+): Promise<number> {
+  const clickhouse = clickhouseFrom(options, 'to-clickhouse');
+  if (!clickhouse) throw new UsageError('export needs --to-clickhouse URL');
+  const dataDir = resolveUserPath(stringOption(options.data, '.data'));
+  const workspace = stringOption(options.workspace, 'default');
+  const db = await openWorkspaceFile(dataDir, workspace);
+  try {
+    const result = await exportToClickHouse(db, workspace, clickhouse);
+    let total = 0;
+    for (const c of result.collections) {
+      process.stdout.write(`${c.name}: ${c.events} events\n`);
+      total += c.events;
+    }
+    process.stdout.write(
+      `exported ${total} events of workspace ${workspace} to ClickHouse ${new URL(clickhouse.url).origin}\n`,
+    );
+    return 0;
+  } finally {
+    await db.close();
+  }
+}

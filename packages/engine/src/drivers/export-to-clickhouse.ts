@@ -1,0 +1,99 @@
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { registerCollection } from '../storage/clickhouse/clickhouse-collections.ts';
+import { insertEvents } from '../storage/clickhouse/clickhouse-ingest.ts';
+import {
+  RESERVED_NAMES,
+  workspaceDatabase,
+  workspaceSchema,
+} from '../storage/clickhouse/clickhouse-schema.ts';
+import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
+import type { ClickHouseOptions } from './clickhouse/clickhouse-driver.ts';
+
+/** Events per insert: one ClickHouse part each, small enough to hold in memory twice. */
+const BATCH_EVENTS = 100_000;
+
+/** What an export did, per collection. */
+export interface ExportResult {
+  collections: Array<{ name: string; events: number }>;
+}
+
+/** Options of {@link exportToClickHouse}. */
+export interface ExportOptions {
+  /** Told after each batch, for a progress line. */
+  onBatch?: (collection: string, events: number) => void;
+}
+
+/**
+ * Copies every collection of a DuckDB workspace into the workspace's database in ClickHouse
+ * (created as `serve --clickhouse` creates it), events in ingest order: `seq` is each event's
+ * place in its collection, so Samples page through the same order on both drivers, and events
+ * ingested later through ClickHouse (whose `seq` starts with the time of arrival in ms) sort
+ * after them within a second. Each batch carries an insert deduplication token made of the
+ * collection, its place and its size, so an export that is run again (after an interruption,
+ * or twice) does not write the batches ClickHouse already has.
+ */
+export async function exportToClickHouse(
+  db: WorkspaceDb,
+  workspace: string,
+  clickhouse: ClickHouseOptions,
+  options: ExportOptions = {},
+): Promise<ExportResult> {
+  const database = workspaceDatabase(clickhouse.databasePrefix ?? 'analytics_', workspace);
+  const client: ClickHouseClient = createClient({
+    url: clickhouse.url,
+    username: clickhouse.username ?? 'default',
+    password: clickhouse.password ?? '',
+    log: { level: ClickHouseLogLevel.OFF },
+    request_timeout: 300_000,
+  });
+  const result: ExportResult = { collections: [] };
+  try {
+    for (const statement of workspaceSchema(database)) await client.command({ query: statement });
+    for (const entry of db.catalog.list()) {
+      if (RESERVED_NAMES.has(entry.name)) {
+        throw new Error(`collection '${entry.name}' has a name ClickHouse's storage reserves`);
+      }
+      await registerCollection(client, database, entry.name);
+      let seq = 0;
+      for (const segment of entry.segments) {
+        seq = await exportSegment(db, client, database, entry.name, segment.table, seq, options);
+      }
+      result.collections.push({ name: entry.name, events: seq });
+    }
+  } finally {
+    await client.close();
+  }
+  return result;
+}
+
+/** Copies one event table in row order; returns the next `seq`. */
+async function exportSegment(
+  db: WorkspaceDb,
+  client: ClickHouseClient,
+  database: string,
+  collection: string,
+  table: string,
+  firstSeq: number,
+  options: ExportOptions,
+): Promise<number> {
+  let seq = firstSeq;
+  for (let offset = 0; ; offset += BATCH_EVENTS) {
+    const rows = await db.read(async (conn) => {
+      const reader = await conn.runAndReadAll(
+        `SELECT "timestamp", "json" FROM ${table} ORDER BY rowid LIMIT ${BATCH_EVENTS} OFFSET ${offset}`,
+      );
+      return reader.getRows();
+    });
+    if (rows.length === 0) return seq;
+    const start = seq;
+    const values = rows.map(([timestamp, json]) => ({
+      collection,
+      timestamp: String(timestamp),
+      seq: String(seq++),
+      json: String(json),
+    }));
+    await insertEvents(client, database, values, `export:${collection}:${start}:${values.length}`);
+    options.onBatch?.(collection, seq);
+    if (rows.length < BATCH_EVENTS) return seq;
+  }
+}

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import type { EngineOptions } from '../../src/index.ts';
+
+/**
+ * The storage driver this run of a suite is about: the `duckdb` project runs the conformance
+ * suites on DuckDB files, the `clickhouse` project runs the same files on ClickHouse (chdb
+ * behind the wire server of `test/clickhouse/`).
+ */
+export const DRIVER: 'duckdb' | 'clickhouse' = providedDriver();
+
+/** The project's driver; DuckDB outside vitest (a child process importing the test helpers). */
+function providedDriver(): 'duckdb' | 'clickhouse' {
+  try {
+    return inject('driver') ?? 'duckdb';
+  } catch {
+    return 'duckdb';
+  }
+}
+
+/** True when the suite runs on the ClickHouse driver. */
+export const ON_CLICKHOUSE = DRIVER === 'clickhouse';
+
+/**
+ * The options that put a test engine on this run's driver: nothing for DuckDB (the caller's
+ * `dataDir`), for ClickHouse the shared server and databases of a prefix no other engine uses.
+ */
+export function driverOptions(): Pick<EngineOptions, 'clickhouse'> {
+  if (!ON_CLICKHOUSE) return {};
+  return {
+    clickhouse: {
+      url: inject('clickhouseUrl'),
+      password: inject('clickhousePassword'),
+      databasePrefix: `t${randomBytes(4).toString('hex')}_`,
+    },
+  };
+}
