@@ -196,6 +196,10 @@ const WARM_UP_MS = 2_000;
  * three runs of the same code). A second of runs gives the median a few hundred samples.
  */
 const MEASURE_MS = 1_000;
+/** Turns each side's measurement of a query is split into (see `measure` in {@link run}). */
+const ROUNDS = 5;
+/** Unmeasured runs at the start of each turn. */
+const SETTLE_RUNS = 2;
 
 /** Connections posting to /api/bulk-log at once (the target allows 4 to 8). */
 const BULK_CONNECTIONS = 8;
@@ -601,27 +605,40 @@ export async function run(args: string[]): Promise<void> {
   type Row = Measured['rows'][number];
   const rows: Row[] = [];
   let peakRss = 0;
-  // Each side is timed in a block of its own (the warm-up, then the measured ones), not
-  // interleaved: a JS loop over 10M events leaves garbage-collector threads running, and DuckDB's
-  // threads keep spinning a moment after a query, which on two cores would slow whichever
-  // measurement came next. A case takes seconds; the machine's drift is slower.
+  // Each side is warmed up in a block of its own, then measured in turns: ROUNDS rounds in each
+  // of which every side runs SETTLE_RUNS unmeasured times, then is timed for its share of the
+  // runs and the measuring time. In turns, because on a machine shared with other work a burst
+  // of it would otherwise fall on one side's whole block and skew that side's ratios; the
+  // unmeasured runs absorb what the side before leaves behind (a JS loop over 10M events leaves
+  // garbage-collector threads running, DuckDB's threads keep spinning a moment after a query).
   const windowNow = (c: QueryCase) => {
     const nowSec = Date.now() / 1000;
     return { lo: Math.floor(nowSec - c.window) + 1, hi: Math.ceil(nowSec) - 1 };
   };
-  const timed = async (run: () => unknown): Promise<number[]> => {
-    const times: number[] = [];
-    const warmUntil = performance.now() + WARM_UP_MS;
-    for (let r = 0; r < WARM_UP_RUNS || performance.now() < warmUntil; r++) await run();
-    const measureUntil = performance.now() + MEASURE_MS;
-    for (let r = 0; r < options.runs || performance.now() < measureUntil; r++) {
-      const s = performance.now();
-      await run();
-      times.push(ms(s));
+  type Side = Exclude<keyof Row, 'name' | 'same'>;
+  /** The median time of each side given a run (NaN for the others). */
+  const measure = async (sides: Partial<Record<Side, () => unknown>>) => {
+    const list = Object.entries(sides) as Array<[Side, () => unknown]>;
+    const times = new Map<Side, number[]>(list.map(([side]) => [side, []]));
+    for (const [, run] of list) {
+      const warmUntil = performance.now() + WARM_UP_MS;
+      for (let r = 0; r < WARM_UP_RUNS || performance.now() < warmUntil; r++) await run();
+      samplePeak();
     }
-    return times;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [side, run] of list) {
+        for (let r = 0; r < SETTLE_RUNS; r++) await run();
+        const until = performance.now() + MEASURE_MS / ROUNDS;
+        const runs = Math.ceil(options.runs / ROUNDS);
+        for (let r = 0; r < runs || performance.now() < until; r++) {
+          const started = performance.now();
+          await run();
+          times.get(side)?.push(ms(started));
+        }
+      }
+    }
+    return (side: Side) => median(times.get(side) ?? []);
   };
-  const skipped = async () => [Number.NaN];
   // The server's memory is read between blocks, not between requests: reading
   // /proc/<pid>/status takes the process's memory-map lock, which its threads need for every page
   // fault, and its peak is the kernel's high-water mark anyway (VmHWM, below).
@@ -646,17 +663,6 @@ export async function run(args: string[]): Promise<void> {
     if (c.body.graph_type === 'Samples') samplesAge = Date.now() / 1000 - now;
     const sql = CLICKHOUSE_SQL[index];
     if (!sql) throw new Error(`bench engine: no ClickHouse statement for '${c.name}'`);
-    const ask = () => post('/api/visualize/data', { api_key: KEY, ...c.body });
-    const engine = withDuckDb ? await timed(ask) : await skipped();
-    samplePeak();
-    const floorTimes =
-      withDuckDb && floor
-        ? await timed(async () => (await floor.runAndReadAll(c.floor(windowNow(c)))).getRows())
-        : await skipped();
-    const floorHttp = withDuckDb
-      ? await timed(() => postFloor(c.floor(windowNow(c))))
-      : await skipped();
-    const js = withDuckDb ? await timed(() => c.js(columns, windowNow(c))) : await skipped();
     // The single-number queries (Sum, P95) must give the floor's answer on every ClickHouse: a
     // column that answers something else would compare nothing.
     if (index === 2 || index === 3) {
@@ -682,22 +688,29 @@ export async function run(args: string[]): Promise<void> {
         }
       }
     }
-    const chdbTimes = chdb ? await timed(() => chdb.query(sql(windowNow(c)))) : await skipped();
-    const engineCh = withClickHouse
-      ? await timed(() => postChEngine('/api/visualize/data', { api_key: KEY, ...c.body }))
-      : await skipped();
-    const chHttp = withClickHouse
-      ? await timed(() => postCh(`${sql(windowNow(c))} FORMAT JSONCompactEachRow`, HAND_WRITTEN_DB))
-      : await skipped();
+    const win = () => windowNow(c);
+    const sides: Partial<Record<Side, () => unknown>> = {};
+    if (withDuckDb && floor) {
+      sides.engine = () => post('/api/visualize/data', { api_key: KEY, ...c.body });
+      sides.floor = async () => (await floor.runAndReadAll(c.floor(win()))).getRows();
+      sides.floorHttp = () => postFloor(c.floor(win()));
+      sides.js = () => c.js(columns, win());
+    }
+    if (chdb) sides.chdb = () => chdb.query(sql(win()));
+    if (withClickHouse) {
+      sides.engineCh = () => postChEngine('/api/visualize/data', { api_key: KEY, ...c.body });
+      sides.chHttp = () => postCh(`${sql(win())} FORMAT JSONCompactEachRow`, HAND_WRITTEN_DB);
+    }
+    const time = await measure(sides);
     rows.push({
       name: c.name,
-      engine: median(engine),
-      floor: median(floorTimes),
-      floorHttp: median(floorHttp),
-      js: median(js),
-      chdb: median(chdbTimes),
-      engineCh: median(engineCh),
-      chHttp: median(chHttp),
+      engine: time('engine'),
+      floor: time('floor'),
+      floorHttp: time('floorHttp'),
+      js: time('js'),
+      chdb: time('chdb'),
+      engineCh: time('engineCh'),
+      chHttp: time('chHttp'),
       same: withDuckDb && withClickHouse ? await sameOnBothDrivers(c) : undefined,
     });
   }
