@@ -910,7 +910,7 @@ function report(measured: Measured): void {
     );
   }
   log(
-    `(chdb: ClickHouse as a library in the benchmark process, max_threads 2, no HTTP; CH/HTTP: the same statement over ClickHouse's HTTP interface, served by chdb in a process of its own (the engine's test server), asked by the same client as the engines; engine/CH: \`engine serve --clickhouse\` on that same ClickHouse, its events in the engine's own table (collection, timestamp, seq, json) ordered by (collection, timestamp), merged into one part as the hand-written table is; an HTTP round trip that does no query work: ${cell(emptyTripCh)} ms median. same answer: the engine's response bodies on the two drivers are equal)`,
+    `(chdb: ClickHouse as a library in the benchmark process, max_threads 2, no HTTP; CH/HTTP: the same statement over ClickHouse's HTTP interface, served by chdb in a process of its own (the engine's test server), asked by the same client as the engines; engine/CH: \`engine serve --clickhouse\` on that same ClickHouse, its events in the engine's own table (collection, timestamp, seq, json) ordered by (collection, timestamp), merged into one part as the hand-written table is; POST /api/collections, one small ClickHouse query: ${cell(emptyTripCh)} ms median. same answer: the engine's response bodies on the two drivers are equal)`,
   );
 
   log('');
