@@ -41,7 +41,7 @@ import {
   quotedString,
   STORAGE_VERSION,
 } from '@analytics-chart/engine/internals';
-import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
+import { DEFAULT_COLLECTION, shiftBack } from '@analytics-chart/protocol';
 import { median } from '../stats.ts';
 import {
   CLICKHOUSE_SQL,
@@ -546,6 +546,7 @@ export async function run(args: string[]): Promise<void> {
         filters: [['event', '=', 'purchase']],
         start: '90 days ago',
         end: 'now',
+        IANA_time_zone: 'America/Los_Angeles',
       },
       floor: ({ lo, hi }) =>
         `SELECT sum(price) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} AND event = 'purchase'`,
@@ -568,6 +569,7 @@ export async function run(args: string[]): Promise<void> {
         metric: 'price',
         start: '90 days ago',
         end: 'now',
+        IANA_time_zone: 'America/Los_Angeles',
       },
       floor: ({ lo, hi }) =>
         `SELECT quantile_cont(price, 0.95) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi}`,
@@ -587,7 +589,12 @@ export async function run(args: string[]): Promise<void> {
     {
       name: 'Latest 50 Samples',
       window: 90 * DAY,
-      body: { graph_type: 'Samples', start: '90 days ago', end: 'now' },
+      body: {
+        graph_type: 'Samples',
+        start: '90 days ago',
+        end: 'now',
+        IANA_time_zone: 'America/Los_Angeles',
+      },
       floor: ({ lo, hi }) =>
         `SELECT timestamp, json FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} ORDER BY timestamp DESC LIMIT 50`,
       js: (c, { lo, hi }) => {
@@ -611,9 +618,13 @@ export async function run(args: string[]): Promise<void> {
   // of it would otherwise fall on one side's whole block and skew that side's ratios; the
   // unmeasured runs absorb what the side before leaves behind (a JS loop over 10M events leaves
   // garbage-collector threads running, DuckDB's threads keep spinning a moment after a query).
+  // The engine's window: `N days ago` is N calendar days back in the query's zone (across a
+  // change of clocks, an hour more or less than N × 86,400 s), both ends exclusive.
   const windowNow = (c: QueryCase) => {
     const nowSec = Date.now() / 1000;
-    return { lo: Math.floor(nowSec - c.window) + 1, hi: Math.ceil(nowSec) - 1 };
+    const zone = String(c.body.IANA_time_zone);
+    const start = shiftBack(nowSec, { amount: c.window / DAY, unit: 'day' }, zone);
+    return { lo: Math.floor(start) + 1, hi: Math.ceil(nowSec) - 1 };
   };
   type Side = Exclude<keyof Row, 'name' | 'same'>;
   /** The median time of each side given a run (NaN for the others). */
