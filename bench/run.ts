@@ -33,7 +33,7 @@ async function captureStdout(body: () => Promise<void>): Promise<string> {
 }
 
 /** The results file of one suite: how to reproduce it, when and where it ran, and its output. */
-function resultsFile(suite: string, started: Date, output: string): string {
+function resultsFile(suite: string, started: Date, load: number, output: string): string {
   const command = ['pnpm bench', suite, ...rest].join(' ');
   const cpu = cpus();
   return [
@@ -42,7 +42,7 @@ function resultsFile(suite: string, started: Date, output: string): string {
     `Written by \`${command}\` (\`bench/${suite}/main.ts\`); every complete run replaces this file.`,
     '',
     `- run: ${started.toISOString().slice(0, 16)}Z`,
-    `- machine: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${loadavg()[0]?.toFixed(2)} at the start`,
+    `- machine: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${load.toFixed(2)} at the start`,
     '',
     '```text',
     output.replace(/\s+$/, ''),
@@ -60,9 +60,10 @@ for (const suite of named.length ? named : SUITES) {
   console.log(`\n# ${suite}`);
   const mod = (await import(pathToFileURL(entry).href)) as { run(args: string[]): Promise<void> };
   const started = new Date();
+  const load = loadavg()[0] ?? 0;
   const output = await captureStdout(() => mod.run(rest));
   mkdirSync(join(here, 'results'), { recursive: true });
   const file = join(here, 'results', `${suite}.md`);
-  writeFileSync(file, resultsFile(suite, started, output));
+  writeFileSync(file, resultsFile(suite, started, load, output));
   console.log(`\nwritten to ${file}`);
 }

@@ -11,10 +11,9 @@
  * `node --import tsx floor-server.ts <database file>`; prints `listening on <url>` when ready.
  */
 import type { AddressInfo } from 'node:net';
+import { DuckDBInstance, STORAGE_VERSION } from '@analytics-chart/engine/internals';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { STORAGE_VERSION } from '../../packages/engine/src/storage/duckdb/db-config.ts';
-import { DuckDBInstance } from '../../packages/engine/src/storage/duckdb/duckdb-api.ts';
 
 const path = process.argv[2];
 if (!path) throw new Error('floor-server: a database file is required');

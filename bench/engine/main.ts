@@ -1,18 +1,21 @@
 /**
- * `pnpm bench engine [--events N] [--runs R] [--load-runs L] [--keep]`: the engine on generated
- * demo events.
+ * `pnpm bench engine [--events N] [--driver all|duckdb|clickhouse] [--runs R] [--load-runs L]
+ * [--keep]`: the engine on generated demo events, on both storage drivers (`--driver` picks one;
+ * `--events` takes `1M`, `10M`, `30M`).
  *
- * For each query the median end-to-end time over HTTP (a `serve` child process), beside two
- * baselines measured in the same run: the same aggregation as hand-written DuckDB SQL over
- * typed columns (the floor: a table DuckDB's own `read_ndjson` built from the same file, in the
- * engine's storage format) and a
- * plain JavaScript loop over the events in memory (typed arrays); and, for scale, the floor's
- * statement behind a bare Hono route in a process of its own (`floor-server.ts`), asked by the
- * same client as the engine: what any server pays to answer it over HTTP here. Then load throughput of
- * `engine load` (the CLI, against `read_ndjson` on the same file; medians of L interleaved
- * rounds, by default 3 up to 2M events and 1 above) and of `/api/bulk-log` in
- * batches of 1,000 over eight connections, also into collections that have seen 10, 300 and
- * 3,000 other keys, and the serving process's memory.
+ * For each query the median end-to-end time over HTTP of `engine serve` (a child process) on
+ * DuckDB and of `engine serve --clickhouse` on ClickHouse's HTTP interface (chdb behind the
+ * engine tests' wire server, `clickhouse-server.ts`), beside baselines measured in the same run:
+ * the same aggregation as hand-written DuckDB SQL over flat typed top-level columns (the floor:
+ * a table DuckDB's `read_ndjson` filled from the same file, in the engine's storage format), in
+ * process and behind a bare Hono route in a process of its own (`floor-server.ts`); a plain
+ * JavaScript loop over the events in typed arrays; and the same query as hand-written ClickHouse
+ * SQL (`clickhouse-baseline.ts`), in process (`chdb`) and over HTTP on the ClickHouse the engine
+ * is served from. Then load throughput: `engine load`, the floor's `read_ndjson` and
+ * ClickHouse's `INSERT … FROM file` of the same file (medians of L interleaved rounds, by
+ * default 3 up to 2M events and 1 above), `/api/bulk-log` in batches of 1,000 over eight
+ * connections on both drivers, also into collections that have seen 10, 300 and 3,000 other keys
+ * (DuckDB), and the serving process's memory. It ends with the targets, each met or not.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -27,39 +30,82 @@ import {
   writeSync,
 } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { demoEventObjects, demoEvents } from '@analytics-chart/engine';
-import { offsetSegments } from '../../packages/engine/src/collection/plan/time-buckets.ts';
-import { STORAGE_VERSION } from '../../packages/engine/src/storage/duckdb/db-config.ts';
 // The engine's own DuckDB build, loaded as the engine loads it, for the floor and the baseline.
 import {
   DuckDBInstance,
+  offsetSegments,
   quotedString,
-} from '../../packages/engine/src/storage/duckdb/duckdb-api.ts';
+  STORAGE_VERSION,
+} from '@analytics-chart/engine/internals';
+import { DEFAULT_COLLECTION, shiftBack } from '@analytics-chart/protocol';
 import { median } from '../stats.ts';
-import { CLICKHOUSE_SQL, loadClickHouseBaseline } from './clickhouse-baseline.ts';
+import {
+  CLICKHOUSE_SQL,
+  CLICKHOUSE_TABLE,
+  clickHouseInsert,
+  clickHouseString,
+  openClickHouseBaseline,
+} from './clickhouse-baseline.ts';
 
-const ENGINE_BIN = new URL('../../packages/engine/bin/analytics-engine.mjs', import.meta.url)
-  .pathname;
+/**
+ * The CLI as the installed package runs it: its published bin, the compiled `dist/` that `pnpm
+ * bench` builds first. The workspace's own bin compiles the TypeScript sources at every start,
+ * which `engine load` would pay in its time (about 0.8 s of start-up here, measured).
+ */
+const ENGINE_BIN = (() => {
+  const manifest = createRequire(import.meta.url).resolve('@analytics-chart/engine/package.json');
+  const { publishConfig } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+    publishConfig: { bin: Record<string, string> };
+  };
+  return join(dirname(manifest), publishConfig.bin['analytics-engine'] as string);
+})();
 const FLOOR_SERVER = new URL('./floor-server.ts', import.meta.url).pathname;
+const CLICKHOUSE_SERVER = new URL('./clickhouse-server.ts', import.meta.url).pathname;
 const KEY = 'bench-key';
 const EVENT_CODES = ['page_view', 'login', 'feature_used', 'signup', 'purchase', 'error'];
 
+/** Which storage drivers of the engine are measured. */
+type Driver = 'all' | 'duckdb' | 'clickhouse';
+
 interface Options {
   events: number;
+  driver: Driver;
   runs: number;
   /** Interleaved rounds of the two loads (default 3 up to 2M events, else 1). */
   loadRuns: number;
   keep: boolean;
 }
 
+/** `1000000`, `1_000_000`, `1M`, `10M`, `300k`. */
+function eventCount(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(text.replaceAll('_', ''));
+  if (!m) return Number.NaN;
+  const unit = { k: 1e3, K: 1e3, m: 1e6, M: 1e6 }[m[2] as string] ?? 1;
+  return Math.round(Number(m[1]) * unit);
+}
+
 function parseOptions(args: string[]): Options {
-  const options: Options = { events: 1_000_000, runs: 15, loadRuns: 0, keep: false };
+  const options: Options = {
+    events: 1_000_000,
+    driver: 'all',
+    runs: 15,
+    loadRuns: 0,
+    keep: false,
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (arg === '--events') options.events = Number(String(args[++i]).replaceAll('_', ''));
-    else if (arg === '--runs') options.runs = Number(args[++i]);
+    if (arg === '--events') options.events = eventCount(String(args[++i]));
+    else if (arg === '--driver') {
+      const driver = args[++i];
+      if (driver !== 'all' && driver !== 'duckdb' && driver !== 'clickhouse') {
+        throw new Error('bench engine: --driver is duckdb, clickhouse or all');
+      }
+      options.driver = driver;
+    } else if (arg === '--runs') options.runs = Number(args[++i]);
     else if (arg === '--load-runs') options.loadRuns = Number(args[++i]);
     else if (arg === '--keep') options.keep = true;
     else throw new Error(`bench engine: unknown option ${arg}`);
@@ -150,6 +196,12 @@ const WARM_UP_MS = 2_000;
  * three runs of the same code). A second of runs gives the median a few hundred samples.
  */
 const MEASURE_MS = 1_000;
+/** Turns each side's measurement of a query is split into (see `measure` in {@link run}). */
+const ROUNDS = 5;
+/** Unmeasured runs at the start of each turn. */
+const SETTLE_RUNS = 2;
+/** A side whose run takes longer is warmed with two runs and timed once a turn. */
+const SLOW_RUN_MS = 1_000;
 
 /** Connections posting to /api/bulk-log at once (the target allows 4 to 8). */
 const BULK_CONNECTIONS = 8;
@@ -165,13 +217,13 @@ const BULK_WARM_UP = 20;
  * counted against the engine.
  */
 function postRaw(agent: Agent, url: string, body: string, retry = true): Promise<string> {
-  const { hostname, port, pathname } = new URL(url);
+  const { hostname, port, pathname, search } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: hostname,
         port,
-        path: pathname,
+        path: `${pathname}${search}`,
         method: 'POST',
         agent,
         headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
@@ -232,14 +284,55 @@ interface QueryCase {
   window: number;
 }
 
+/** The ClickHouse database the hand-written statements' table lives in, over HTTP. */
+const HAND_WRITTEN_DB = 'bench';
+/**
+ * The engine's own ClickHouse database and event table for workspace `default` (the storage
+ * model in the engine README's *ClickHouse*). `/api/bulk-log` takes one timestamp per request, so
+ * the benchmark fills the engine's table through ClickHouse itself, as an import would: an
+ * INSERT naming the table's columns, which fails loudly if the storage model changes.
+ */
+const ENGINE_DB = 'analytics_default';
+const ENGINE_EVENTS = '_engine_events';
+
+/** Numbers equal to nine significant digits (sums in another order), anything else exactly. */
+function sameAnswer(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' && typeof b === 'number') {
+    return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((v, i) => sameAnswer(v, b[i]));
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a).sort();
+    const kb = Object.keys(b).sort();
+    return (
+      sameAnswer(ka, kb) &&
+      ka.every((k) =>
+        sameAnswer((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+      )
+    );
+  }
+  return a === b;
+}
+
+/** A child process running a TypeScript server of this directory under tsx. */
+function tsxChild(script: string, arg: string): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, arg], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
 export async function run(args: string[]): Promise<void> {
   const options = parseOptions(args);
+  const withDuckDb = options.driver !== 'clickhouse';
+  const withClickHouse = options.driver !== 'duckdb';
   const dir = mkdtempSync(join(tmpdir(), 'bench-engine-'));
   const file = join(dir, 'events.ndjson');
   const now = Math.floor(Date.now() / 1000);
   const started = new Date();
   log(
-    `engine benchmark: ${options.events.toLocaleString('en-US')} events, at least ${options.runs} runs and ${MEASURE_MS / 1000} s per query and side (after a warm-up of ${WARM_UP_RUNS} runs and ${WARM_UP_MS / 1000} s), ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB RAM, Node ${process.version}`,
+    `engine benchmark: ${options.events.toLocaleString('en-US')} events, driver ${options.driver}, at least ${options.runs} runs and ${MEASURE_MS / 1000} s per query and side (after a warm-up of ${WARM_UP_RUNS} runs and ${WARM_UP_MS / 1000} s), ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB RAM, Node ${process.version}`,
   );
   log(
     `data directory ${dir}; load average before: ${loadavg()
@@ -251,76 +344,138 @@ export async function run(args: string[]): Promise<void> {
   const columns = generate(file, options.events, now);
   log(`generated ${fmt(statSync(file).size / 1e6)} MB of NDJSON in ${fmt(ms(t) / 1000)} s`);
 
-  // DuckDB's own loader on the same file (the load baseline, and the floor's typed table) and
-  // engine load as users run it, in interleaved rounds: the machine's speed drifts from minute
-  // to minute, and the medians of rounds taken side by side compare like with like. The last
-  // round's databases stay for the queries.
-  const readNdjsonTimes: number[] = [];
+  // The floor's loader (DuckDB's read_ndjson into flat typed columns), engine load as users run
+  // it and ClickHouse's INSERT from the same file, in interleaved rounds: the machine's speed
+  // drifts from minute to minute, and the medians of rounds taken side by side compare like with
+  // like. The last round's tables stay for the queries.
+  const chdb = await openClickHouseBaseline(dir);
+  const floorLoadTimes: number[] = [];
   const loadTimes: number[] = [];
+  const chdbLoadTimes: number[] = [];
   let floorDb: DuckDBInstance | undefined;
   let floor: Awaited<ReturnType<DuckDBInstance['connect']>> | undefined;
   const data = join(dir, 'data');
   for (let round = 1; round <= options.loadRuns; round++) {
-    floor?.closeSync();
-    floorDb?.closeSync();
-    rmSync(join(dir, 'floor.duckdb'), { force: true });
-    rmSync(data, { recursive: true, force: true });
-    // In the engine's storage format: its text compression makes both the load and the
-    // queries faster, and the floor is the fastest hand-written SQL.
-    floorDb = await DuckDBInstance.create(join(dir, 'floor.duckdb'), {
-      threads: '2',
-      memory_limit: '1GB',
-      storage_compatibility_version: STORAGE_VERSION,
-    });
-    floor = await floorDb.connect();
-    t = performance.now();
-    await floor.run(`CREATE TABLE t AS SELECT * FROM read_ndjson(${quotedString(file)})`);
-    await floor.run('CHECKPOINT');
+    const parts: string[] = [];
+    if (withDuckDb) {
+      floor?.closeSync();
+      floorDb?.closeSync();
+      rmSync(join(dir, 'floor.duckdb'), { force: true });
+      rmSync(data, { recursive: true, force: true });
+      // The fastest layout DuckDB offers these queries: one flat table with typed top-level
+      // columns for what they read and the payload text beside them, zstd-compressed as the
+      // engine keeps it, in the engine's storage format.
+      floorDb = await DuckDBInstance.create(join(dir, 'floor.duckdb'), {
+        threads: '2',
+        memory_limit: '1GB',
+        storage_compatibility_version: STORAGE_VERSION,
+      });
+      floor = await floorDb.connect();
+      await floor.run(
+        'CREATE TABLE t (timestamp BIGINT, event VARCHAR, price DOUBLE, json VARCHAR USING COMPRESSION zstd)',
+      );
+      t = performance.now();
+      await floor.run(`INSERT INTO t
+        SELECT timestamp, json->>'event', TRY_CAST(json->>'price' AS DOUBLE), json
+        FROM read_ndjson(${quotedString(file)}, columns = {timestamp: 'BIGINT', json: 'JSON'})`);
+      await floor.run('CHECKPOINT');
+      const floorRound = ms(t);
+      floorLoadTimes.push(floorRound);
 
-    const readNdjsonRound = ms(t);
-    readNdjsonTimes.push(readNdjsonRound);
-
-    t = performance.now();
-    const load = runChild(['load', '--data', data, file]);
-    load.stdout?.on('data', () => undefined);
-    if ((await finished(load)) !== 0) throw new Error('engine load failed');
-    const loadRound = ms(t);
-    loadTimes.push(loadRound);
-    log(
-      `load round ${round}/${options.loadRuns}: read_ndjson into a DuckDB file ${fmt(readNdjsonRound / 1000)} s, engine load ${fmt(loadRound / 1000)} s`,
-    );
+      t = performance.now();
+      const load = runChild(['load', '--data', data, file]);
+      load.stdout?.on('data', () => undefined);
+      if ((await finished(load)) !== 0) throw new Error('engine load failed');
+      const loadRound = ms(t);
+      loadTimes.push(loadRound);
+      parts.push(
+        `read_ndjson into flat DuckDB columns ${fmt(floorRound / 1000)} s`,
+        `engine load ${fmt(loadRound / 1000)} s`,
+      );
+    }
+    if (chdb) {
+      const chdbRound = (await chdb.load(file)) * 1000;
+      chdbLoadTimes.push(chdbRound);
+      parts.push(`ClickHouse INSERT (chdb) ${fmt(chdbRound / 1000)} s`);
+    }
+    log(`load round ${round}/${options.loadRuns}: ${parts.join(', ') || 'nothing to load'}`);
   }
-  if (!floor) throw new Error('bench engine: no load round ran');
-  const clickhouse = await loadClickHouseBaseline(file, dir);
-  log(
-    clickhouse
-      ? `ClickHouse (chdb, in process) loaded the same file in ${fmt(clickhouse.loadSeconds)} s`
-      : 'ClickHouse (chdb) has no library for this platform: its column is left out',
-  );
-  const readNdjsonMs = median(readNdjsonTimes);
+  if (withDuckDb && !floor) throw new Error('bench engine: no load round ran');
+  if (!chdb) log('ClickHouse (chdb) has no library for this platform: its columns are left out');
+  const floorLoadMs = median(floorLoadTimes);
   const loadMs = median(loadTimes);
+  const chdbLoadMs = median(chdbLoadTimes);
 
-  const server = runChild(['serve', '--port', '0', '--data', data], { ANALYTICS_API_KEY: KEY });
-  // The floor's statement behind a bare server, on a copy of its table (a DuckDB file is open in
-  // one process at a time; the copy is taken after the CHECKPOINT, so it is whole).
-  const floorCopy = join(dir, 'floor-http.duckdb');
-  copyFileSync(join(dir, 'floor.duckdb'), floorCopy);
-  const floorServer = spawn(process.execPath, ['--import', 'tsx', FLOOR_SERVER, floorCopy], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
   // Whatever ends this process (a failed request throws), the servers must not outlive it: a
   // stray one keeps the data directory locked and takes CPU from the next run's measurements.
+  const children: ChildProcess[] = [];
   const stopServers = () => {
-    server.kill('SIGTERM');
-    floorServer.kill('SIGTERM');
+    for (const child of children) child.kill('SIGTERM');
   };
   process.once('exit', stopServers);
-  const [url, floorUrl] = await Promise.all([listening(server), listening(floorServer)]);
+  let server: ChildProcess | undefined;
+  let url = '';
+  let floorUrl = '';
+  if (withDuckDb) {
+    server = runChild(['serve', '--port', '0', '--data', data], { ANALYTICS_API_KEY: KEY });
+    // The floor's statement behind a bare server, on a copy of its table (a DuckDB file is open
+    // in one process at a time; the copy is taken after the CHECKPOINT, so it is whole).
+    const floorCopy = join(dir, 'floor-http.duckdb');
+    copyFileSync(join(dir, 'floor.duckdb'), floorCopy);
+    const floorServer = tsxChild(FLOOR_SERVER, floorCopy);
+    children.push(server, floorServer);
+    [url, floorUrl] = await Promise.all([listening(server), listening(floorServer)]);
+  }
+  // ClickHouse over HTTP (chdb behind ClickHouse's HTTP interface, a process of its own), the
+  // engine served on it, the hand-written statements' table loaded in it, and the engine's table
+  // filled from the same file.
+  let chUrl = '';
+  let chEngineUrl = '';
+  let chHttpLoadMs = Number.NaN;
+  let chEngineImportMs = Number.NaN;
+  const chAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const postCh = (sql: string, database: string) =>
+    postRaw(chAgent, `${chUrl}/?database=${encodeURIComponent(database)}`, sql);
+  if (withClickHouse) {
+    const chServer = tsxChild(CLICKHOUSE_SERVER, join(dir, 'clickhouse-http'));
+    children.push(chServer);
+    chUrl = await listening(chServer);
+    const chEngine = runChild(
+      ['serve', '--port', '0', '--data', join(dir, 'unused'), '--clickhouse', chUrl],
+      { ANALYTICS_API_KEY: KEY, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' },
+    );
+    children.push(chEngine);
+    chEngineUrl = await listening(chEngine);
+    await postCh(`CREATE DATABASE IF NOT EXISTS ${HAND_WRITTEN_DB}`, 'default');
+    await postCh(CLICKHOUSE_TABLE, HAND_WRITTEN_DB);
+    t = performance.now();
+    await postCh(clickHouseInsert(file), HAND_WRITTEN_DB);
+    await postCh('OPTIMIZE TABLE events FINAL', HAND_WRITTEN_DB);
+    chHttpLoadMs = ms(t);
+    t = performance.now();
+    // `seq` orders events within a second as ingested: here the file's order.
+    await postCh(
+      `INSERT INTO ${ENGINE_EVENTS} (collection, timestamp, seq, json)
+        SELECT ${clickHouseString(DEFAULT_COLLECTION)}, timestamp, rowNumberInAllBlocks(), json
+        FROM file(${clickHouseString(file)}, 'JSONEachRow', 'timestamp Int64, json String')
+        SETTINGS input_format_json_read_objects_as_strings = 1`,
+      ENGINE_DB,
+    );
+    // Merged into one part, as the hand-written table and the in-process one are.
+    await postCh(`OPTIMIZE TABLE ${ENGINE_EVENTS} FINAL`, ENGINE_DB);
+    chEngineImportMs = ms(t);
+    log(
+      `ClickHouse over HTTP: the hand-written table loaded in ${fmt(chHttpLoadMs / 1000)} s, the engine's table in ${fmt(chEngineImportMs / 1000)} s`,
+    );
+  }
   const queryAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const post = (path: string, body: unknown) =>
     postRaw(queryAgent, `${url}${path}`, JSON.stringify(body));
   const floorAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const postFloor = (sql: string) => postRaw(floorAgent, floorUrl, JSON.stringify({ sql }));
+  const chEngineAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const postChEngine = (path: string, body: unknown) =>
+    postRaw(chEngineAgent, `${chEngineUrl}${path}`, JSON.stringify(body));
 
   const DAY = 86_400;
   const la = (lo: number, hi: number) => offsetSegments('America/Los_Angeles', lo, hi);
@@ -371,7 +526,7 @@ export async function run(args: string[]): Promise<void> {
         IANA_time_zone: 'America/Los_Angeles',
       },
       floor: ({ lo, hi }) =>
-        `SELECT json.event, timestamp // 3600 AS h, count(*) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} GROUP BY ALL`,
+        `SELECT event, timestamp // 3600 AS h, count(*) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} GROUP BY ALL`,
       js: (c, { lo, hi }) => {
         const counts = new Map<number, number>();
         for (let i = 0; i < c.ts.length; i++) {
@@ -393,9 +548,10 @@ export async function run(args: string[]): Promise<void> {
         filters: [['event', '=', 'purchase']],
         start: '90 days ago',
         end: 'now',
+        IANA_time_zone: 'America/Los_Angeles',
       },
       floor: ({ lo, hi }) =>
-        `SELECT sum(json.price) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} AND json.event = 'purchase'`,
+        `SELECT sum(price) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} AND event = 'purchase'`,
       js: (c, { lo, hi }) => {
         const purchase = EVENT_CODES.indexOf('purchase');
         let sum = 0;
@@ -415,9 +571,10 @@ export async function run(args: string[]): Promise<void> {
         metric: 'price',
         start: '90 days ago',
         end: 'now',
+        IANA_time_zone: 'America/Los_Angeles',
       },
       floor: ({ lo, hi }) =>
-        `SELECT quantile_cont(json.price, 0.95) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi}`,
+        `SELECT quantile_cont(price, 0.95) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi}`,
       js: (c, { lo, hi }) => {
         const values: number[] = [];
         for (let i = 0; i < c.ts.length; i++) {
@@ -434,9 +591,14 @@ export async function run(args: string[]): Promise<void> {
     {
       name: 'Latest 50 Samples',
       window: 90 * DAY,
-      body: { graph_type: 'Samples', start: '90 days ago', end: 'now' },
+      body: {
+        graph_type: 'Samples',
+        start: '90 days ago',
+        end: 'now',
+        IANA_time_zone: 'America/Los_Angeles',
+      },
       floor: ({ lo, hi }) =>
-        `SELECT timestamp, to_json(json) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} ORDER BY timestamp DESC LIMIT 50`,
+        `SELECT timestamp, json FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} ORDER BY timestamp DESC LIMIT 50`,
       js: (c, { lo, hi }) => {
         // The columns are in time order, as the file is: scan back from the end.
         const out: number[] = [];
@@ -449,121 +611,226 @@ export async function run(args: string[]): Promise<void> {
     },
   ];
 
-  const rows: Array<{
-    name: string;
-    engine: number;
-    floor: number;
-    floorHttp: number;
-    js: number;
-    clickhouse: number;
-  }> = [];
+  type Row = Measured['rows'][number];
+  const rows: Row[] = [];
   let peakRss = 0;
-  // Each side is timed in a block of its own (the warm-up, then the measured ones), not
-  // interleaved: a JS loop over 10M events leaves garbage-collector threads running, and DuckDB's
-  // threads keep spinning a moment after a query, which on two cores would slow whichever
-  // measurement came next. A case takes seconds; the machine's drift is slower.
+  // Each side is warmed up in a block of its own, then measured in turns: ROUNDS rounds in each
+  // of which every side runs SETTLE_RUNS unmeasured times, then is timed for its share of the
+  // runs and the measuring time. In turns, because on a machine shared with other work a burst
+  // of it would otherwise fall on one side's whole block and skew that side's ratios; the
+  // unmeasured runs absorb what the side before leaves behind (a JS loop over 10M events leaves
+  // garbage-collector threads running, DuckDB's threads keep spinning a moment after a query).
+  // The engine's window: `N days ago` is N calendar days back in the query's zone (across a
+  // change of clocks, an hour more or less than N × 86,400 s), both ends exclusive.
   const windowNow = (c: QueryCase) => {
     const nowSec = Date.now() / 1000;
-    return { lo: Math.floor(nowSec - c.window) + 1, hi: Math.ceil(nowSec) - 1 };
+    const zone = String(c.body.IANA_time_zone);
+    const start = shiftBack(nowSec, { amount: c.window / DAY, unit: 'day' }, zone);
+    return { lo: Math.floor(start) + 1, hi: Math.ceil(nowSec) - 1 };
   };
-  const timed = async (run: () => unknown): Promise<number[]> => {
-    const times: number[] = [];
-    const warmUntil = performance.now() + WARM_UP_MS;
-    for (let r = 0; r < WARM_UP_RUNS || performance.now() < warmUntil; r++) await run();
-    const measureUntil = performance.now() + MEASURE_MS;
-    for (let r = 0; r < options.runs || performance.now() < measureUntil; r++) {
-      const s = performance.now();
-      await run();
-      times.push(ms(s));
+  type Side = Exclude<keyof Row, 'name' | 'same'>;
+  /** The median time of each side given a run (NaN for the others). */
+  const failures: string[] = [];
+  const measure = async (name: string, sides: Partial<Record<Side, () => unknown>>) => {
+    const list = Object.entries(sides) as Array<[Side, () => unknown]>;
+    const times = new Map<Side, number[]>(list.map(([side]) => [side, []]));
+    // A side slower than SLOW_RUN_MS a run (the engine on ClickHouse at 10M and more) is warmed
+    // with two runs and timed once a round; a side that fails (a query past its time limit) is
+    // left out of this query, said so under the tables, and the run goes on.
+    const slow = new Set<Side>();
+    const failed = new Set<Side>();
+    const attempt = async (side: Side, run: () => unknown) => {
+      if (failed.has(side)) return Number.NaN;
+      const started = performance.now();
+      try {
+        await run();
+      } catch (error) {
+        failed.add(side);
+        failures.push(`${side}, ${name}: ${(error as Error).message.slice(0, 200)}`);
+        return Number.NaN;
+      }
+      const took = ms(started);
+      if (took > SLOW_RUN_MS) slow.add(side);
+      return took;
+    };
+    for (const [side, run] of list) {
+      const warmUntil = performance.now() + WARM_UP_MS;
+      for (let r = 0; r < WARM_UP_RUNS || performance.now() < warmUntil; r++) {
+        await attempt(side, run);
+        if (failed.has(side) || (slow.has(side) && r >= 1)) break;
+      }
+      samplePeak();
     }
-    return times;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [side, run] of list) {
+        if (failed.has(side)) continue;
+        if (!slow.has(side)) for (let r = 0; r < SETTLE_RUNS; r++) await attempt(side, run);
+        const until = performance.now() + MEASURE_MS / ROUNDS;
+        const runs = slow.has(side) ? 1 : Math.ceil(options.runs / ROUNDS);
+        for (let r = 0; r < runs || (!slow.has(side) && performance.now() < until); r++) {
+          times.get(side)?.push(await attempt(side, run));
+        }
+      }
+    }
+    return (side: Side) => (failed.has(side) ? Number.NaN : median(times.get(side) ?? []));
   };
   // The server's memory is read between blocks, not between requests: reading
   // /proc/<pid>/status takes the process's memory-map lock, which its threads need for every page
   // fault, and its peak is the kernel's high-water mark anyway (VmHWM, below).
   const samplePeak = () => {
-    peakRss = Math.max(peakRss, memoryOf(server.pid as number).rss);
+    if (server) peakRss = Math.max(peakRss, memoryOf(server.pid as number).rss);
   };
+  // Asked twice at most more: a window ends at the request's own second, and an event can pass
+  // its edge between two requests.
+  const sameOnBothDrivers = async (c: QueryCase) => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const body = { api_key: KEY, ...c.body };
+      const duck = JSON.parse(await post('/api/visualize/data', body));
+      const answer = await postChEngine('/api/visualize/data', body).catch(() => undefined);
+      if (answer === undefined) return undefined;
+      if (sameAnswer(duck, JSON.parse(answer))) return true;
+    }
+    return false;
+  };
+  // Samples narrows its scan to the window's last hour first: when that hour holds no event (the
+  // file's newest event is older, as in a long run), it reads a day, which costs more.
+  let samplesAge = Number.NaN;
   for (const [index, c] of cases.entries()) {
-    const engine = await timed(() => post('/api/visualize/data', { api_key: KEY, ...c.body }));
-    samplePeak();
-    const floorTimes = await timed(async () =>
-      (await floor.runAndReadAll(c.floor(windowNow(c)))).getRows(),
-    );
-    const floorHttp = await timed(() => postFloor(c.floor(windowNow(c))));
-    const js = await timed(() => c.js(columns, windowNow(c)));
+    if (c.body.graph_type === 'Samples') samplesAge = Date.now() / 1000 - now;
     const sql = CLICKHOUSE_SQL[index];
-    // The single-number queries (Sum, P95) must give the floor's answer: a column that answers
-    // something else would compare nothing.
-    if (clickhouse && sql && (index === 2 || index === 3)) {
-      const w = windowNow(c);
-      const [mine] = JSON.parse((await clickhouse.query(sql(w))).trim()) as number[];
-      const theirs = Number((await floor.runAndReadAll(c.floor(w))).getRows()[0]?.[0]);
-      if (!(Math.abs(Number(mine) - theirs) <= 1e-9 * Math.max(1, Math.abs(theirs)))) {
-        throw new Error(`bench engine: chdb answers ${mine} to '${c.name}', the floor ${theirs}`);
+    if (!sql) throw new Error(`bench engine: no ClickHouse statement for '${c.name}'`);
+    // The single-number queries (Sum, P95) must get the same answer from every side that gives
+    // one, the engines included: a column that answers something else (or nothing) would compare
+    // nothing. Asked again at most twice, as a window's edge moves with the clock between asks.
+    if (index === 2 || index === 3) {
+      const single = (text: string) => {
+        const [first] = (JSON.parse(text) as { result: Array<Record<string, unknown>> }).result;
+        return Number(Object.values(first ?? {})[0]);
+      };
+      let answers: Array<[string, number]> = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const w = windowNow(c);
+        answers = [];
+        if (floor) {
+          const value = (await floor.runAndReadAll(c.floor(w))).getRows()[0]?.[0];
+          answers.push(['the floor', Number(value)]);
+          const body = { api_key: KEY, ...c.body };
+          answers.push(['the engine on DuckDB', single(await post('/api/visualize/data', body))]);
+        }
+        if (chdb) answers.push(['chdb', Number(JSON.parse((await chdb.query(sql(w))).trim())[0])]);
+        if (withClickHouse) {
+          const text = await postCh(`${sql(w)} FORMAT JSONCompactEachRow`, HAND_WRITTEN_DB);
+          answers.push(['ClickHouse over HTTP', Number(JSON.parse(text.trim())[0])]);
+          const body = { api_key: KEY, ...c.body };
+          const engine = await postChEngine('/api/visualize/data', body).catch(() => undefined);
+          // A failure here (a query past its time limit) is reported by the timing below.
+          if (engine !== undefined) answers.push(['the engine on ClickHouse', single(engine)]);
+        }
+        const base = answers[0]?.[1] ?? Number.NaN;
+        if (answers.every(([, value]) => sameAnswer(base, value))) break;
+      }
+      const base = answers[0];
+      const odd = answers.find(([, value]) => !sameAnswer(base?.[1], value));
+      if (base && odd) {
+        throw new Error(
+          `bench engine: ${odd[0]} answers ${odd[1]} to '${c.name}', ${base[0]} ${base[1]}`,
+        );
       }
     }
-    const chdbTimes =
-      clickhouse && sql ? await timed(() => clickhouse.query(sql(windowNow(c)))) : [Number.NaN];
+    const win = () => windowNow(c);
+    const sides: Partial<Record<Side, () => unknown>> = {};
+    if (withDuckDb && floor) {
+      sides.engine = () => post('/api/visualize/data', { api_key: KEY, ...c.body });
+      sides.floor = async () => (await floor.runAndReadAll(c.floor(win()))).getRows();
+      sides.floorHttp = () => postFloor(c.floor(win()));
+      sides.js = () => c.js(columns, win());
+    }
+    if (chdb) sides.chdb = () => chdb.query(sql(win()));
+    if (withClickHouse) {
+      sides.engineCh = () => postChEngine('/api/visualize/data', { api_key: KEY, ...c.body });
+      sides.chHttp = () => postCh(`${sql(win())} FORMAT JSONCompactEachRow`, HAND_WRITTEN_DB);
+    }
+    const time = await measure(c.name, sides);
     rows.push({
       name: c.name,
-      engine: median(engine),
-      floor: median(floorTimes),
-      floorHttp: median(floorHttp),
-      js: median(js),
-      clickhouse: median(chdbTimes),
+      engine: time('engine'),
+      floor: time('floor'),
+      floorHttp: time('floorHttp'),
+      js: time('js'),
+      chdb: time('chdb'),
+      engineCh: time('engineCh'),
+      chHttp: time('chHttp'),
+      same: withDuckDb && withClickHouse ? await sameOnBothDrivers(c) : undefined,
     });
   }
 
   // The fixed cost of the HTTP path itself: a request that does no query work.
-  const roundTrips: number[] = [];
-  for (let r = 0; r < 30; r++) {
-    const s = performance.now();
-    await post('/api/collections', { api_key: KEY });
-    roundTrips.push(ms(s));
-  }
-  const roundTrip = median(roundTrips);
+  const roundTrip = async (ask: () => Promise<string>) => {
+    const times: number[] = [];
+    for (let r = 0; r < 30; r++) {
+      const s = performance.now();
+      await ask();
+      times.push(ms(s));
+    }
+    return median(times);
+  };
+  const emptyTrip = withDuckDb
+    ? await roundTrip(() => post('/api/collections', { api_key: KEY }))
+    : Number.NaN;
+  const emptyTripCh = withClickHouse
+    ? await roundTrip(() => postChEngine('/api/collections', { api_key: KEY }))
+    : Number.NaN;
 
   // /api/bulk-log in batches of 1,000 over BULK_CONNECTIONS keep-alive connections. The bodies
   // are serialised before the clock starts and sent with node:http, so that the client, which
   // shares the machine's two cores with the server, spends as little of them as it can. The
   // first BULK_WARM_UP batches are sent before the clock starts: they create the collection and
-  // its columns and let both sides' code be compiled, so the figure is the steady rate.
-  const bulkEvents = Math.min(200_000, Math.max(20_000, Math.floor(options.events / 5)));
-  const bodies: string[] = [];
-  let batch: string[] = [];
-  const flush = () => {
-    bodies.push(
-      JSON.stringify({ api_key: KEY, collection: 'bulk_bench', timestamp: now, jsons: batch }),
-    );
-    batch = [];
-  };
-  for (const record of demoEvents(bulkEvents + BULK_WARM_UP * 1000, 7, now)) {
-    batch.push(record.payload);
-    if (batch.length === 1000) flush();
-  }
-  if (batch.length) flush();
+  // let both sides' code be compiled, so the figure is the steady rate.
   const agent = new Agent({ keepAlive: true, maxSockets: BULK_CONNECTIONS });
-  const send = async (list: string[]) => {
+  const send = async (base: string, list: string[]) => {
     let next = 0;
     await Promise.all(
       Array.from({ length: BULK_CONNECTIONS }, async () => {
         while (next < list.length) {
-          await postRaw(agent, `${url}/api/bulk-log`, list[next++] as string);
+          await postRaw(agent, `${base}/api/bulk-log`, list[next++] as string);
         }
       }),
     );
   };
-  await send(bodies.splice(0, BULK_WARM_UP));
-  t = performance.now();
-  await send(bodies);
-  const bulkMs = ms(t);
+  /** Batches of 1,000 demo events for `collection`, each with the same one timestamp. */
+  const batches = (collection: string, events: Iterable<{ payload: string }>) => {
+    const out: string[] = [];
+    let list: string[] = [];
+    const flush = () => {
+      out.push(JSON.stringify({ api_key: KEY, collection, timestamp: now, jsons: list }));
+      list = [];
+    };
+    for (const record of events) {
+      list.push(record.payload);
+      if (list.length === 1000) flush();
+    }
+    if (list.length) flush();
+    return out;
+  };
+  /** Events per second of `/api/bulk-log` at `base` after the warm-up batches. */
+  const bulkRate = async (base: string, collection: string, events: number, seed: number) => {
+    const bodies = batches(collection, demoEvents(events + BULK_WARM_UP * 1000, seed, now));
+    await send(base, bodies.splice(0, BULK_WARM_UP));
+    const s = performance.now();
+    await send(base, bodies);
+    return rate(events, ms(s));
+  };
+  const bulkEvents = Math.min(200_000, Math.max(20_000, Math.floor(options.events / 5)));
+  const bulk = withDuckDb ? await bulkRate(url, 'bulk_bench', bulkEvents, 7) : Number.NaN;
+  const bulkCh = withClickHouse
+    ? await bulkRate(chEngineUrl, 'bulk_bench', bulkEvents, 7)
+    : Number.NaN;
 
   // Bulk ingest into collections that have already seen 10, 300 and 3,000 keys, of demo events
   // that carry none of them: the cost of a batch must not grow with the keys seen before.
   const keyedEvents = Math.min(200_000, Math.max(50_000, Math.floor(options.events / 5)));
   const keyedRates: Array<{ keys: number; rate: number }> = [];
-  for (const keys of KEY_COUNTS) {
+  for (const keys of withDuckDb ? KEY_COUNTS : []) {
     const collection = `keys_${keys}`;
     const seed: string[] = [];
     for (let k = 0; k < keys; k += 100) {
@@ -571,119 +838,40 @@ export async function run(args: string[]): Promise<void> {
       for (let j = k; j < Math.min(keys, k + 100); j++) json[`seen_${j}`] = j % 2 ? j : `v${j}`;
       seed.push(JSON.stringify(json));
     }
-    const keyedBodies = (events: Iterable<{ payload: string }>) => {
-      const out: string[] = [];
-      let list: string[] = [];
-      for (const record of events) {
-        list.push(record.payload);
-        if (list.length === 1000) {
-          out.push(JSON.stringify({ api_key: KEY, collection, timestamp: now, jsons: list }));
-          list = [];
-        }
-      }
-      if (list.length)
-        out.push(JSON.stringify({ api_key: KEY, collection, timestamp: now, jsons: list }));
-      return out;
-    };
-    await send([JSON.stringify({ api_key: KEY, collection, timestamp: now, jsons: seed })]);
-    const keyed = keyedBodies(demoEvents(keyedEvents + BULK_WARM_UP * 1000, 11, now));
-    await send(keyed.splice(0, BULK_WARM_UP));
-    const k0 = performance.now();
-    await send(keyed);
-    keyedRates.push({ keys, rate: rate(keyedEvents, ms(k0)) });
+    await send(url, [JSON.stringify({ api_key: KEY, collection, timestamp: now, jsons: seed })]);
+    keyedRates.push({ keys, rate: await bulkRate(url, collection, keyedEvents, 11) });
   }
-  const memory = memoryOf(server.pid as number);
+  const memory = server ? memoryOf(server.pid as number) : { rss: 0, peak: 0 };
   peakRss = Math.max(peakRss, memory.rss);
 
-  agent.destroy();
-  queryAgent.destroy();
-  floorAgent.destroy();
+  for (const a of [agent, queryAgent, floorAgent, chAgent, chEngineAgent]) a.destroy();
   process.off('exit', stopServers);
   stopServers();
-  await Promise.all([finished(server), finished(floorServer)]);
-  floor.closeSync();
+  await Promise.all(children.map(finished));
+  floor?.closeSync();
   floorDb?.closeSync();
-  clickhouse?.close();
+  chdb?.close();
 
-  const pad = (s: string, n: number) => s.padEnd(n);
-  const num = (s: string, n: number) => s.padStart(n);
-  log('');
-  log(
-    `${pad('query', 42)}${num('engine ms', 11)}${num('floor ms', 10)}${num('× floor', 9)}${num('floor/HTTP ms', 15)}${num('× it', 7)}${num('JS loop ms', 12)}${num('× JS', 10)}${num('chdb ms', 10)}${num('× chdb', 9)}`,
-  );
-  for (const r of rows) {
-    log(
-      `${pad(r.name, 42)}${num(fmt(r.engine), 11)}${num(fmt(r.floor), 10)}${num(fmt(r.engine / r.floor, 2), 9)}${num(fmt(r.floorHttp), 15)}${num(fmt(r.engine / r.floorHttp, 2), 7)}${num(fmt(r.js), 12)}${num(fmt(r.engine / r.js, 2), 10)}${num(fmt(r.clickhouse), 10)}${num(fmt(r.engine / r.clickhouse, 2), 9)}`,
-    );
-  }
-  log(
-    `(an HTTP round trip that does no query work, POST /api/collections: ${fmt(roundTrip)} ms median; the floor and the JS loop run in the benchmark process, without HTTP; floor/HTTP is the floor's statement behind a bare Hono route in a process of its own, asked by the same client as the engine; chdb is the same query as hand-written ClickHouse SQL in ClickHouse as a library, in process, on a MergeTree table ordered by (event, timestamp))`,
-  );
-  log('');
-  const rounds = options.loadRuns > 1 ? `, medians of ${options.loadRuns} interleaved rounds` : '';
-  const perRound = loadTimes.map((l, i) => `${fmt(((readNdjsonTimes[i] ?? 0) / l) * 100, 0)}%`);
-  log(`${pad(`load${rounds}`, 42)}${num('events/s', 11)}${num('seconds', 10)}`);
-  log(
-    `${pad('engine load (CLI, typed columns)', 42)}${num(rate(options.events, loadMs).toLocaleString('en-US'), 11)}${num(fmt(loadMs / 1000), 10)}`,
-  );
-  log(
-    `${pad('DuckDB read_ndjson into a file (baseline)', 42)}${num(rate(options.events, readNdjsonMs).toLocaleString('en-US'), 11)}${num(fmt(readNdjsonMs / 1000), 10)}   engine load = ${fmt((readNdjsonMs / loadMs) * 100, 0)}% of it (target 40%)${options.loadRuns > 1 ? `; by round ${perRound.join(', ')}` : ''}`,
-  );
-  log(
-    `${pad(`/api/bulk-log, batches of 1,000, ${BULK_CONNECTIONS} in flight`, 42)}${num(rate(bulkEvents, bulkMs).toLocaleString('en-US'), 11)}${num(fmt(bulkMs / 1000), 10)}   (${bulkEvents.toLocaleString('en-US')} events; target 100,000/s)`,
-  );
-  if (clickhouse) {
-    log(
-      `${pad('ClickHouse INSERT … FROM file (chdb)', 42)}${num(rate(options.events, clickhouse.loadSeconds * 1000).toLocaleString('en-US'), 11)}${num(fmt(clickhouse.loadSeconds), 10)}   (one round, with OPTIMIZE FINAL)`,
-    );
-  }
-  for (const { keys, rate: r } of keyedRates) {
-    log(
-      `${pad(`/api/bulk-log into a collection with ${keys.toLocaleString('en-US')} keys`, 42)}${num(r.toLocaleString('en-US'), 11)}${num(fmt(keyedEvents / r), 10)}   (${keyedEvents.toLocaleString('en-US')} demo events carrying none of them)`,
-    );
-  }
-  log('');
-  log(
-    `serving process memory: ${fmt(memory.rss / 2 ** 30, 2)} GiB RSS at the end, ${fmt(peakRss / 2 ** 30, 2)} GiB highest after a query block, ${fmt(memory.peak / 2 ** 30, 2)} GiB high-water mark (VmHWM, includes startup)`,
-  );
-  // The targets against this run's figures, so that a reader need not work them out.
-  const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
-  const over = rows.filter((r) => r.engine / r.floor > 1.5);
-  const overHttp = rows.filter((r) => r.engine / r.floorHttp > 1.5);
-  const loadShare = readNdjsonMs / loadMs;
-  const loadRate = rate(options.events, loadMs);
-  const bulkRate = rate(bulkEvents, bulkMs);
-  const dayCase = rows[0];
-  log('');
-  log(`targets at ${options.events.toLocaleString('en-US')} events:`);
-  log(
-    `  each query at most 1.5x its floor: ${verdict(over.length === 0)}${over.length ? ` (${over.map((r) => `${r.name}: ${fmt(r.engine / r.floor, 2)}`).join('; ')})` : ''}`,
-  );
-  log(
-    `  (the same against the floor served over HTTP: ${verdict(overHttp.length === 0)}${overHttp.length ? `, ${overHttp.map((r) => `${r.name}: ${fmt(r.engine / r.floorHttp, 2)}`).join('; ')}` : ''}; the target names the floor, not this)`,
-  );
-  log(
-    options.events >= 10_000_000 && dayCase
-      ? `  Count per Day over 10M under 150 ms: ${verdict(dayCase.engine < 150)} (${fmt(dayCase.engine)} ms)`
-      : '  Count per Day over 10M under 150 ms: judged only with --events 10000000',
-  );
-  log(
-    `  engine load at least 1,000,000 events/s or 40% of read_ndjson: ${verdict(loadRate >= 1_000_000 || loadShare >= 0.4)} (${loadRate.toLocaleString('en-US')} events/s, ${fmt(loadShare * 100, 0)}%)`,
-  );
-  log(
-    `  /api/bulk-log at least 100,000 events/s: ${verdict(bulkRate >= 100_000)} (${bulkRate.toLocaleString('en-US')})`,
-  );
-  const fewest = keyedRates[0];
-  const most = keyedRates[keyedRates.length - 1];
-  if (fewest && most) {
-    const slowdown = fewest.rate / most.rate;
-    log(
-      `  bulk ingest into ${most.keys.toLocaleString('en-US')} keys within 1.5x of ${fewest.keys}: ${verdict(slowdown <= 1.5)} (${fmt(slowdown, 2)}x)`,
-    );
-  }
-  log(
-    `  serving under 1.5 GiB RSS: ${verdict(memory.peak < 1.5 * 2 ** 30)} (high-water mark ${fmt(memory.peak / 2 ** 30, 2)} GiB)`,
-  );
+  report({
+    options,
+    rows,
+    emptyTrip,
+    emptyTripCh,
+    samplesAge,
+    failures,
+    loads: {
+      floor: floorLoadTimes,
+      engine: loadTimes,
+      chdb: chdbLoadTimes,
+      floorMs: floorLoadMs,
+      engineMs: loadMs,
+      chdbMs: chdbLoadMs,
+      chHttpMs: chHttpLoadMs,
+      chEngineImportMs,
+    },
+    bulk: { events: bulkEvents, rate: bulk, rateCh: bulkCh, keyedEvents, keyed: keyedRates },
+    memory: { ...memory, highest: peakRss },
+  });
   log(
     `started ${started.toISOString()}, finished ${new Date().toISOString()}; load average after: ${loadavg()
       .map((l) => fmt(l, 2))
@@ -692,4 +880,215 @@ export async function run(args: string[]): Promise<void> {
 
   if (options.keep) log(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
+}
+
+/** What one run measured, for {@link report}. */
+interface Measured {
+  options: Options;
+  rows: Array<{
+    name: string;
+    engine: number;
+    floor: number;
+    floorHttp: number;
+    js: number;
+    chdb: number;
+    engineCh: number;
+    chHttp: number;
+    same: boolean | undefined;
+  }>;
+  /** Medians of a request that does no query work, on each driver. */
+  emptyTrip: number;
+  emptyTripCh: number;
+  /** Seconds between the newest generated event and the Samples case. */
+  samplesAge: number;
+  /** Sides left out of a query because a run failed, with the reason. */
+  failures: string[];
+  loads: {
+    floor: number[];
+    engine: number[];
+    chdb: number[];
+    floorMs: number;
+    engineMs: number;
+    chdbMs: number;
+    chHttpMs: number;
+    chEngineImportMs: number;
+  };
+  bulk: {
+    events: number;
+    rate: number;
+    rateCh: number;
+    keyedEvents: number;
+    keyed: Array<{ keys: number; rate: number }>;
+  };
+  memory: { rss: number; peak: number; highest: number };
+}
+
+/** Prints the tables and the targets, each said to be met or not against this run's figures. */
+function report(measured: Measured): void {
+  const { options, rows, emptyTrip, emptyTripCh, samplesAge, failures, loads, bulk, memory } =
+    measured;
+  const pad = (s: string, n: number) => s.padEnd(n);
+  const num = (s: string, n: number) => s.padStart(n);
+  const cell = (n: number, digits = 1) => (Number.isNaN(n) ? '-' : fmt(n, digits));
+  const withDuckDb = options.driver !== 'clickhouse';
+  const withClickHouse = options.driver !== 'duckdb';
+  const events = options.events;
+  if (withDuckDb) {
+    log('');
+    log('engine on DuckDB, against DuckDB');
+    log(
+      `${pad('query', 42)}${num('engine ms', 11)}${num('floor ms', 10)}${num('× floor', 9)}${num('floor/HTTP ms', 15)}${num('× it', 7)}${num('JS loop ms', 12)}${num('× JS', 10)}`,
+    );
+    for (const r of rows) {
+      log(
+        `${pad(r.name, 42)}${num(cell(r.engine), 11)}${num(cell(r.floor), 10)}${num(cell(r.engine / r.floor, 2), 9)}${num(cell(r.floorHttp), 15)}${num(cell(r.engine / r.floorHttp, 2), 7)}${num(cell(r.js), 12)}${num(cell(r.engine / r.js, 2), 10)}`,
+      );
+    }
+    log(
+      `(engine: POST /api/visualize/data to \`engine serve\`; an HTTP round trip that does no query work, POST /api/collections: ${cell(emptyTrip)} ms median. floor: the same aggregation as hand-written DuckDB SQL over a flat table of typed top-level columns (timestamp, event, price, json) that read_ndjson filled from the same file, in the benchmark process; floor/HTTP: its statement behind a bare Hono route in a process of its own, asked by the same client as the engine; JS loop: typed arrays in the benchmark process)`,
+    );
+  }
+  log(
+    `(Samples ran ${fmt(samplesAge / 60)} min after the newest event${samplesAge > 3600 ? ": the window's last hour held no event, so the engine widened its scan" : ''})`,
+  );
+  log('');
+  log('against ClickHouse (hand-written ClickHouse SQL on a table ordered by (event, timestamp))');
+  log(
+    `${pad('query', 42)}${num('chdb ms', 9)}${num('engine/DuckDB ms', 18)}${num('× chdb', 8)}${num('CH/HTTP ms', 12)}${num('engine/CH ms', 14)}${num('× CH/HTTP', 11)}${num('same answer', 13)}`,
+  );
+  for (const r of rows) {
+    const same = r.same === undefined ? '-' : r.same ? 'yes' : 'NO';
+    log(
+      `${pad(r.name, 42)}${num(cell(r.chdb), 9)}${num(cell(r.engine), 18)}${num(cell(r.engine / r.chdb, 2), 8)}${num(cell(r.chHttp), 12)}${num(cell(r.engineCh), 14)}${num(cell(r.engineCh / r.chHttp, 2), 11)}${num(same, 13)}`,
+    );
+  }
+  log(
+    `(chdb: ClickHouse as a library in the benchmark process, max_threads 2, no HTTP; CH/HTTP: the same statement over ClickHouse's HTTP interface, served by chdb in a process of its own (the engine's test server), asked by the same client as the engines; engine/CH: \`engine serve --clickhouse\` on that same ClickHouse, its events in the engine's own table (collection, timestamp, seq, json) ordered by (collection, timestamp), merged into one part as the hand-written table is; POST /api/collections, one small ClickHouse query: ${cell(emptyTripCh)} ms median. same answer: the engine's response bodies on the two drivers are equal)`,
+  );
+
+  for (const failure of failures) log(`left out: ${failure}`);
+  log('');
+  const rounds = options.loadRuns > 1 ? `, medians of ${options.loadRuns} interleaved rounds` : '';
+  const perRound = (base: number[]) =>
+    loads.engine.map((l, i) => `${fmt((base[i] ?? 0) / l, 2)}`).join(', ');
+  const loadLine = (label: string, millis: number, note = '') => {
+    if (Number.isNaN(millis)) return;
+    log(
+      `${pad(label, 46)}${num(rate(events, millis).toLocaleString('en-US'), 11)}${num(fmt(millis / 1000), 10)}${note ? `   ${note}` : ''}`,
+    );
+  };
+  log(`${pad(`load${rounds}`, 46)}${num('events/s', 11)}${num('seconds', 10)}`);
+  loadLine('engine load (CLI, DuckDB)', loads.engineMs);
+  loadLine(
+    'DuckDB read_ndjson into the flat floor table',
+    loads.floorMs,
+    withDuckDb
+      ? `engine load = ${fmt(loads.floorMs / loads.engineMs, 2)}× its rate${options.loadRuns > 1 ? `; by round ${perRound(loads.floor)}` : ''}`
+      : '',
+  );
+  loadLine(
+    'ClickHouse INSERT … FROM file (chdb)',
+    loads.chdbMs,
+    withDuckDb
+      ? `engine load = ${fmt(loads.chdbMs / loads.engineMs, 2)}× its rate${options.loadRuns > 1 ? `; by round ${perRound(loads.chdb)}` : ''} (with OPTIMIZE FINAL)`
+      : '(with OPTIMIZE FINAL)',
+  );
+  loadLine('the same over HTTP (one round)', loads.chHttpMs);
+  loadLine(
+    "the engine's ClickHouse table, same way",
+    loads.chEngineImportMs,
+    '(an import through ClickHouse, not the engine)',
+  );
+  const bulkLine = (label: string, r: number, note: string) => {
+    if (Number.isNaN(r)) return;
+    log(
+      `${pad(label, 46)}${num(r.toLocaleString('en-US'), 11)}${num(fmt(bulk.events / r), 10)}   ${note}`,
+    );
+  };
+  bulkLine(
+    `/api/bulk-log, DuckDB, 1,000 a batch, ${BULK_CONNECTIONS} in flight`,
+    bulk.rate,
+    `(${bulk.events.toLocaleString('en-US')} events; target 100,000/s)`,
+  );
+  bulkLine(
+    `/api/bulk-log, ClickHouse, batches of 1,000`,
+    bulk.rateCh,
+    `(${bulk.events.toLocaleString('en-US')} events; one synchronous INSERT a batch)`,
+  );
+  for (const { keys, rate: r } of bulk.keyed) {
+    log(
+      `${pad(`/api/bulk-log, DuckDB, into ${keys.toLocaleString('en-US')} keys`, 46)}${num(r.toLocaleString('en-US'), 11)}${num(fmt(bulk.keyedEvents / r), 10)}   (${bulk.keyedEvents.toLocaleString('en-US')} demo events carrying none of them)`,
+    );
+  }
+  if (withDuckDb) {
+    log('');
+    log(
+      `serving process memory (DuckDB): ${fmt(memory.rss / 2 ** 30, 2)} GiB RSS at the end, ${fmt(memory.highest / 2 ** 30, 2)} GiB highest after a query block, ${fmt(memory.peak / 2 ** 30, 2)} GiB high-water mark (VmHWM, includes startup)`,
+    );
+  }
+
+  // The targets against this run's figures, so that a reader need not work them out.
+  const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
+  const list = (misses: Array<{ name: string; ratio: number }>) =>
+    misses.length
+      ? ` (${misses.map((m) => `${m.name}: ${Number.isNaN(m.ratio) ? 'no answer' : fmt(m.ratio, 2)}`).join('; ')})`
+      : '';
+  const misses = (ratio: (r: Measured['rows'][number]) => number, limit: number) =>
+    rows.map((r) => ({ name: r.name, ratio: ratio(r) })).filter((m) => !(m.ratio <= limit));
+  const big = events >= 10_000_000;
+  log('');
+  log(`targets at ${events.toLocaleString('en-US')} events:`);
+  if (withClickHouse) {
+    const over = misses((r) => r.engineCh / r.chHttp, 1.3);
+    log(
+      `  engine on ClickHouse within 1.3x of hand-written ClickHouse SQL over HTTP, each query: ${verdict(over.length === 0)}${list(over)}`,
+    );
+    const differ = rows.filter((r) => r.same === false);
+    if (withDuckDb) {
+      log(
+        `  the same answers on both drivers: ${verdict(differ.length === 0)}${differ.length ? ` (${differ.map((r) => r.name).join('; ')})` : ''}`,
+      );
+    }
+  }
+  if (withDuckDb) {
+    const behind = misses((r) => r.engine / r.chdb, 1.0);
+    log(
+      `  engine on DuckDB at or ahead of hand-written ClickHouse SQL in chdb, each query: ${verdict(behind.length === 0)}${list(behind)}${big ? '' : ' (the target is judged at 10M and 30M events)'}`,
+    );
+    const loadVsClickHouse = loads.chdbMs / loads.engineMs;
+    log(
+      `  engine load at least ClickHouse's INSERT of the same NDJSON: ${verdict(loadVsClickHouse >= 1)} (${fmt(loadVsClickHouse, 2)}x its rate)`,
+    );
+    const over = misses((r) => r.engine / r.floor, 1.5);
+    log(`  each query at most 1.5x its floor: ${verdict(over.length === 0)}${list(over)}`);
+    const overHttp = misses((r) => r.engine / r.floorHttp, 1.5);
+    log(
+      `  (the same against the floor served over HTTP: ${verdict(overHttp.length === 0)}${list(overHttp)}; the target names the floor, not this)`,
+    );
+    const dayCase = rows[0];
+    log(
+      big && dayCase
+        ? `  Count per Day over 10M under 150 ms: ${verdict(dayCase.engine < 150)} (${fmt(dayCase.engine)} ms)`
+        : '  Count per Day over 10M under 150 ms: judged only with --events 10M or more',
+    );
+    const loadRate = rate(events, loads.engineMs);
+    const loadShare = loads.floorMs / loads.engineMs;
+    log(
+      `  engine load at least 1,000,000 events/s or 40% of read_ndjson: ${verdict(loadRate >= 1_000_000 || loadShare >= 0.4)} (${loadRate.toLocaleString('en-US')} events/s, ${fmt(loadShare * 100, 0)}%)`,
+    );
+    log(
+      `  /api/bulk-log at least 100,000 events/s: ${verdict(bulk.rate >= 100_000)} (${bulk.rate.toLocaleString('en-US')})`,
+    );
+    const fewest = bulk.keyed[0];
+    const most = bulk.keyed[bulk.keyed.length - 1];
+    if (fewest && most) {
+      const slowdown = fewest.rate / most.rate;
+      log(
+        `  bulk ingest into ${most.keys.toLocaleString('en-US')} keys within 1.5x of ${fewest.keys}: ${verdict(slowdown <= 1.5)} (${fmt(slowdown, 2)}x)`,
+      );
+    }
+    log(
+      `  serving under 1.5 GiB RSS: ${verdict(memory.peak < 1.5 * 2 ** 30)} (high-water mark ${fmt(memory.peak / 2 ** 30, 2)} GiB)`,
+    );
+  }
 }
