@@ -132,6 +132,18 @@ function bucketPlan(granularity: ResolvedGranularity, zone: string, lo: number, 
 
 type ClickHousePlan = ReturnType<typeof bucketPlan>;
 
+/** A key ClickHouse computed that the plan does not know is an error, never a dropped event. */
+function checkBucketKey(key: number, plan: ClickHousePlan): void {
+  if (!plan.known.has(key))
+    throw new Error(`ClickHouse bucket key ${key} is not in the bucket plan`);
+}
+
+/** The rows of one statement by bucket key, each key checked against the plan. */
+function byBucketKey<T extends { k: number }>(found: T[], plan: ClickHousePlan): Map<number, T> {
+  for (const r of found) checkBucketKey(r.k, plan);
+  return new Map(found.map((r) => [r.k, r]));
+}
+
 /**
  * Single Line (and Compare Line's two lines): the aggregate per bucket. Cumulative Line: the
  * aggregate over every event up to the end of each bucket, from per-bucket sums and counts
@@ -174,11 +186,7 @@ async function singleLine(
       ? growingQuantiles(query, lo, hi, plan, run)
       : undefined,
   ]);
-  const byKey = new Map(found.map((r) => [r.k, r]));
-  for (const r of found) {
-    if (!plan.known.has(r.k))
-      throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
-  }
+  const byKey = byBucketKey(found, plan);
   const hide = query.customizations.hideMissing === true;
   const rows: TimeRow[] = [];
   let sum = 0;
@@ -266,8 +274,7 @@ async function splitLines(
   ]);
   const byKey = new Map<number, Map<string, number | null>>();
   for (const r of found) {
-    if (!plan.known.has(r.k))
-      throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
+    checkBucketKey(r.k, plan);
     const cell = byKey.get(r.k) ?? new Map<string, number | null>();
     cell.set(r.sp, r.v);
     byKey.set(r.k, cell);
@@ -324,11 +331,7 @@ async function ratioLine(
     const b = r?.b ?? empty;
     return a === null || b === null || b === 0 ? null : a / b;
   };
-  const byKey = new Map(found.map((r) => [r.k, r]));
-  for (const r of found) {
-    if (!plan.known.has(r.k))
-      throw new Error(`ClickHouse bucket key ${r.k} is not in the bucket plan`);
-  }
+  const byKey = byBucketKey(found, plan);
   const hide = query.customizations.hideMissing === true;
   const rows: TimeRow[] = [];
   for (const bucket of plan.buckets) {
