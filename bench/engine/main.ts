@@ -470,7 +470,10 @@ export async function run(args: string[]): Promise<void> {
     chEngineImportMs = ms(t);
     // An engine opening a filled table gives its most frequent top-level keys columns and
     // materializes them in the background; the measurement waits for that to finish.
+    const created = finished(creator);
     creator.kill('SIGTERM');
+    await created;
+    children.splice(children.indexOf(creator), 1);
     const chEngine = serveOnClickHouse();
     children.push(chEngine);
     chEngineUrl = await listening(chEngine);
