@@ -49,7 +49,7 @@ export async function rankSplit(
   run: ClickHouseRun,
   cap: number,
 ): Promise<Array<{ sp: string; v: number | null }>> {
-  const params = new ClickHouseParams();
+  const params = new ClickHouseParams(run.columns);
   const split = stringFieldSql(query.split ?? '', params);
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const value = aggregateSql(query.aggregation, m, params);

@@ -5,7 +5,9 @@ import { comparePaths } from '../../storage/key-path.ts';
 /**
  * Payload fields and filters as ClickHouse SQL over the `json` column, with the DuckDB driver's
  * reading of a field: per event, the first key path spelling the field at which it holds a value
- * ({@link fieldSpellings}). Field names and filter values are bound parameters.
+ * ({@link fieldSpellings}). A spelling whose path has a key column is read from that column (the
+ * value's JSON text, so the same functions without path arguments read the same value), else from
+ * `json` at the path. Field names and filter values are bound parameters.
  *
  * - numeric form: a JSON number, or a string that is a decimal number (sign, exponent and
  *   surrounding spaces allowed); else NULL.
@@ -73,14 +75,20 @@ export function fieldSpellings(field: string): string[][] {
  * value (JSON null and objects are no value), else the last spelling's (its reading of nothing).
  */
 function fieldSql(field: string, reading: Reading, params: ClickHouseParams): string {
-  const paths = fieldSpellings(field).map(
-    (path) => `json, ${path.map((key) => params.add('String', key)).join(', ')}`,
-  );
+  const paths = fieldSpellings(field).map((path) => readingArgs(path, params));
   if (paths.length === 1) return reading(paths[0] as string);
   const branches = paths
     .slice(0, -1)
     .map((keys) => `JSONType(${keys}) NOT IN ('Null', 'Object'), ${reading(keys)}`);
   return `multiIf(${branches.join(', ')}, ${reading(paths.at(-1) as string)})`;
+}
+
+/** The JSON function arguments that reach a path: its key column, or `json` and the bound keys. */
+function readingArgs(path: string[], params: ClickHouseParams): string {
+  return (
+    params.columns.column(path) ??
+    `json, ${path.map((key) => params.add('String', key)).join(', ')}`
+  );
 }
 
 /** The numeric form of `field` (NULL where it has none). */

@@ -19,7 +19,7 @@ export async function clickHouseSamples(
   if (lo > hi) return samplesAnswer([]);
   const direction = query.order === 'Ascending' ? 'ASC' : 'DESC';
   const page = (from: number, to: number, limit: number) => {
-    const params = new ClickHouseParams();
+    const params = new ClickHouseParams(run.columns);
     return rowsOf<StoredSample>(
       run,
       `SELECT timestamp, json FROM ${source(run)}

@@ -37,7 +37,7 @@ export async function aggregateWindow(
   const empty = emptyValue(query.aggregation);
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { value: empty };
-  const params = new ClickHouseParams();
+  const params = new ClickHouseParams(run.columns);
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const split = withSplit ? ` AND ${stringFieldSql(query.split ?? '', params)} IS NOT NULL` : '';
   const rows = await rowsOf<{ v: number | null }>(

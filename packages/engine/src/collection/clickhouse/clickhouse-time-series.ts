@@ -160,7 +160,7 @@ async function singleLine(
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { rows: [], combined: empty };
   const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
-  const params = new ClickHouseParams();
+  const params = new ClickHouseParams(run.columns);
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const where = inWindow(query, lo, hi, params);
   const k = keySql(plan, params);
@@ -224,7 +224,7 @@ async function growingQuantiles(
   plan: ClickHousePlan,
   run: ClickHouseRun,
 ): Promise<Map<number, number | null>> {
-  const params = new ClickHouseParams();
+  const params = new ClickHouseParams(run.columns);
   const k = keySql(plan, params);
   const m = numericFieldSql(query.metric ?? '', params);
   const p = params.add('Float64', QUANTILE[query.aggregation]);
@@ -257,7 +257,7 @@ async function splitLines(
   const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
   const series =
     fixedSeries ?? (await rankSplit(query, lo, hi, run, LIMITS.series)).map((r) => r.sp);
-  const params = new ClickHouseParams();
+  const params = new ClickHouseParams(run.columns);
   const split = stringFieldSql(query.split ?? '', params);
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const [found, total] = await Promise.all([
@@ -308,7 +308,7 @@ async function ratioLine(
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { rows: [], combined: null };
   const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
-  const params = new ClickHouseParams();
+  const params = new ClickHouseParams(run.columns);
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const num = filtersSql(query.numerator_filters ?? [], params);
   const den = filtersSql(query.denominator_filters ?? [], params);

@@ -8,6 +8,7 @@ import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.
 import { registerCollection } from '../../storage/clickhouse/clickhouse-collections.ts';
 import { isConnectionError, limitFailure } from '../../storage/clickhouse/clickhouse-errors.ts';
 import { insertBatch } from '../../storage/clickhouse/clickhouse-ingest.ts';
+import { KeyColumns } from '../../storage/clickhouse/clickhouse-key-columns.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import {
   COLLECTIONS_TABLE,
@@ -70,10 +71,9 @@ export async function openClickHouseDriver(
       const database = workspaceDatabase(clickhouse.databasePrefix ?? 'analytics_', name);
       for (const statement of workspaceSchema(database)) await setup.command({ query: statement });
       // A client per workspace, so that SQL mode's unqualified names resolve in its database.
-      workspaces.set(
-        name,
-        new ClickHouseWorkspace(database, connect(database), options.memoryLimit),
-      );
+      const workspace = new ClickHouseWorkspace(database, connect(database), options.memoryLimit);
+      workspaces.set(name, workspace);
+      await workspace.columns.open();
     }
   } catch (error) {
     for (const w of workspaces.values()) await w.client.close();
@@ -87,6 +87,8 @@ export async function openClickHouseDriver(
 class ClickHouseWorkspace implements DriverWorkspace {
   readonly database: string;
   readonly client: ClickHouseClient;
+  /** The payload key paths with typed columns in the event table. */
+  readonly columns: KeyColumns;
   readonly #memoryLimit: string;
   /** Collections known to be in the catalog, so ingest registers each one once per process. */
   readonly #known = new Set<string>();
@@ -94,6 +96,7 @@ class ClickHouseWorkspace implements DriverWorkspace {
   constructor(database: string, client: ClickHouseClient, memoryLimit: string) {
     this.database = database;
     this.client = client;
+    this.columns = new KeyColumns(client, database);
     this.#memoryLimit = memoryLimit;
   }
 
@@ -106,8 +109,9 @@ class ClickHouseWorkspace implements DriverWorkspace {
     };
   }
 
-  queryCollection(plan: CollectionPlan, limits: QueryLimits) {
-    return runClickHouseCollectionQuery(plan, this.#run(limits));
+  async queryCollection(plan: CollectionPlan, limits: QueryLimits) {
+    const columns = await this.columns.lookup();
+    return runClickHouseCollectionQuery(plan, { ...this.#run(limits), columns });
   }
 
   querySql(query: SqlQuery, limits: QueryLimits) {
@@ -128,6 +132,7 @@ class ClickHouseWorkspace implements DriverWorkspace {
       throw new EngineError(400, `collection name '${batch.collection}' is reserved`);
     }
     await this.#register(batch.collection);
+    await this.columns.ensure(batch.keys);
     await insertBatch(this.client, this.database, batch, isConnectionError);
   }
 

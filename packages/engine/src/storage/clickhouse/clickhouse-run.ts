@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { KeyColumnLookup } from './clickhouse-key-columns.ts';
 
 /** What one query on ClickHouse needs: the workspace's client and database, and its limits. */
 export interface ClickHouseRun {
@@ -10,6 +11,8 @@ export interface ClickHouseRun {
   timeoutMs: number;
   /** DuckDB-style size (`'1GB'`, `'512MB'`), applied as `max_memory_usage`. */
   memoryLimit: string;
+  /** The payload key columns collection-mode queries may read (none: every field from the JSON). */
+  columns?: KeyColumnLookup;
 }
 
 const UNITS: Record<string, number> = {

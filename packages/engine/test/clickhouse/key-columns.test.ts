@@ -1,0 +1,126 @@
+import { createClient } from '@clickhouse/client';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
+
+/**
+ * Key columns on ClickHouse: an engine opening a table filled without it gives the top-level
+ * keys columns and materializes them, ingest adds columns for new paths, and an engine that has
+ * not read the new columns yet answers the same from the JSON. Expected values are worked by
+ * hand from the events below.
+ */
+
+const url = inject('clickhouseUrl');
+const password = inject('clickhousePassword');
+const direct = createClient({ url, password });
+const DB = 'keycols_default';
+const NOW = 1_700_000_000;
+
+// amount reads: 10, 2.5 (numeric string), none ("x"), 4 → Sum over kind = buy: 10 + 2.5 = 12.5.
+const imported = [
+  { kind: 'buy', amount: 10 },
+  { kind: 'buy', amount: ' 2.5 ' },
+  { kind: 'buy', amount: 'x' },
+  { kind: 'view', amount: 4 },
+];
+
+async function keyColumns(): Promise<string[]> {
+  const result = await direct.query({
+    query: `SELECT comment FROM system.columns WHERE database = {db:String}
+            AND table = '_engine_events' AND name LIKE 'k\\\\_%' ORDER BY comment`,
+    query_params: { db: DB },
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ comment: string }>()).map((r) => r.comment);
+}
+
+async function single(server: TestServer, body: Record<string, unknown>): Promise<unknown> {
+  const answer = await server.post('/api/visualize/data', {
+    api_key: API_KEY,
+    collection: 'shop',
+    graph_type: 'Single Value',
+    start: NOW - 100,
+    end: NOW + 1,
+    ...body,
+  });
+  if (answer.status !== 200) expect.fail(`${answer.status}: ${answer.text}`);
+  return Object.values(answer.body.result[0])[0];
+}
+
+describe('key columns on ClickHouse', () => {
+  let first: TestServer;
+  let second: TestServer;
+  const options = { now: () => NOW, clickhouse: { url, password, databasePrefix: 'keycols_' } };
+
+  beforeAll(async () => {
+    first = await startServer(options);
+    // An import: rows written straight into the event table, which the first engine never saw.
+    await direct.insert({
+      table: `${DB}._engine_events`,
+      columns: ['collection', 'timestamp', 'seq', 'json'],
+      values: imported.map((json, i) => ({
+        collection: 'shop',
+        timestamp: NOW - 10,
+        seq: String(i),
+        json: JSON.stringify(json),
+      })),
+      format: 'JSONEachRow',
+    });
+    second = await startServer(options);
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+    await direct.close();
+  });
+
+  const sumOfBuys = { aggregation: 'Sum', metric: 'amount', filters: [['kind', '=', 'buy']] };
+
+  test('an engine opening a filled table gives its top-level keys columns, written into the old part', async () => {
+    expect(await keyColumns()).toEqual(['["amount"]', '["kind"]']);
+    for (let i = 0; i < 100; i++) {
+      const pending = await direct.query({
+        query: `SELECT count() AS n FROM system.mutations WHERE database = {db:String} AND NOT is_done`,
+        query_params: { db: DB },
+        format: 'JSONEachRow',
+      });
+      if (Number((await pending.json<{ n: string }>())[0]?.n) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const parts = await direct.query({
+      query: `SELECT count() AS n FROM system.parts_columns WHERE database = {db:String}
+              AND table = '_engine_events' AND active AND column LIKE 'k\\\\_%'`,
+      query_params: { db: DB },
+      format: 'JSONEachRow',
+    });
+    expect(Number((await parts.json<{ n: string }>())[0]?.n)).toBe(2);
+    expect(await single(second, sumOfBuys)).toBe(12.5);
+  });
+
+  test('the engine without the columns answers the same from the JSON', async () => {
+    expect(await single(first, sumOfBuys)).toBe(12.5);
+  });
+
+  test('ingest adds columns for new paths, nested ones included, and both engines agree', async () => {
+    const bulk = await second.post('/api/bulk-log', {
+      api_key: API_KEY,
+      collection: 'shop',
+      timestamp: NOW - 5,
+      // "cart.total": the literal key where it holds a value, else cart › total: 7 + 3 + 5 = 15.
+      jsons: [
+        { cart: { total: 7 } },
+        { 'cart.total': null, cart: { total: '3' } },
+        { 'cart.total': 5, cart: { total: 100 } },
+      ],
+    });
+    expect(bulk.status).toBe(200);
+    expect(await keyColumns()).toEqual([
+      '["amount"]',
+      '["cart","total"]',
+      '["cart.total"]',
+      '["kind"]',
+    ]);
+    const sumOfTotals = { aggregation: 'Sum', metric: 'cart.total' };
+    expect(await single(second, sumOfTotals)).toBe(15);
+    expect(await single(first, sumOfTotals)).toBe(15);
+  });
+});
