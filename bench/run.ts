@@ -3,7 +3,9 @@
  * suite is a module `bench/<name>/main.ts` exporting `run(args)`, and prints its own table of
  * medians and ratios against a baseline measured in the same run. What a suite prints is also
  * written to `bench/results/<name>.md` (replaced by every complete run), with the command that
- * reproduces it, the date and the machine, so READMEs can cite the latest figures.
+ * reproduces it, the date and the machine, so READMEs can cite the latest figures. A run at
+ * another size (`--events 10M`) writes `bench/results/<name>-<size>.md`, so the figures of each
+ * size a target is judged at are kept side by side.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -30,6 +32,13 @@ async function captureStdout(body: () => Promise<void>): Promise<string> {
     process.stdout.write = write;
   }
   return captured;
+}
+
+/** The size named by `--events`, unless it is the default (1M). */
+function sizeOf(options: readonly string[]): string | undefined {
+  const at = options.indexOf('--events');
+  const size = at >= 0 ? options[at + 1] : undefined;
+  return size && size !== '1M' && /^[0-9A-Za-z]+$/.test(size) ? size : undefined;
 }
 
 /** The results file of one suite: how to reproduce it, when and where it ran, and its output. */
@@ -63,7 +72,8 @@ for (const suite of named.length ? named : SUITES) {
   const load = loadavg()[0] ?? 0;
   const output = await captureStdout(() => mod.run(rest));
   mkdirSync(join(here, 'results'), { recursive: true });
-  const file = join(here, 'results', `${suite}.md`);
+  const size = sizeOf(rest);
+  const file = join(here, 'results', size ? `${suite}-${size}.md` : `${suite}.md`);
   writeFileSync(file, resultsFile(suite, started, load, output));
   console.log(`\nwritten to ${file}`);
 }
