@@ -7,9 +7,8 @@ import { css } from 'lit';
  */
 export const analyticsChartStyles = css`
   :host {
-    display: block;
-    position: relative;
-    font-family: var(
+    /* Set once here: the shadow tree's text and the chart's canvas both read it. */
+    --_font: var(
       --analytics-chart-font,
       system-ui,
       -apple-system,
@@ -19,6 +18,9 @@ export const analyticsChartStyles = css`
       Arial,
       sans-serif
     );
+    display: block;
+    position: relative;
+    font-family: var(--_font);
   }
 
   :host([hidden]) {
@@ -30,16 +32,6 @@ export const analyticsChartStyles = css`
   }
 
   .base {
-    --_font: var(
-      --analytics-chart-font,
-      system-ui,
-      -apple-system,
-      'Segoe UI',
-      Roboto,
-      'Helvetica Neue',
-      Arial,
-      sans-serif
-    );
     --_font-size: var(--analytics-chart-font-size, 12px);
     --_background: var(--analytics-chart-background, #ffffff);
     --_text: var(--analytics-chart-text, #1f2328);
