@@ -277,6 +277,9 @@ export function createEdge(config: EdgeConfig): Edge {
       keySecrets(list);
     },
     bundleFileName: async () => (await bundle())?.fileName ?? null,
-    clearCache: () => data.clear(),
+    clearCache: () => {
+      data.clear();
+      embed.clear();
+    },
   };
 }

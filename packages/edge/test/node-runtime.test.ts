@@ -102,6 +102,25 @@ describe('run-time controls on remembered ids', () => {
     expect((await get(renewed.id)).status).toBe(200);
   });
 
+  it('the embed page remembers verified ids, and still stops them at once on revocation or key removal', async () => {
+    const { edge, keys } = makeEdge({
+      bundle: 'customElements.define("analytics-chart", class extends HTMLElement {});',
+    });
+    const served = await serve(edge);
+    const page = (id: string) => fetch(`${served.url}/embed/${id}`);
+    const revoked = await edge.signQueryId({ query: 'open', public: true });
+    expect((await page(revoked.id)).status).toBe(200);
+    expect((await page(revoked.id)).status).toBe(200);
+    edge.revoke(revoked.jti);
+    const refused = await page(revoked.id);
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain('This chart link is not valid.');
+    const rotated = await edge.signQueryId({ query: 'open', public: true });
+    expect((await page(rotated.id)).status).toBe(200);
+    edge.setSigningKeys([generateSigningKey(), keys[1] as { kid: string; secret: string }]);
+    expect((await page(rotated.id)).status).toBe(401);
+  });
+
   it('an isRevoked hook is consulted on every request', async () => {
     const revoked = new Set<string>();
     const { edge } = makeEdge({ isRevoked: (jti) => revoked.has(jti) });

@@ -19,21 +19,23 @@ import { type Deny, denier } from '../http/deny.ts';
 import { EdgeError } from '../http/edge-error.ts';
 import { errorResponse, jsonResponse } from '../http/respond.ts';
 import { BUNDLE_SECURITY_HEADERS } from '../http/security-headers.ts';
-import { fingerprint, type Logger } from '../log/logger.ts';
+import type { Logger } from '../log/logger.ts';
 import { publicIdBucket } from '../protection/id-limit.ts';
 import type { RequestLimits } from '../protection/request-limits.ts';
 import type { Revocation } from '../protection/revocation.ts';
-import { type CompiledDefinition, compileDefinition } from '../registry/compile-definition.ts';
+import type { CompiledDefinition } from '../registry/compile-definition.ts';
 import type { Keyring } from '../tokens/keyring.ts';
-import type { QueryIdClaims } from '../tokens/query-id-claims.ts';
-import { verifyQueryId } from '../tokens/verify-query-id.ts';
+import { type IdMessages, type VerifiedId, verifiedIds } from '../tokens/verified-ids.ts';
 import type { BundleAsset } from './bundle-asset.ts';
 
-/** A public id admitted to be embedded. */
-interface Admitted {
-  claims: QueryIdClaims;
-  compiled: CompiledDefinition;
-}
+/** What a refused id's page says: to a reader of the page, not to an API client. */
+const PAGE_ID_MESSAGES: IdMessages = {
+  invalid: 'This chart link is not valid.',
+  expired: 'This chart link has expired.',
+  tooLong: 'This chart link is not valid.',
+  unknownQuery: 'This chart no longer exists.',
+  inlineOff: 'This chart link is not accepted here.',
+};
 
 /** The refusal of a session-bound id: a private resource, in oEmbed's terms (401). */
 const SESSION_BOUND = 'This chart is only for a signed-in viewer and cannot be embedded.';
@@ -61,6 +63,8 @@ export interface EmbedRoutes {
   oembed(c: Context): Promise<Response>;
   hostScript(c: Context): Response;
   frameScript(c: Context): Response;
+  /** Forgets remembered ids. */
+  clear(): void;
 }
 
 /** What the embed routes are built from. */
@@ -87,57 +91,26 @@ export function embedRoutes(parts: EmbedRouteParts): EmbedRoutes {
 
   const deny: Deny = denier(logger, 'embed.denied');
 
+  const ids = verifiedIds({ keyring, registry, settings, deny, messages: PAGE_ID_MESSAGES });
+
   /** Checks an id; `seen` receives its audience once the signature is known to be good. */
   async function admit(
     c: Context,
     token: string,
     seen: { audience?: readonly string[] },
-  ): Promise<Admitted> {
+  ): Promise<VerifiedId> {
     const nowMs = Date.now();
     await limits.client(c, nowMs);
-    if (token.length > settings.maxIdLength) {
-      deny('invalid', 'This chart link is not valid.', fingerprint(token), 'too long');
+    const verified = await ids.verify(token, Math.floor(nowMs / 1000));
+    seen.audience = verified.audience;
+    if (await revocation.isRevoked(verified.tag)) {
+      deny('invalid', PAGE_ID_MESSAGES.invalid, verified.tag, 'revoked');
     }
-    const outcome = await verifyQueryId(token, keyring, {
-      now: Math.floor(nowMs / 1000),
-      skewSeconds: settings.clockSkewSeconds,
-      maxLength: settings.maxIdLength,
-    });
-    if (!outcome.ok) {
-      const tag = outcome.jti ?? fingerprint(token);
-      if (outcome.code === 'expired')
-        deny('expired', 'This chart link has expired.', tag, 'expired');
-      deny('invalid', 'This chart link is not valid.', tag, outcome.reason);
+    if (verified.claims.pub !== true) {
+      deny('forbidden', SESSION_BOUND, verified.tag, 'session-bound id on the embed route');
     }
-    const { claims } = outcome;
-    if (claims.aud !== undefined) seen.audience = [claims.aud].flat();
-    if (await revocation.isRevoked(claims.jti)) {
-      deny('invalid', 'This chart link is not valid.', claims.jti, 'revoked');
-    }
-    if (claims.pub !== true) {
-      deny('forbidden', SESSION_BOUND, claims.jti, 'session-bound id on the embed route');
-    }
-    await limits.id(publicIdBucket(claims.jti, limits.address(c)), nowMs);
-    if (claims.q !== undefined) {
-      const compiled = registry.get(claims.q);
-      if (!compiled) {
-        deny('not_found', 'This chart no longer exists.', claims.jti, `no query named ${claims.q}`);
-      }
-      return { claims, compiled };
-    }
-    if (!settings.inlineDefinitions) {
-      deny(
-        'forbidden',
-        'This chart link is not accepted here.',
-        claims.jti,
-        'inline definitions are off',
-      );
-    }
-    try {
-      return { claims, compiled: compileDefinition(claims.d, undefined) };
-    } catch (error) {
-      deny('invalid', 'This chart link is not valid.', claims.jti, (error as Error).message);
-    }
+    await limits.id(publicIdBucket(verified.tag, limits.address(c)), nowMs);
+    return verified;
   }
 
   /** Anything that is not an EdgeError is a bug: logged, and answered without detail. */
@@ -262,7 +235,7 @@ export function embedRoutes(parts: EmbedRouteParts): EmbedRoutes {
       const maxWidth = size(search, 'maxwidth');
       const maxHeight = size(search, 'maxheight');
       const { id, search: optionSearch } = embedTarget(search.get('url'), publicUrl);
-      let admitted: Admitted;
+      let admitted: VerifiedId;
       try {
         admitted = await admit(c, id, {});
       } catch (error) {
@@ -330,5 +303,6 @@ export function embedRoutes(parts: EmbedRouteParts): EmbedRoutes {
     oembed,
     hostScript: script(HOST_SCRIPT),
     frameScript: script(FRAME_SCRIPT),
+    clear: () => ids.clear(),
   };
 }

@@ -3,7 +3,7 @@ import type { EdgeSettings } from '../config/edge-config.ts';
 import type { Deny } from '../http/deny.ts';
 import { EdgeError } from '../http/edge-error.ts';
 import type { Step } from '../http/pipeline.ts';
-import { fingerprint, type Logger } from '../log/logger.ts';
+import { fingerprint } from '../log/logger.ts';
 import { Lru } from '../protection/lru.ts';
 import { type CompiledDefinition, compileDefinition } from '../registry/compile-definition.ts';
 import type { ResolvedQuery } from '../registry/resolve-query.ts';
@@ -30,7 +30,7 @@ export interface VerifiedId {
   tag: string;
 }
 
-/** What {@link verifiedIds} needs: the keys, the registry and the id settings. */
+/** What {@link verifiedIds} needs: the keys, the registry, the id settings and how to refuse. */
 export interface VerifiedIdsParts {
   keyring: Keyring;
   registry: ReadonlyMap<string, CompiledDefinition>;
@@ -38,11 +38,30 @@ export interface VerifiedIdsParts {
     EdgeSettings,
     'verifiedCacheSize' | 'clockSkewSeconds' | 'maxIdLength' | 'inlineDefinitions'
   >;
-  logger: Logger;
   deny: Deny;
+  /** What refusals say; the data route's API wording when not given. */
+  messages?: IdMessages;
 }
 
-/** The data route's memory of verified ids. */
+/** What a refused id is told, by reason: the embed page words these for people. */
+export interface IdMessages {
+  invalid: string;
+  expired: string;
+  tooLong: string;
+  unknownQuery: string;
+  inlineOff: string;
+}
+
+/** The data route's wording, for API clients. */
+export const API_ID_MESSAGES: IdMessages = {
+  invalid: 'The query id is not valid.',
+  expired: 'The query id has expired.',
+  tooLong: 'The query id is too long.',
+  unknownQuery: 'The query this id names does not exist (any more).',
+  inlineOff: 'This edge does not accept inline definitions.',
+};
+
+/** A route's memory of verified ids. */
 export interface VerifiedIds {
   /** The verified id of a bearer token at `now` (Unix seconds); synchronous when remembered. */
   verify(token: string, now: number): VerifiedId | Promise<VerifiedId>;
@@ -50,15 +69,15 @@ export interface VerifiedIds {
   clear(): void;
 }
 
-const INVALID = 'The query id is not valid.';
-
 /**
  * Verifies query ids and remembers the good ones, so a repeated id skips only the HMAC: expiry
  * and the key's presence in the keyring are checked on every use.
  */
 export function verifiedIds(parts: VerifiedIdsParts): VerifiedIds {
-  const { keyring, registry, settings, logger } = parts;
+  const { keyring, registry, settings } = parts;
+  // Annotated so that TypeScript knows a call never returns.
   const deny: Deny = parts.deny;
+  const messages = parts.messages ?? API_ID_MESSAGES;
   const memory = new Lru<string, VerifiedId>(settings.verifiedCacheSize);
 
   function remembered(token: string, now: number): VerifiedId | undefined {
@@ -66,11 +85,11 @@ export function verifiedIds(parts: VerifiedIdsParts): VerifiedIds {
     if (!hit) return undefined;
     if (hit.claims.exp <= now) {
       memory.delete(token);
-      deny('expired', 'The query id has expired.', hit.tag, 'expired');
+      deny('expired', messages.expired, hit.tag, 'expired');
     }
     if (!keyring.has(hit.kid)) {
       memory.delete(token);
-      deny('invalid', INVALID, hit.tag, `key ${hit.kid} was removed`);
+      deny('invalid', messages.invalid, hit.tag, `key ${hit.kid} was removed`);
     }
     return hit;
   }
@@ -83,35 +102,24 @@ export function verifiedIds(parts: VerifiedIdsParts): VerifiedIds {
     });
     if (!outcome.ok) {
       const tag = outcome.jti ?? fingerprint(token);
-      if (outcome.code === 'expired') deny('expired', 'The query id has expired.', tag, 'expired');
-      deny('invalid', INVALID, tag, outcome.reason);
+      if (outcome.code === 'expired') deny('expired', messages.expired, tag, 'expired');
+      deny('invalid', messages.invalid, tag, outcome.reason);
     }
     const { claims, kid } = outcome;
     let compiled: CompiledDefinition | undefined;
     if (claims.q !== undefined) {
       compiled = registry.get(claims.q);
       if (!compiled) {
-        logger.log({
-          level: 'warn',
-          event: 'data.unknown_query',
-          message: `no query named ${claims.q}`,
-          id: claims.jti,
-        });
-        throw new EdgeError('not_found', 'The query this id names does not exist (any more).');
+        deny('not_found', messages.unknownQuery, claims.jti, `no query named ${claims.q}`);
       }
     } else {
       if (!settings.inlineDefinitions) {
-        deny(
-          'forbidden',
-          'This edge does not accept inline definitions.',
-          claims.jti,
-          'inline definitions are off',
-        );
+        deny('forbidden', messages.inlineOff, claims.jti, 'inline definitions are off');
       }
       try {
         compiled = compileDefinition(claims.d, undefined);
       } catch (error) {
-        deny('invalid', INVALID, claims.jti, (error as Error).message);
+        deny('invalid', messages.invalid, claims.jti, (error as Error).message);
       }
     }
     const entry: VerifiedId = {
@@ -131,7 +139,7 @@ export function verifiedIds(parts: VerifiedIdsParts): VerifiedIds {
   return {
     verify(token, now) {
       if (token.length > settings.maxIdLength) {
-        deny('invalid', 'The query id is too long.', fingerprint(token), 'too long');
+        deny('invalid', messages.tooLong, fingerprint(token), 'too long');
       }
       return remembered(token, now) ?? verifyFresh(token, now);
     },
