@@ -165,6 +165,25 @@ function generate(file: string, count: number, now: number): Columns {
   return columns;
 }
 
+/** Seconds of a `process.cpuUsage` difference. */
+function cpuSeconds(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1e6;
+}
+
+/**
+ * CPU seconds of this process's children that have exited, from `/proc/self/stat` (its
+ * `cutime` and `cstime`, in the kernel's fixed 100 ticks a second); NaN where there is none.
+ */
+function exitedChildrenCpu(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function runChild(args: string[], env: Record<string, string> = {}): ChildProcess {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   delete childEnv.INIT_CWD;
@@ -352,6 +371,11 @@ export async function run(args: string[]): Promise<void> {
   const floorLoadTimes: number[] = [];
   const loadTimes: number[] = [];
   const chdbLoadTimes: number[] = [];
+  // CPU seconds of each load (all its threads), which a shared machine distorts far less than
+  // the wall time: the work each side does.
+  const floorLoadCpu: number[] = [];
+  const loadCpu: number[] = [];
+  const chdbLoadCpu: number[] = [];
   let floorDb: DuckDBInstance | undefined;
   let floor: Awaited<ReturnType<DuckDBInstance['connect']>> | undefined;
   const data = join(dir, 'data');
@@ -375,26 +399,32 @@ export async function run(args: string[]): Promise<void> {
         'CREATE TABLE t (timestamp BIGINT, event VARCHAR, price DOUBLE, json VARCHAR USING COMPRESSION zstd)',
       );
       t = performance.now();
+      const cpu = process.cpuUsage();
       await floor.run(`INSERT INTO t
         SELECT timestamp, json->>'event', TRY_CAST(json->>'price' AS DOUBLE), json
         FROM read_ndjson(${quotedString(file)}, columns = {timestamp: 'BIGINT', json: 'JSON'})`);
       await floor.run('CHECKPOINT');
       const floorRound = ms(t);
       floorLoadTimes.push(floorRound);
+      floorLoadCpu.push(cpuSeconds(process.cpuUsage(cpu)));
 
       t = performance.now();
+      const childCpu = exitedChildrenCpu();
       const load = runChild(['load', '--data', data, file]);
       load.stdout?.on('data', () => undefined);
       if ((await finished(load)) !== 0) throw new Error('engine load failed');
       const loadRound = ms(t);
       loadTimes.push(loadRound);
+      loadCpu.push(exitedChildrenCpu() - childCpu);
       parts.push(
         `read_ndjson into flat DuckDB columns ${fmt(floorRound / 1000)} s`,
         `engine load ${fmt(loadRound / 1000)} s`,
       );
     }
     if (chdb) {
+      const cpu = process.cpuUsage();
       const chdbRound = (await chdb.load(file)) * 1000;
+      chdbLoadCpu.push(cpuSeconds(process.cpuUsage(cpu)));
       chdbLoadTimes.push(chdbRound);
       parts.push(`ClickHouse INSERT (chdb) ${fmt(chdbRound / 1000)} s`);
     }
@@ -887,6 +917,11 @@ export async function run(args: string[]): Promise<void> {
       floorMs: floorLoadMs,
       engineMs: loadMs,
       chdbMs: chdbLoadMs,
+      cpu: {
+        floor: median(floorLoadCpu),
+        engine: median(loadCpu),
+        chdb: median(chdbLoadCpu),
+      },
       chHttpMs: chHttpLoadMs,
       chEngineImportMs,
     },
@@ -931,6 +966,8 @@ interface Measured {
     floorMs: number;
     engineMs: number;
     chdbMs: number;
+    /** Median CPU seconds of each load (NaN where not measured). */
+    cpu: { floor: number; engine: number; chdb: number };
     chHttpMs: number;
     chEngineImportMs: number;
   };
@@ -999,20 +1036,25 @@ function report(measured: Measured): void {
     );
   };
   log(`${pad(`load${rounds}`, 46)}${num('events/s', 11)}${num('seconds', 10)}`);
-  loadLine('engine load (CLI, DuckDB)', loads.engineMs);
+  const cpuNote = (seconds: number) => (Number.isNaN(seconds) ? '' : `CPU ${fmt(seconds)} s; `);
+  loadLine(
+    'engine load (CLI, DuckDB)',
+    loads.engineMs,
+    Number.isNaN(loads.cpu.engine) ? '' : `CPU ${fmt(loads.cpu.engine)} s (all its threads)`,
+  );
   loadLine(
     'DuckDB read_ndjson into the flat floor table',
     loads.floorMs,
     withDuckDb
-      ? `engine load = ${fmt(loads.floorMs / loads.engineMs, 2)}× its rate${options.loadRuns > 1 ? `; by round ${perRound(loads.floor)}` : ''}`
+      ? `${cpuNote(loads.cpu.floor)}engine load = ${fmt(loads.floorMs / loads.engineMs, 2)}× its rate${options.loadRuns > 1 ? `; by round ${perRound(loads.floor)}` : ''}`
       : '',
   );
   loadLine(
     'ClickHouse INSERT … FROM file (chdb)',
     loads.chdbMs,
     withDuckDb
-      ? `engine load = ${fmt(loads.chdbMs / loads.engineMs, 2)}× its rate${options.loadRuns > 1 ? `; by round ${perRound(loads.chdb)}` : ''} (with OPTIMIZE FINAL)`
-      : '(with OPTIMIZE FINAL)',
+      ? `${cpuNote(loads.cpu.chdb)}engine load = ${fmt(loads.chdbMs / loads.engineMs, 2)}× its rate${options.loadRuns > 1 ? `; by round ${perRound(loads.chdb)}` : ''} (with OPTIMIZE FINAL)`
+      : `${cpuNote(loads.cpu.chdb)}(with OPTIMIZE FINAL)`,
   );
   loadLine('the same over HTTP (one round)', loads.chHttpMs);
   loadLine(
