@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The suites about the API's answers, which hold for every storage driver: the `duckdb` project
- * runs them on DuckDB files, the `clickhouse` project again on ClickHouse (`test/helpers/driver.ts`).
+ * runs them on DuckDB files, `duckdb-clustered` again with every collection's rows reordered as
+ * `engine load` leaves them, the `clickhouse` project on ClickHouse (`test/helpers/driver.ts`).
  */
 const CONFORMANCE = [
   'test/queries.test.ts',
@@ -24,6 +25,14 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'duckdb', include: ['test/*.test.ts'], provide: { driver: 'duckdb' } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'duckdb-clustered',
+          include: CONFORMANCE,
+          provide: { driver: 'duckdb', clustered: true },
+        },
       },
       {
         extends: true,

@@ -129,6 +129,48 @@ describe('load', () => {
     expect(count).toEqual({ result: [{ Count: 1500 }], metadata: {} });
   });
 
+  test('rows are ordered by the key that tells events apart, Samples still in file order', async () => {
+    // `kind` decides which other key an event holds; three events to a second.
+    const events = Array.from({ length: 3000 }, (_, i) => {
+      const kind = ['a', 'b', 'c'][(i * 7) % 3] as string;
+      return { timestamp: 1_700_000_000 + Math.floor(i / 3), json: { i, kind, [kind]: i } };
+    });
+    writeFileSync(
+      join(dir, 'kinds.ndjson'),
+      `${events.map((e) => JSON.stringify(e)).join('\n')}\n`,
+    );
+    const clustered = await run(['load', '--data', 'data-kinds', 'kinds.ndjson']);
+    expect(clustered.code).toBe(0);
+    expect(clustered.stdout).toMatch(/^loaded 3,000 events .*; rows ordered by 'kind' and time in/);
+    const plain = await run(['load', '--data', 'data-plain', '--no-cluster', 'kinds.ndjson']);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).not.toMatch(/rows ordered/);
+    const chosen = await run([
+      'load',
+      '--data',
+      'data-chosen',
+      '--cluster-by',
+      'i',
+      'kinds.ndjson',
+    ]);
+    expect(chosen.stdout).toMatch(/rows ordered by 'i' and time/);
+    for (const data of ['data-kinds', 'data-plain', 'data-chosen']) {
+      const samples = await withEngine(join(dir, data), async (engine) => {
+        const answer = await engine.query({
+          api_key: 'k',
+          graph_type: 'Samples',
+          order: 'Ascending',
+          start: 1_700_000_099,
+          end: 1_700_000_110,
+        });
+        return answer.body as { result: Array<{ json: { i: number } }> };
+      });
+      expect(samples.result.map((r) => r.json.i)).toEqual(
+        Array.from({ length: 30 }, (_, n) => 300 + n),
+      );
+    }
+  }, 60_000);
+
   test('refuses a data directory that a running engine holds', async () => {
     writeFileSync(join(dir, 'one.ndjson'), '{"timestamp": 1, "json": {"a": 1}}\n');
     const held = join(dir, 'data-held');

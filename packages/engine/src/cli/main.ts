@@ -28,8 +28,12 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              --clickhouse URL keeps the workspaces in ClickHouse instead of --data (user and
              password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD)
 `;
-const LOAD_USAGE = `  load       [--data .data] [--workspace default] [--collection all_events] FILE
-             load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection
+const LOAD_USAGE = `  load       [--data .data] [--workspace default] [--collection all_events]
+             [--cluster-by KEY | --no-cluster] FILE
+             load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection, then
+             order its rows by a top-level key and time, so that filters on the key skip the
+             rows of its other values: KEY, or by default the key that tells its events apart
+             (an event name or type), if one does
 `;
 const DEMO_DATA_USAGE = `  demo-data  [--data .data] [--events 1000000] [--workspace default] [--seed 42] [--force]
              write a seeded demo workspace (the last 90 days)
@@ -63,6 +67,8 @@ const COMMANDS = {
       data: { type: 'string' },
       workspace: { type: 'string' },
       collection: { type: 'string' },
+      'cluster-by': { type: 'string' },
+      'no-cluster': { type: 'boolean' },
     },
     usage: LOAD_USAGE,
     run: loadCommand,

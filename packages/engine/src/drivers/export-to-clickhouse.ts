@@ -6,6 +6,8 @@ import {
   workspaceDatabase,
   workspaceSchema,
 } from '../storage/clickhouse/clickhouse-schema.ts';
+import type { Segment } from '../storage/duckdb/catalog.ts';
+import { ingestOrderSql } from '../storage/duckdb/cluster-rows.ts';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import type { ClickHouseOptions } from './clickhouse/clickhouse-driver.ts';
 
@@ -56,7 +58,7 @@ export async function exportToClickHouse(
       await registerCollection(client, database, entry.name);
       let seq = 0;
       for (const segment of entry.segments) {
-        seq = await exportSegment(db, client, database, entry.name, segment.table, seq, options);
+        seq = await exportSegment(db, client, database, entry.name, segment, seq, options);
       }
       result.collections.push({ name: entry.name, events: seq });
     }
@@ -66,13 +68,13 @@ export async function exportToClickHouse(
   return result;
 }
 
-/** Copies one event table in row order; returns the next `seq`. */
+/** Copies one event table in ingest order; returns the next `seq`. */
 async function exportSegment(
   db: WorkspaceDb,
   client: ClickHouseClient,
   database: string,
   collection: string,
-  table: string,
+  segment: Segment,
   firstSeq: number,
   options: ExportOptions,
 ): Promise<number> {
@@ -80,7 +82,7 @@ async function exportSegment(
   for (let offset = 0; ; offset += BATCH_EVENTS) {
     const rows = await db.read(async (conn) => {
       const reader = await conn.runAndReadAll(
-        `SELECT "timestamp", "json" FROM ${table} ORDER BY rowid LIMIT ${BATCH_EVENTS} OFFSET ${offset}`,
+        `SELECT "timestamp", "json" FROM ${segment.table} ORDER BY ${ingestOrderSql(segment)} LIMIT ${BATCH_EVENTS} OFFSET ${offset}`,
       );
       return reader.getRows();
     });

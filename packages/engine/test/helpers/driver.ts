@@ -18,6 +18,28 @@ function providedDriver(): 'duckdb' | 'clickhouse' {
   }
 }
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Set by the `duckdb-clustered` project: collections are clustered after each ingest. */
+    clustered: boolean;
+  }
+}
+
+/**
+ * True in the `duckdb-clustered` project, which runs the conformance suites again with every
+ * collection's rows reordered after each ingest (`storage/duckdb/cluster-rows.ts`), as
+ * `engine load` leaves them, and later ingests appended behind the reordered rows.
+ */
+export const CLUSTERED: boolean = providedClustered();
+
+function providedClustered(): boolean {
+  try {
+    return DRIVER === 'duckdb' && inject('clustered') === true;
+  } catch {
+    return false;
+  }
+}
+
 /** True when the suite runs on the ClickHouse driver. */
 export const ON_CLICKHOUSE = DRIVER === 'clickhouse';
 

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine, type Engine, type EngineOptions, serveEngine } from '../../src/index.ts';
-import { driverOptions } from './driver.ts';
+import { clusterCollection } from '../../src/storage/duckdb/cluster-rows.ts';
+import { WorkspaceDb } from '../../src/storage/duckdb/workspace-db.ts';
+import { CLUSTERED, driverOptions } from './driver.ts';
 
 /** A status with the parsed JSON body (untyped: tests read answers of every shape) and its text. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read answers of every shape
@@ -15,6 +17,11 @@ export interface TestServer {
   dataDir: string;
   /** POSTs a JSON body (or raw text) and returns the status and parsed body. */
   post(path: string, body: unknown, init?: RequestInit): Promise<Answer>;
+  /**
+   * Stops the engine, runs `between` while its data directory is free, and starts it again
+   * with the same options (on a new port: `url` and `engine` change).
+   */
+  restart(between: (dataDir: string) => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,19 +33,31 @@ export const API_KEY = 'test-key-0123456789';
  */
 export async function startServer(options: Partial<EngineOptions> = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'engine-test-'));
-  const engine = await createEngine({
+  const config: EngineOptions = {
     workspaces: { default: API_KEY, other: 'other-key-9876543210' },
     memoryLimit: '512MB',
     logError: () => undefined,
     ...(options.dataDir ? {} : driverOptions()),
     ...options,
     dataDir,
-  });
-  const served = await serveEngine({ engine, port: 0, host: '127.0.0.1' });
+  };
+  let engine = await createEngine(config);
+  let served = await serveEngine({ engine, port: 0, host: '127.0.0.1' });
   return {
-    engine,
-    url: served.url,
+    get engine() {
+      return engine;
+    },
+    get url() {
+      return served.url;
+    },
     dataDir,
+    async restart(between) {
+      await served.close();
+      await engine.close();
+      await between(dataDir);
+      engine = await createEngine(config);
+      served = await serveEngine({ engine, port: 0, host: '127.0.0.1' });
+    },
     async post(path, body, init = {}) {
       const response = await fetch(`${served.url}${path}`, {
         method: 'POST',
@@ -61,6 +80,34 @@ export async function startServer(options: Partial<EngineOptions> = {}): Promise
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The top-level keys the `duckdb-clustered` project orders a collection's rows by, the first the
+ * collection has: keys holding numbers and words and missing from many events first, so that
+ * zone maps over mixed and missing values are what the suites read.
+ */
+const CLUSTER_KEYS = ['code', 'price', 'event', 'country', 'odd', 'k', 'v', 'value', 'name'];
+
+/**
+ * Reorders a collection of the server's `default` workspace as `engine load` does (in the
+ * `duckdb-clustered` project only), by the first of {@link CLUSTER_KEYS} it holds, else by the
+ * key the engine would choose.
+ */
+async function clusterForTests(server: TestServer, collection: string, apiKey: string) {
+  if (!CLUSTERED || apiKey !== API_KEY) return;
+  await server.restart(async (dataDir) => {
+    const db = await WorkspaceDb.open(join(dataDir, 'default.duckdb'));
+    try {
+      const entry = db.catalog.get(collection);
+      const field = CLUSTER_KEYS.find((k) =>
+        entry?.keys.some((key) => key.path.length === 1 && key.path[0] === k && key.hasString),
+      );
+      await clusterCollection(db, collection, field === undefined ? {} : { field });
+    } finally {
+      await db.close();
+    }
+  });
 }
 
 /** Ingests events through `/api/bulk-log`, one request per distinct timestamp group. */
@@ -89,4 +136,5 @@ export async function ingest(
     if (requests.length >= 32) await Promise.all(requests.splice(0));
   }
   await Promise.all(requests);
+  await clusterForTests(server, collection, apiKey);
 }

@@ -3,7 +3,8 @@ import type { FixtureEvent } from './reference.ts';
 /** The pinned "now" of the query tests: 2024-11-20T12:00:00Z. */
 export const NOW = 1_732_104_000;
 
-function random(seed: number): () => number {
+/** A seeded generator of numbers in [0, 1) (mulberry32). */
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

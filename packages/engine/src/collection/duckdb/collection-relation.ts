@@ -1,6 +1,7 @@
 import type { CollectionQuery, ResolvedWindows } from '@analytics-chart/protocol';
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { CollectionEntry } from '../../storage/duckdb/catalog.ts';
+import type { CollectionEntry, Segment } from '../../storage/duckdb/catalog.ts';
+import { ingestOrderSql } from '../../storage/duckdb/cluster-rows.ts';
 import { readPrepared } from '../../storage/duckdb/prepared-statements.ts';
 import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import type { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
@@ -16,8 +17,10 @@ export interface QueryContext {
   timeoutMs: number;
 }
 
-/** Row ids of a later segment start this far above an earlier one's (ingest order across them). */
+/** A later segment's ingest order starts this far above an earlier one's. */
 const SEGMENT_ROWS = 2 ** 40;
+/** The column of {@link sourceSql}'s union that holds ingest order. */
+const UNION_ORDER = 'ingest_order';
 
 /**
  * The relation to read: the collection's table, its segments side by side (a column a segment
@@ -28,12 +31,19 @@ export function sourceSql(ctx: QueryContext): string {
   const segments = ctx.entry?.segments ?? [];
   if (segments.length === 1) return (segments[0] as { table: string }).table;
   if (segments.length === 0) {
-    return '(SELECT NULL::BIGINT AS "timestamp", NULL::VARCHAR AS "json", NULL::BIGINT AS rowid WHERE FALSE)';
+    return `(SELECT NULL::BIGINT AS "timestamp", NULL::VARCHAR AS "json", NULL::BIGINT AS ${UNION_ORDER} WHERE FALSE)`;
   }
   const branches = segments.map(
-    (s, i) => `SELECT *, rowid + ${i * SEGMENT_ROWS} AS rowid FROM ${s.table}`,
+    (s, i) =>
+      `SELECT *, ${ingestOrderSql(s)} + ${i * SEGMENT_ROWS} AS ${UNION_ORDER} FROM ${s.table}`,
   );
   return `(${branches.join(' UNION ALL BY NAME ')})`;
+}
+
+/** An expression over {@link sourceSql} that orders its rows as they were ingested. */
+export function ingestOrder(ctx: QueryContext): string {
+  const segments = ctx.entry?.segments ?? [];
+  return segments.length === 1 ? ingestOrderSql(segments[0] as Segment) : UNION_ORDER;
 }
 
 /** Runs a statement on a reader connection and returns its rows. */

@@ -21,6 +21,14 @@ export interface FieldSql {
   readonly string: string | null;
   readonly number: string | null;
   readonly array: string | null;
+  /**
+   * The string form as stored: `string` itself, except that a typed key's bare column leaves
+   * out the rows of files written before every number had a string form, which hold only the
+   * numeric form. Their text is a number's JSON text, so `stored = v OR number = n(v)` answers
+   * as `string = v OR number = n(v)` does, and `stored = v` alone for a value that is not
+   * numeric-looking; a bare column is what DuckDB can compare inside its scan.
+   */
+  readonly stored: string | null;
 }
 
 /**
@@ -31,10 +39,11 @@ function lazyForms(build: {
   string: () => string | null;
   number: () => string | null;
   array: () => string | null;
+  stored?: () => string | null;
 }): FieldSql {
   const built: Partial<Record<keyof FieldSql, string | null>> = {};
   const get = (form: keyof FieldSql) => {
-    if (!(form in built)) built[form] = build[form]();
+    if (!(form in built)) built[form] = (build[form] ?? build.string)();
     return built[form] ?? null;
   };
   return {
@@ -47,10 +56,13 @@ function lazyForms(build: {
     get array() {
       return get('array');
     },
+    get stored() {
+      return get('stored');
+    },
   };
 }
 
-const MISSING: FieldSql = { string: null, number: null, array: null };
+const MISSING: FieldSql = { string: null, number: null, array: null, stored: null };
 
 /** One path that spells the field: how to read its string, numeric and array forms. */
 interface Candidate {
@@ -74,7 +86,7 @@ function typedCandidate(key: KeyColumns, params: SqlParams): Candidate {
   const array = key.hasArray ? keyColumn(key, 'a') : null;
   return {
     path: key.path,
-    sql: lazyForms({ string, number: () => n, array: () => array }),
+    sql: lazyForms({ string, number: () => n, array: () => array, stored: () => s }),
   };
 }
 

@@ -10,7 +10,8 @@ import type { QueryContext } from './collection-relation.ts';
 import { type FieldSql, fields } from './field-sql.ts';
 
 /**
- * Filters in normal form (OR of AND groups) as one SQL boolean that is never NULL:
+ * Filters in normal form (OR of AND groups) as one SQL condition for a WHERE or FILTER clause:
+ * TRUE where the filters hold, FALSE or NULL elsewhere (either leaves the row out).
  *
  * - `=` matches the string form, and for a numeric-looking value also the numeric form, so
  *   `"42"` and `42` find both `"42"` and `42`; booleans match as `true`/`false`.
@@ -18,6 +19,11 @@ import { type FieldSql, fields } from './field-sql.ts';
  * - `includes`/`excludes`: case-sensitive substring of the string form; for arrays, whether an
  *   element's string form equals the value. `excludes` holds where the field is missing.
  * - `>`/`<` compare numeric forms and never match a value without one.
+ *
+ * Positive conditions stay bare comparisons, NULL where the field is missing: AND and OR are
+ * monotone, so a NULL in place of FALSE leaves the whole TRUE exactly where it was TRUE, and a
+ * bare `column = value` at the top of a WHERE is what DuckDB evaluates inside its scan, skipping
+ * row groups whose min/max rule the value out. Negations wrap a condition made never NULL.
  */
 export function filtersSql(
   groups: FilterGroups,
@@ -55,35 +61,44 @@ function valueNumber(value: FilterValue): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** One condition: TRUE where it holds, FALSE or NULL elsewhere. */
 function conditionSql(condition: FilterCondition, f: FieldSql, params: SqlParams): string {
   const [, operator, value] = condition;
   switch (operator) {
     case '=':
       return equalsSql(f, value, params);
     case '≠':
-      return `(NOT ${equalsSql(f, value, params)})`;
+      return `(NOT ${definite(equalsSql(f, value, params))})`;
     case 'includes':
       return includesSql(f, value, params);
     case 'excludes':
-      return `(NOT ${includesSql(f, value, params)})`;
+      return `(NOT ${definite(includesSql(f, value, params))})`;
     case '>':
     case '<': {
       const n = valueNumber(value);
       // The value first: a field's form is built only where the SQL will use it.
       if (n === null || f.number === null) return 'FALSE';
-      return `coalesce(${f.number} ${operator} ${params.number(n)}, FALSE)`;
+      return `${f.number} ${operator} ${params.number(n)}`;
     }
   }
 }
 
+/** A condition's NULL (a missing field) as FALSE, for a negation to hold there. */
+function definite(condition: string): string {
+  return condition === 'FALSE' ? condition : `coalesce(${condition}, FALSE)`;
+}
+
 function equalsSql(f: FieldSql, value: FilterValue, params: SqlParams): string {
   const parts: string[] = [];
-  if (f.string !== null) parts.push(`${f.string} = ${params.text(valueText(value))}`);
   const n = valueNumber(value);
-  if (n !== null && typeof value !== 'boolean' && f.number !== null) {
-    parts.push(`${f.number} = ${params.number(n)}`);
-  }
-  return parts.length === 0 ? 'FALSE' : `coalesce(${parts.join(' OR ')}, FALSE)`;
+  const numeric = n !== null && typeof value !== 'boolean' && f.number !== null;
+  // With the numeric test beside it, or for a value no number's text equals, the stored text
+  // answers as the string form does (see `FieldSql.stored`).
+  const text = f.stored;
+  if (text !== null) parts.push(`${text} = ${params.text(valueText(value))}`);
+  if (numeric) parts.push(`${f.number} = ${params.number(n)}`);
+  if (parts.length === 0) return 'FALSE';
+  return parts.length === 1 ? (parts[0] as string) : `(${parts.join(' OR ')})`;
 }
 
 function includesSql(f: FieldSql, value: FilterValue, params: SqlParams): string {
@@ -91,9 +106,9 @@ function includesSql(f: FieldSql, value: FilterValue, params: SqlParams): string
   if (f.string === null) return 'FALSE';
   if (f.array !== null) {
     const text = params.text(valueText(value));
-    return `coalesce(CASE WHEN ${f.array} IS NOT NULL THEN list_contains(${f.array}, ${text}) ELSE contains(${f.string}, ${text}) END, FALSE)`;
+    return `(CASE WHEN ${f.array} IS NOT NULL THEN list_contains(${f.array}, ${text}) ELSE contains(${f.string}, ${text}) END)`;
   }
-  return `coalesce(contains(${f.string}, ${params.text(valueText(value))}), FALSE)`;
+  return `contains(${f.string}, ${params.text(valueText(value))})`;
 }
 
 /** A filter list as SQL, against the query's collection (`TRUE` when there is none). */

@@ -7,7 +7,13 @@ import {
   wholeSecondsPage,
 } from '../plan/samples-page.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import {
+  ingestOrder,
+  type QueryContext,
+  queryRows,
+  sourceSql,
+  toNumber,
+} from './collection-relation.ts';
 import { and, whereFilters } from './filter-sql.ts';
 
 /** Ranges tried from the newest (or oldest) end of the window, in seconds; the last is all. */
@@ -15,7 +21,7 @@ const NARROWING_SPANS = [3600, 86_400, 30 * 86_400, Number.POSITIVE_INFINITY];
 
 /**
  * Samples: events exactly as ingested, at most 50 per call, filters applied. `Ascending` is
- * oldest first and, within a second, in ingest order (row ids follow commit order);
+ * oldest first and, within a second, in ingest order (see `ingestOrder`);
  * `Descending` is its exact reverse, so that the two orders page through the same sequence. A
  * page never ends in the middle of a second (see {@link wholeSecondsPage}).
  */
@@ -33,7 +39,7 @@ export async function samplesAnswer(ctx: QueryContext): Promise<CollectionAnswer
          `"timestamp" BETWEEN ${params.integer(from)} AND ${params.integer(to)}`,
          whereFilters(ctx, ctx.query.filters, params),
        )}
-       ORDER BY "timestamp" ${direction}, rowid ${direction} LIMIT ${params.integer(limit)}`,
+       ORDER BY "timestamp" ${direction}, ${ingestOrder(ctx)} ${direction} LIMIT ${params.integer(limit)}`,
       params,
     );
     return rows.map(([timestamp, json]) => ({
@@ -41,8 +47,9 @@ export async function samplesAnswer(ctx: QueryContext): Promise<CollectionAnswer
       json: String(json),
     }));
   };
-  // Events are stored roughly in time order, so a narrow range at the right end of the window
-  // lets DuckDB skip all other row groups by their min/max; widen only when it holds too few.
+  // Events are stored roughly in time order (within each value's run where the rows were
+  // clustered), so a narrow range at the right end of the window lets DuckDB skip most other
+  // row groups by their min/max; widen only when it holds too few.
   let rows: StoredSample[] = [];
   for (const span of NARROWING_SPANS) {
     const from = ascending ? lo : Math.max(lo, hi - span);

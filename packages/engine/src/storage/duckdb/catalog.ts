@@ -45,6 +45,11 @@ export interface Segment {
   table: string;
   /** The typed columns it has, by name (`k<id>_s`). */
   columns: Set<string>;
+  /**
+   * Set once its rows were reordered (`cluster-rows.ts`): their ingest order is in its `seq`
+   * column, not in their row ids.
+   */
+  reordered?: boolean;
 }
 
 /** One collection: its event tables, its SQL-mode view and its typed keys. */
@@ -62,6 +67,9 @@ export interface CollectionEntry {
   overflow: boolean;
 }
 
+/** The column holding a reordered row's place in ingest order (its row id before; `cluster-rows.ts`). */
+export const SEQ_COLUMN = 'seq';
+
 /** The column of one kind of a key. */
 export function keyColumn(key: KeyColumns, kind: 's' | 'n' | 'a'): string {
   return quoteIdentifier(columnName(key, kind));
@@ -72,9 +80,14 @@ export function columnName(key: KeyColumns, kind: 's' | 'n' | 'a'): string {
   return `k${key.id}_${kind}`;
 }
 
+/** The unquoted name, in {@link ENGINE_SCHEMA}, of segment `n` of a collection. */
+export function segmentTableName(id: number, n: number): string {
+  return n === 0 ? `events_${id}` : `events_${id}_${n}`;
+}
+
 /** The table of segment `n` of a collection (the first is the collection's own table). */
 export function segmentTable(id: number, n: number): string {
-  return `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier(n === 0 ? `events_${id}` : `events_${id}_${n}`)}`;
+  return `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier(segmentTableName(id, n))}`;
 }
 
 /** The event table and view names of a collection id. */
@@ -115,17 +128,23 @@ export class Catalog {
       `SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = '${ENGINE_SCHEMA}' AND table_name LIKE 'events%'`,
     );
     const tables = new Map<string, Set<string>>();
+    const reordered = new Set<string>();
     for (const [table, column] of columns.getRows()) {
       const set = tables.get(String(table)) ?? new Set<string>();
       if (/^k\d+_[sna]$/.test(String(column))) set.add(String(column));
+      if (column === SEQ_COLUMN) reordered.add(String(table));
       tables.set(String(table), set);
     }
     const byId = new Map<number, CollectionEntry>();
     for (const [id, name, overflow] of collections.getRows()) {
       const segments: Segment[] = [];
-      for (let n = 0; tables.has(n === 0 ? `events_${id}` : `events_${id}_${n}`); n++) {
-        const set = tables.get(n === 0 ? `events_${id}` : `events_${id}_${n}`) as Set<string>;
-        segments.push({ table: segmentTable(Number(id), n), columns: set });
+      for (let n = 0; tables.has(segmentTableName(Number(id), n)); n++) {
+        const name = segmentTableName(Number(id), n);
+        segments.push({
+          table: segmentTable(Number(id), n),
+          columns: tables.get(name) as Set<string>,
+          ...(reordered.has(name) ? { reordered: true } : {}),
+        });
       }
       const entry: CollectionEntry = {
         id: Number(id),
@@ -195,6 +214,6 @@ export function draftOf(entry: CollectionEntry): CollectionEntry {
   return {
     ...entry,
     keys: entry.keys.map((key) => ({ ...key, path: [...key.path] })),
-    segments: entry.segments.map((s) => ({ table: s.table, columns: new Set(s.columns) })),
+    segments: entry.segments.map((s) => ({ ...s, columns: new Set(s.columns) })),
   };
 }

@@ -1,0 +1,224 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import {
+  type CollectionEntry,
+  columnName,
+  ENGINE_SCHEMA,
+  type KeyColumns,
+  keyColumn,
+  SEQ_COLUMN,
+  type Segment,
+  segmentTableName,
+} from './catalog.ts';
+import { quoteIdentifier } from './quote-identifier.ts';
+import type { WorkspaceDb } from './workspace-db.ts';
+
+/**
+ * Clustering a collection's rows: each event table rewritten in the order of one key's stored
+ * text, then time, so that DuckDB's min/max per row group lets a filter on that key skip the
+ * row groups of every other value, while a time window still skips by `timestamp` within each
+ * value's run. Ingest order, which Samples page by within a second, is kept in the column
+ * `seq` (see {@link ingestOrderSql}).
+ */
+
+/** Rows sampled to choose the key; the choice needs the shape of the data, not every row. */
+const SAMPLE_ROWS = 20_000;
+/** Keys with more distinct values in the sample are not candidates: too many runs to skip by. */
+const MAX_VALUES = 64;
+/** Key paths whose presence makes up an event's shape, at most (the first ones, by id). */
+const MAX_SHAPE_KEYS = 256;
+
+/**
+ * A segment's rows in ingest order: the row id, or `seq` where the rows were reordered (rows
+ * appended after the reordering have none, and their row ids come after every `seq`).
+ */
+export function ingestOrderSql(segment: Segment): string {
+  return segment.reordered ? `coalesce(${quoteIdentifier(SEQ_COLUMN)}, rowid)` : 'rowid';
+}
+
+/** What clustering did to one segment. */
+export interface ClusteredSegment {
+  table: string;
+  /** The key it was ordered by, or null when no key tells events apart (left in ingest order). */
+  field: string | null;
+  rows: number;
+}
+
+/** How {@link clusterCollection} orders rows. */
+export interface ClusterOptions {
+  /**
+   * The top-level key to order by, instead of the one {@link chooseClusterKey} finds; a table
+   * without a string column for it is left as it is.
+   */
+  field?: string;
+}
+
+/**
+ * Rewrites every event table of `collection` ordered by its clustering key (see
+ * {@link chooseClusterKey}), then `timestamp`, then ingest order; a table for which no key
+ * qualifies is left as it is. Runs as one write transaction of the workspace: queries see the
+ * old tables until it commits, and appends wait for it.
+ */
+export async function clusterCollection(
+  db: WorkspaceDb,
+  collection: string,
+  options: ClusterOptions = {},
+): Promise<ClusteredSegment[]> {
+  if (!db.catalog.get(collection)) return [];
+  return db.write(async (tx) => {
+    const entry = await tx.collection(collection);
+    const done: ClusteredSegment[] = [];
+    for (const [n, segment] of entry.segments.entries()) {
+      const key =
+        options.field === undefined
+          ? await chooseClusterKey(tx.conn, entry, segment)
+          : (entry.keys.find(
+              (k) =>
+                k.path.length === 1 &&
+                k.path[0] === options.field &&
+                segment.columns.has(columnName(k, 's')),
+            ) ?? null);
+      if (!key) {
+        done.push({ table: segment.table, field: null, rows: 0 });
+        continue;
+      }
+      const rows = await rewriteOrdered(tx.conn, tx.payloadType, entry, n, key);
+      done.push({ table: segment.table, field: key.field, rows });
+    }
+    return done;
+  });
+}
+
+/**
+ * The key a segment's rows are clustered by: among the top-level keys with a string column that
+ * at least half of a sample of its events hold, with 2 to {@link MAX_VALUES} distinct values,
+ * the one that best tells which keys an event holds (the least conditional entropy of the
+ * event's set of key paths given the key's value, a missing value counting as one more value),
+ * if it explains at least half of that set's entropy; ties go to fewer values, then to the older
+ * key. In event data this is the event's name or type, whose value decides the rest of its
+ * payload and is what filters most often name; data whose events all look alike has no such
+ * key and keeps its ingest order, which is time order already.
+ */
+export async function chooseClusterKey(
+  conn: DuckDBConnection,
+  entry: CollectionEntry,
+  segment: Segment,
+): Promise<KeyColumns | null> {
+  const has = (key: KeyColumns, kind: 's' | 'n' | 'a') =>
+    segment.columns.has(columnName(key, kind));
+  const candidates = entry.keys.filter((k) => k.path.length === 1 && has(k, 's'));
+  if (candidates.length === 0) return null;
+  const shapeKeys = entry.keys
+    .filter((k) => has(k, 's') || has(k, 'n') || has(k, 'a'))
+    .slice(0, MAX_SHAPE_KEYS);
+  const presence = shapeKeys.map((k) => {
+    const columns = (['s', 'n', 'a'] as const).filter((kind) => has(k, kind));
+    return `(${columns.map((kind) => `${keyColumn(k, kind)} IS NOT NULL`).join(' OR ')})::INT::VARCHAR`;
+  });
+  const counted = await conn.runAndReadAll(`SELECT count(*) FROM ${segment.table}`);
+  const count = Number(counted.getRows()[0]?.[0] ?? 0);
+  // Whole vectors at random (fixed seed: the same data gets the same choice): reading a few
+  // vectors is what keeps the choice cheap beside the rewrite.
+  const sample =
+    count > SAMPLE_ROWS
+      ? `USING SAMPLE ${((100 * SAMPLE_ROWS) / count).toFixed(6)}% (system, 42)`
+      : '';
+  const reader = await conn.runAndReadAll(
+    `SELECT concat(${presence.join(', ')}), ${candidates.map((k) => keyColumn(k, 's')).join(', ')}
+     FROM ${segment.table} ${sample}`,
+  );
+  const rows = reader.getRows();
+  if (rows.length === 0) return null;
+  const shapes = rows.map((row) => String(row[0]));
+  const total = shapes.length;
+  const shapeEntropy = entropy(countBy(shapes), total);
+  // Events that all hold the same keys leave nothing for a key to tell apart.
+  if (shapeEntropy === 0) return null;
+  let best: { key: KeyColumns; conditional: number; values: number } | null = null;
+  for (const [i, key] of candidates.entries()) {
+    const values = rows.map((row) => row[i + 1] ?? null);
+    const held = values.filter((v) => v !== null).length;
+    const distinct = new Set(values.filter((v) => v !== null)).size;
+    if (held * 2 < total || distinct < 2 || distinct > MAX_VALUES) continue;
+    // H(shape | value) = Σ over values of p(value) · H(shape among events with that value).
+    const byValue = new Map<unknown, string[]>();
+    values.forEach((v, r) => {
+      const list = byValue.get(v) ?? [];
+      list.push(shapes[r] as string);
+      byValue.set(v, list);
+    });
+    let conditional = 0;
+    for (const list of byValue.values()) {
+      conditional += (list.length / total) * entropy(countBy(list), list.length);
+    }
+    if (conditional > shapeEntropy / 2) continue;
+    if (
+      !best ||
+      conditional < best.conditional - 1e-9 ||
+      (Math.abs(conditional - best.conditional) <= 1e-9 && distinct < best.values)
+    ) {
+      best = { key, conditional, values: distinct };
+    }
+  }
+  return best?.key ?? null;
+}
+
+function countBy(items: string[]): number[] {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
+  return [...counts.values()];
+}
+
+/** Shannon entropy (bits) of a distribution given by counts summing to `total`. */
+function entropy(counts: number[], total: number): number {
+  let h = 0;
+  for (const c of counts) if (c > 0) h -= (c / total) * Math.log2(c / total);
+  return h;
+}
+
+/**
+ * Replaces segment `n` of `entry` by a copy of its rows ordered by `key`'s stored text (missing
+ * last), `timestamp` and ingest order, carrying each row's ingest order in `seq`. The copy is
+ * created with the same columns and column types (so the payload keeps its compression); the
+ * view reads the table by name and needs no change.
+ */
+async function rewriteOrdered(
+  conn: DuckDBConnection,
+  payloadType: string,
+  entry: CollectionEntry,
+  n: number,
+  key: KeyColumns,
+): Promise<number> {
+  const segment = entry.segments[n] as Segment;
+  const schema = ENGINE_SCHEMA;
+  const name = segmentTableName(entry.id, n);
+  const columns = await conn.runAndReadAll(
+    `SELECT column_name, data_type, is_nullable FROM duckdb_columns()
+     WHERE schema_name = $1 AND table_name = $2 ORDER BY column_index`,
+    [schema, name],
+  );
+  const seq = quoteIdentifier(SEQ_COLUMN);
+  const definitions: string[] = [];
+  for (const [column, type, nullable] of columns.getRows()) {
+    const col = String(column);
+    if (col === SEQ_COLUMN) continue;
+    const declared = col === 'json' ? payloadType : String(type);
+    definitions.push(`${quoteIdentifier(col)} ${declared}${nullable ? '' : ' NOT NULL'}`);
+  }
+  definitions.push(`${seq} BIGINT`);
+  const names = columns
+    .getRows()
+    .map(([column]) => String(column))
+    .filter((c) => c !== SEQ_COLUMN)
+    .map(quoteIdentifier);
+  const order = ingestOrderSql(segment);
+  const staging = `${quoteIdentifier(schema)}.${quoteIdentifier(`${name}_ordering`)}`;
+  await conn.run(`CREATE TABLE ${staging} (${definitions.join(', ')})`);
+  const inserted = await conn.runAndReadAll(
+    `INSERT INTO ${staging} SELECT ${names.join(', ')}, ${order} FROM ${segment.table}
+     ORDER BY ${keyColumn(key, 's')} NULLS LAST, "timestamp", ${order}`,
+  );
+  await conn.run(`DROP TABLE ${segment.table}`);
+  await conn.run(`ALTER TABLE ${staging} RENAME TO ${quoteIdentifier(name)}`);
+  segment.reordered = true;
+  return Number(inserted.getRows()[0]?.[0] ?? 0);
+}
