@@ -87,7 +87,7 @@ export async function openClickHouseDriver(
 class ClickHouseWorkspace implements DriverWorkspace {
   readonly database: string;
   readonly client: ClickHouseClient;
-  /** The payload key paths with typed columns in the event table. */
+  /** The payload key paths with form columns in the event table. */
   readonly columns: KeyColumns;
   readonly #memoryLimit: string;
   /** Collections known to be in the catalog, so ingest registers each one once per process. */
@@ -133,7 +133,7 @@ class ClickHouseWorkspace implements DriverWorkspace {
     }
     await this.#register(batch.collection);
     await this.columns.ensure(batch.keys);
-    await insertBatch(this.client, this.database, batch, isConnectionError);
+    await insertBatch(this.client, this.database, batch, isConnectionError, this.columns.forms());
   }
 
   /** Records a collection in the catalog and gives it its SQL-mode view (both idempotent). */
