@@ -109,8 +109,8 @@ class ClickHouseWorkspace implements DriverWorkspace {
     };
   }
 
-  async queryCollection(plan: CollectionPlan, limits: QueryLimits) {
-    const columns = await this.columns.lookup();
+  queryCollection(plan: CollectionPlan, limits: QueryLimits) {
+    const columns = this.columns.lookup();
     return runClickHouseCollectionQuery(plan, { ...this.#run(limits), columns });
   }
 

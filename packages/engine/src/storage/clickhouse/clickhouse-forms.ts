@@ -46,6 +46,7 @@ const NUMERIC_JS = /^[\t\n\f\r ]*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[\t\n\f\r 
 /** Numbers JavaScript and ClickHouse both write the same way (see {@link plainNumber}). */
 const EXACT = 2 ** 53;
 /** Text ClickHouse writes inside JSON exactly as JavaScript does. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
 const PLAIN_TEXT = /^[^"\\/\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/;
 /** Keys JavaScript orders before the others, unlike the text. */
 const INDEX_KEY = /^\d+$/;

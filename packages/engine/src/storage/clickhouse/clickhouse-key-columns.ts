@@ -153,19 +153,27 @@ export class KeyColumns {
     }
   }
 
-  /** The columns a query may use: the list last read, read again when it is old. */
-  async lookup(now = Date.now()): Promise<KeyColumnLookup> {
+  /**
+   * The columns a query may use: the list last read. When it is old it is read again in the
+   * background, so no query waits for that round trip; columns are only ever added, so an old
+   * list names only columns that exist.
+   */
+  lookup(now = Date.now()): KeyColumnLookup {
     if (now - this.#readAt > REFRESH_MS) {
-      this.#reading ??= this.#read().finally(() => {
-        this.#reading = undefined;
-      });
-      await this.#reading;
+      this.#reading ??= this.#read()
+        .catch(() => {
+          // Kept: the old list stays right, and the next query tries again.
+        })
+        .finally(() => {
+          this.#reading = undefined;
+        });
     }
     return this.#lookup;
   }
 
   /** The form columns an insert may name: those of the list last read or added. */
   forms(): FormColumns[] {
+    this.lookup();
     return [...this.#bases.values()];
   }
 
