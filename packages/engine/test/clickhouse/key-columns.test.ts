@@ -33,6 +33,18 @@ async function keyColumns(): Promise<string[]> {
   return (await result.json<{ comment: string }>()).map((r) => r.comment);
 }
 
+async function mutationsDone(): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const pending = await direct.query({
+      query: `SELECT count() AS n FROM system.mutations WHERE database = {db:String} AND NOT is_done`,
+      query_params: { db: DB },
+      format: 'JSONEachRow',
+    });
+    if (Number((await pending.json<{ n: string }>())[0]?.n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function single(server: TestServer, body: Record<string, unknown>): Promise<unknown> {
   const answer = await server.post('/api/visualize/data', {
     api_key: API_KEY,
@@ -77,15 +89,7 @@ describe('key columns on ClickHouse', () => {
 
   test('an engine opening a filled table gives its top-level keys columns, written into the old part', async () => {
     expect(await keyColumns()).toEqual(['["amount"]', '["kind"]']);
-    for (let i = 0; i < 100; i++) {
-      const pending = await direct.query({
-        query: `SELECT count() AS n FROM system.mutations WHERE database = {db:String} AND NOT is_done`,
-        query_params: { db: DB },
-        format: 'JSONEachRow',
-      });
-      if (Number((await pending.json<{ n: string }>())[0]?.n) === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await mutationsDone();
     const parts = await direct.query({
       query: `SELECT count() AS n FROM system.parts_columns WHERE database = {db:String}
               AND table = '_engine_events' AND active AND match(column, '^[ns]_')`,
@@ -122,5 +126,54 @@ describe('key columns on ClickHouse', () => {
     const sumOfTotals = { aggregation: 'Sum', metric: 'cart.total' };
     expect(await single(second, sumOfTotals)).toBe(15);
     expect(await single(first, sumOfTotals)).toBe(15);
+  });
+
+  test('a sort field gives the event table a projection sorted by it, which its filters read', async () => {
+    const third = await startServer({
+      ...options,
+      clickhouse: { ...options.clickhouse, sortField: 'kind' },
+    });
+    try {
+      await mutationsDone();
+      const columns = await direct.query({
+        query: `SELECT name, comment FROM system.columns WHERE database = {db:String}
+                AND table = '_engine_events' AND match(name, '^[ns]_')`,
+        query_params: { db: DB },
+        format: 'JSONEachRow',
+      });
+      const named = (path: string[], prefix: string) =>
+        rows.find((r) => r.comment === JSON.stringify(path) && r.name.startsWith(prefix))?.name;
+      const rows = await columns.json<{ name: string; comment: string }>();
+      const kind = named(['kind'], 's_');
+      const amount = named(['amount'], 'n_');
+      const projections = await direct.query({
+        query: `SELECT name, query FROM system.projections WHERE database = {db:String}
+                AND table = '_engine_events'`,
+        query_params: { db: DB },
+        format: 'JSONEachRow',
+      });
+      const [projection, ...others] = await projections.json<{ name: string; query: string }>();
+      expect(others).toEqual([]);
+      expect(projection?.query).toMatch(new RegExp(`ORDER BY collection, ${kind}, timestamp$`));
+      // Enough events of another collection that the projection reads fewer granules than
+      // the table: one in ten is a 'buy' of amount 2.
+      await direct.command({
+        query: `INSERT INTO ${DB}._engine_events (collection, timestamp, seq, json)
+                SELECT 'many', ${NOW - 20} - number % 50, number,
+                  if(number % 10 = 0, '{"kind":"buy","amount":2}', '{"kind":"view","amount":1}')
+                FROM numbers(200000)`,
+      });
+      const sum = `SELECT sumOrNull(${amount}) AS v FROM ${DB}._engine_events
+                   WHERE collection = 'many' AND coalesce(${kind} = 'buy', false)`;
+      const plan = await direct.query({ query: `EXPLAIN ${sum}`, format: 'TabSeparatedRaw' });
+      expect(await plan.text()).toContain(`ReadFromMergeTree (${projection?.name})`);
+      const answer = await direct.query({ query: sum, format: 'JSONEachRow' });
+      expect(await answer.json()).toEqual([{ v: 40000 }]);
+      expect(await single(third, { ...sumOfBuys, collection: 'many' })).toBe(40000);
+      expect(await single(third, sumOfBuys)).toBe(12.5);
+      expect(await single(third, { aggregation: 'Sum', metric: 'cart.total' })).toBe(15);
+    } finally {
+      await third.close();
+    }
   });
 });

@@ -64,6 +64,11 @@ function columnsOf(path: readonly string[]): FormColumns {
   return { path, number: `n_${base}`, string: `s_${base}` };
 }
 
+/** Whether a top-level key may order the sort projection (a key given columns). */
+export function sortFieldAllowed(key: string): boolean {
+  return key.length > 0 && eligible([key]);
+}
+
 function eligible(path: readonly string[]): boolean {
   return path.length <= MAX_COLUMN_DEPTH && path.every((key) => LITERAL_KEY.test(key));
 }
@@ -119,9 +124,13 @@ export class KeyColumns {
   /** Paths of raw-text columns an older engine added, given form columns on opening. */
   #rawPaths: (readonly string[])[] = [];
 
-  constructor(client: ClickHouseClient, database: string) {
+  readonly #sortField: string | undefined;
+
+  /** `sortField`: a top-level payload key whose string form orders a projection ({@link open}). */
+  constructor(client: ClickHouseClient, database: string, sortField?: string) {
     this.#client = client;
     this.#database = database;
+    this.#sortField = sortField;
   }
 
   /**
@@ -142,7 +151,8 @@ export class KeyColumns {
        ARRAY JOIN JSONExtractKeys(json) AS key GROUP BY key ORDER BY count() DESC, key
        LIMIT ${MAX_KEY_COLUMNS}`,
     );
-    const added = await this.#add([...this.#rawPaths, ...keys.map((row) => [row.key])]);
+    const sorted = this.#sortField === undefined ? [] : [[this.#sortField]];
+    const added = await this.#add([...sorted, ...this.#rawPaths, ...keys.map((row) => [row.key])]);
     for (const path of added) {
       const { number, string } = columnsOf(path);
       for (const column of [number, string]) {
@@ -151,6 +161,43 @@ export class KeyColumns {
         });
       }
     }
+    if (this.#sortField !== undefined) await this.#project([this.#sortField]);
+  }
+
+  /**
+   * A projection of the form columns sorted by the collection, then `path`'s string form, then
+   * time: ClickHouse answers a query that filters on that field from it, reading only the
+   * matching range, as a table sorted by it would, while Samples keep reading the table in
+   * time order. It holds the form columns that exist when an engine opens the workspace (one
+   * that finds it lacking some makes it again); a query that reads a column added later reads
+   * the table.
+   */
+  async #project(path: readonly string[]): Promise<void> {
+    const sorted = this.#bases.get(baseName(path));
+    if (!sorted) return;
+    const name = `p_${baseName(path)}`;
+    const quoted = quoteClickHouseIdentifier(name);
+    const forms = this.forms().flatMap((c) => [c.number, c.string]);
+    const existing = await this.#rows<{ query: string }>(
+      `SELECT query FROM system.projections WHERE database = {db:String} AND table = {table:String}
+       AND name = ${clickHouseStringLiteral(name)}`,
+    );
+    if (existing[0]) {
+      const held = new Set(existing[0].query.match(/\b[ns]_[0-9a-f]{24}\b/g));
+      if (forms.every((column) => held.has(column))) return;
+      await this.#client.command({
+        query: `ALTER TABLE ${this.#table()} DROP PROJECTION IF EXISTS ${quoted}`,
+      });
+    }
+    const columns = ['collection', 'timestamp', ...forms].map(quoteClickHouseIdentifier);
+    await this.#client.command({
+      query: `ALTER TABLE ${this.#table()} ADD PROJECTION IF NOT EXISTS ${quoted} (
+  SELECT ${columns.join(', ')}
+  ORDER BY collection, ${quoteClickHouseIdentifier(sorted.string)}, timestamp)`,
+    });
+    await this.#client.command({
+      query: `ALTER TABLE ${this.#table()} MATERIALIZE PROJECTION ${quoted}`,
+    });
   }
 
   /**
