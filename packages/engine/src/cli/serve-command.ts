@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { ClickHouseOptions } from '../drivers/clickhouse/clickhouse-driver.ts';
-import { sortFieldAllowed } from '../storage/clickhouse/clickhouse-key-columns.ts';
 import { createEngine } from '../engine.ts';
 import { serveEngine } from '../http/serve-engine.ts';
+import { sortFieldAllowed } from '../storage/clickhouse/clickhouse-key-columns.ts';
 import { resolveUserPath } from './resolve-path.ts';
 import { integerOption, stringOption, UsageError } from './usage-error.ts';
 

@@ -103,8 +103,9 @@ export async function insertEvents(
   await client.insert({
     table: `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`,
     columns: [...columns] as [string, ...string[]],
-    values,
-    format: 'JSONEachRow',
+    // Rows as arrays in column order: ClickHouse parses them faster than objects.
+    values: values.map((row) => columns.map((column) => row[column] ?? null)),
+    format: 'JSONCompactEachRow',
     clickhouse_settings: {
       async_insert: 0,
       insert_distributed_sync: 1,
