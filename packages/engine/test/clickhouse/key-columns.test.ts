@@ -177,3 +177,43 @@ describe('key columns on ClickHouse', () => {
     }
   });
 });
+
+describe('a table written when the engine kept raw JSON text per path', () => {
+  const RAW_DB = 'rawcols_default';
+  const rawOptions = { now: () => NOW, clickhouse: { url, password, databasePrefix: 'rawcols_' } };
+
+  test('an engine opening it gives those paths form columns and reads them', async () => {
+    const creator = await startServer(rawOptions);
+    await creator.close();
+    // The earlier storage model's column for a nested path, which the top-level keys miss.
+    await direct.command({
+      query: `ALTER TABLE ${RAW_DB}._engine_events ADD COLUMN IF NOT EXISTS k_0123456789abcdef01234567
+              String DEFAULT JSONExtractRaw(json, 'cart', 'total') COMMENT '["cart","total"]'`,
+    });
+    await direct.insert({
+      table: `${RAW_DB}._engine_events`,
+      columns: ['collection', 'timestamp', 'seq', 'json'],
+      values: [{ cart: { total: 7 } }, { cart: { total: '3' } }].map((json, i) => ({
+        collection: 'shop',
+        timestamp: NOW - 10,
+        seq: String(i),
+        json: JSON.stringify(json),
+      })),
+      format: 'JSONEachRow',
+    });
+    const engine = await startServer(rawOptions);
+    try {
+      const result = await direct.query({
+        query: `SELECT comment FROM system.columns WHERE database = {db:String}
+                AND table = '_engine_events' AND name LIKE 's\\\\_%' ORDER BY comment`,
+        query_params: { db: RAW_DB },
+        format: 'JSONEachRow',
+      });
+      const paths = (await result.json<{ comment: string }>()).map((r) => r.comment);
+      expect(paths).toEqual(['["cart","total"]', '["cart"]']);
+      expect(await single(engine, { aggregation: 'Sum', metric: 'cart.total' })).toBe(10);
+    } finally {
+      await engine.close();
+    }
+  });
+});
