@@ -26,7 +26,8 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              serve the Data Query API; the key comes from ANALYTICS_API_KEY (workspace
              "default"), or --workspaces FILE holding {"<workspace>": "<key>", ...};
              --clickhouse URL keeps the workspaces in ClickHouse instead of --data (user and
-             password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD)
+             password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD); --clickhouse-sort-field KEY
+             sorts a projection of the events by that top-level payload key (e.g. event)
 `;
 const LOAD_USAGE = `  load       [--data .data] [--workspace default] [--collection all_events]
              [--cluster-by KEY | --no-cluster] FILE
@@ -58,6 +59,7 @@ const COMMANDS = {
       data: { type: 'string' },
       workspaces: { type: 'string' },
       clickhouse: { type: 'string' },
+      'clickhouse-sort-field': { type: 'string' },
     },
     usage: SERVE_USAGE,
     run: serveCommand,

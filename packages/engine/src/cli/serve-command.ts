@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { ClickHouseOptions } from '../drivers/clickhouse/clickhouse-driver.ts';
 import { createEngine } from '../engine.ts';
 import { serveEngine } from '../http/serve-engine.ts';
+import { sortFieldAllowed } from '../storage/clickhouse/clickhouse-key-columns.ts';
 import { resolveUserPath } from './resolve-path.ts';
 import { integerOption, stringOption, UsageError } from './usage-error.ts';
 
@@ -76,6 +77,14 @@ export async function serveCommand(options: Options): Promise<number> {
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspaces = await workspacesFrom(options);
   const clickhouse = clickhouseFrom(options);
+  const sortField = options['clickhouse-sort-field'];
+  if (sortField !== undefined) {
+    if (!clickhouse) throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
+    if (!sortFieldAllowed(String(sortField))) {
+      throw new UsageError('--clickhouse-sort-field: expected a payload key such as event');
+    }
+    clickhouse.sortField = String(sortField);
+  }
   const engine = await createEngine({ dataDir, workspaces, clickhouse });
   let served: Awaited<ReturnType<typeof serveEngine>>;
   try {

@@ -1,6 +1,7 @@
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { registerCollection } from '../storage/clickhouse/clickhouse-collections.ts';
-import { insertEvents } from '../storage/clickhouse/clickhouse-ingest.ts';
+import { addForms, insertEvents } from '../storage/clickhouse/clickhouse-ingest.ts';
+import { KeyColumns } from '../storage/clickhouse/clickhouse-key-columns.ts';
 import {
   RESERVED_NAMES,
   workspaceDatabase,
@@ -32,7 +33,8 @@ export interface ExportOptions {
  * ingested later through ClickHouse (whose `seq` starts with the time of arrival in ms) sort
  * after them within a second. Each batch carries an insert deduplication token made of the
  * collection, its place and its size, so an export that is run again (after an interruption,
- * or twice) does not write the batches ClickHouse already has.
+ * or twice) does not write the batches ClickHouse already has. The key paths DuckDB typed get
+ * form columns, filled in JavaScript as ingest fills them.
  */
 export async function exportToClickHouse(
   db: WorkspaceDb,
@@ -51,14 +53,24 @@ export async function exportToClickHouse(
   const result: ExportResult = { collections: [] };
   try {
     for (const statement of workspaceSchema(database)) await client.command({ query: statement });
+    const columns = new KeyColumns(client, database);
+    await columns.open();
     for (const entry of db.catalog.list()) {
       if (RESERVED_NAMES.has(entry.name)) {
         throw new Error(`collection '${entry.name}' has a name ClickHouse's storage reserves`);
       }
       await registerCollection(client, database, entry.name);
+      // A key DuckDB gave no column held only objects, which have no forms.
+      await columns.ensure(
+        entry.keys.map((key) => ({
+          path: key.path,
+          kinds: new Set([key.hasString || key.hasNumber || key.hasArray ? 'string' : 'object']),
+        })),
+      );
+      const target = { client, database, columns };
       let seq = 0;
       for (const segment of entry.segments) {
-        seq = await exportSegment(db, client, database, entry.name, segment, seq, options);
+        seq = await exportSegment(db, target, entry.name, segment, seq, options);
       }
       result.collections.push({ name: entry.name, events: seq });
     }
@@ -71,8 +83,11 @@ export async function exportToClickHouse(
 /** Copies one event table in ingest order; returns the next `seq`. */
 async function exportSegment(
   db: WorkspaceDb,
-  client: ClickHouseClient,
-  database: string,
+  {
+    client,
+    database,
+    columns,
+  }: { client: ClickHouseClient; database: string; columns: KeyColumns },
   collection: string,
   segment: Segment,
   firstSeq: number,
@@ -94,7 +109,9 @@ async function exportSegment(
       seq: String(seq++),
       json: String(json),
     }));
-    await insertEvents(client, database, values, `export:${collection}:${start}:${values.length}`);
+    const named = addForms(values, columns.forms());
+    const token = `export:${collection}:${start}:${values.length}`;
+    await insertEvents(client, database, values, token, named);
     options.onBatch?.(collection, seq);
     if (rows.length < BATCH_EVENTS) return seq;
   }

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { API_KEY, ingest, startServer, type TestServer } from '../helpers/engine-server.ts';
 import { expectClose } from '../helpers/expect-close.ts';
@@ -105,6 +106,21 @@ describe('export --to-clickhouse', () => {
     expect(run.stdout).toContain(`all_events: ${events.length} events`);
     expect(run.stdout).toContain(`signups: ${SIGNUPS.length} events`);
     expect(run.stdout).not.toContain(password);
+    // The typed keys have form columns before any engine opens the workspace, a nested one too
+    // (an opening engine adds top-level keys only).
+    const direct = createClient({ url, password });
+    try {
+      const result = await direct.query({
+        query: `SELECT comment FROM system.columns WHERE database = {db:String}
+                AND table = '_engine_events' AND name LIKE 's\\_%'`,
+        query_params: { db: `analytics_${WORKSPACE}` },
+        format: 'JSONEachRow',
+      });
+      const paths = (await result.json<{ comment: string }>()).map((r) => r.comment);
+      expect(paths).toEqual(expect.arrayContaining(['["price"]', '["device","version"]']));
+    } finally {
+      await direct.close();
+    }
     ch = await startServer({
       workspaces: { [WORKSPACE]: API_KEY },
       now: () => NOW,

@@ -16,6 +16,7 @@ export function aggregateSql(
   if (aggregation === 'Sum') return `sumOrNull${only}(${m}${and})`;
   if (aggregation === 'Avg') return `avgOrNull${only}(${m}${and})`;
   const p = params.add('Float64', QUANTILE[aggregation]);
-  // quantileExactInclusive interpolates between closest ranks: DuckDB's quantile_cont.
-  return `if(count${only}(${m}${and}) = 0, NULL, quantileExactInclusive${only}(${p})(${m}${and}))`;
+  // quantileExactInclusive interpolates between closest ranks: DuckDB's quantile_cont; -OrNull
+  // reads NULL where no value was aggregated.
+  return `quantileExactInclusive${only}OrNull(${p})(${m}${and})`;
 }

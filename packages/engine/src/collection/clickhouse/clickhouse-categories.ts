@@ -50,17 +50,29 @@ export async function rankSplit(
   cap: number,
 ): Promise<Array<{ sp: string; v: number | null }>> {
   const params = new ClickHouseParams(run.columns);
+  return rowsOf<{ sp: string; v: number | null }>(
+    run,
+    rankingSql(query, lo, hi, run, params, cap),
+    params,
+  );
+}
+
+/** The statement of {@link rankSplit}: rows `(sp, v)` in rank order. */
+export function rankingSql(
+  query: CollectionQuery,
+  lo: number,
+  hi: number,
+  run: ClickHouseRun,
+  params: ClickHouseParams,
+  cap: number,
+): string {
   const split = stringFieldSql(query.split ?? '', params);
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const value = aggregateSql(query.aggregation, m, params);
   const ordered = emptyValue(query.aggregation) === null ? value : `coalesce(${value}, 0)`;
-  return rowsOf<{ sp: string; v: number | null }>(
-    run,
-    `SELECT sp, v FROM (
+  return `SELECT sp, v FROM (
        SELECT ${split} AS sp, ${ordered} AS v FROM ${source(run)}
        WHERE ${inWindow(query, lo, hi, params)} AND sp IS NOT NULL
        GROUP BY sp
-     ) ORDER BY v DESC NULLS LAST, sp LIMIT ${params.add('UInt32', cap)}`,
-    params,
-  );
+     ) ORDER BY v DESC NULLS LAST, sp LIMIT ${params.add('UInt32', cap)}`;
 }

@@ -1,50 +1,37 @@
 import type { FilterCondition, FilterGroups, FilterValue } from '@analytics-chart/protocol';
+import {
+  NUMERIC_TEXT,
+  numericFormSql,
+  stringFormSql,
+} from '../../storage/clickhouse/clickhouse-forms.ts';
 import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import { comparePaths } from '../../storage/key-path.ts';
 
 /**
- * Payload fields and filters as ClickHouse SQL over the `json` column, with the DuckDB driver's
- * reading of a field: per event, the first key path spelling the field at which it holds a value
- * ({@link fieldSpellings}). A spelling whose path has a key column is read from that column (the
- * value's JSON text, so the same functions without path arguments read the same value), else from
- * `json` at the path. Field names and filter values are bound parameters.
+ * Payload fields and filters as ClickHouse SQL, with the DuckDB driver's reading of a field: per
+ * event, the first key path spelling the field at which it holds a value ({@link fieldSpellings}).
+ * A spelling whose path has key columns reads its forms from them (present where the string form
+ * is not NULL), else from `json` at the path with the same definitions (`clickhouse-forms.ts`).
+ * Array tests (`includes`) read the JSON, which alone tells an array from a string. Field names
+ * and filter values are bound parameters.
  *
- * - numeric form: a JSON number, or a string that is a decimal number (sign, exponent and
- *   surrounding spaces allowed); else NULL.
- * - string form: strings as they are, numbers as their JSON text (ClickHouse's, with the `+` of
- *   a positive exponent that JavaScript writes), booleans as `true`/`false`, arrays as compact
- *   JSON; objects and null have none.
  * - array elements: the string forms of an array's elements.
  */
 
-const NUMERIC_TEXT = '^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$';
 const NUMERIC_VALUE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** The SQL of one reading of a field, given the JSON path arguments (`json, k1, k2…`). */
-type Reading = (keys: string) => string;
-
-const numeric =
-  (params: ClickHouseParams): Reading =>
-  (keys) => {
-    const text = params.add('String', NUMERIC_TEXT);
-    return `multiIf(JSONType(${keys}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(${keys}),
-      JSONType(${keys}) = 'String' AND match(JSONExtractString(${keys}), ${text}),
-        toFloat64OrNull(replaceRegexpOne(trimBoth(JSONExtractString(${keys})), '^\\\\+', '')),
-      NULL)`;
-  };
-
-/** The string form of a JSON value found at `keys` (also used for array elements, keys = `e`). */
-const stringForm: Reading = (keys) =>
-  `multiIf(JSONType(${keys}) = 'String', JSONExtractString(${keys}),
-    JSONType(${keys}) IN ('Int64', 'UInt64', 'Double'),
-      replaceRegexpOne(JSONExtractRaw(${keys}), 'e([0-9])', 'e+\\\\1'),
-    JSONType(${keys}) = 'Bool', if(JSONExtractBool(${keys}), 'true', 'false'),
-    JSONType(${keys}) = 'Array', JSONExtractRaw(${keys}),
-    NULL)`;
+/** How one spelling of a field is read: whether it holds a value, and its forms. */
+interface Spelling {
+  present: string;
+  string: string;
+  number: () => string;
+  /** The JSON function arguments that reach the path in the payload (`json, k1, k2…`). */
+  json: string;
+}
 
 /** The elements' string forms (empty for a value that is not an array: callers check first). */
-const arrayForm: Reading = (keys) =>
-  `arrayMap(e -> ${stringForm('e')}, JSONExtractArrayRaw(${keys}))`;
+const arrayForm = (keys: string) =>
+  `arrayMap(e -> ${stringFormSql('e')}, JSONExtractArrayRaw(${keys}))`;
 
 /** Spellings of a field tried per event when it has more dots than this: the literal key and the full split. */
 const MAX_SPELLED_PARTS = 6;
@@ -70,35 +57,56 @@ export function fieldSpellings(field: string): string[][] {
   return out.sort(comparePaths);
 }
 
+/** A spelling read from the payload. */
+function jsonSpelling(path: readonly string[], params: ClickHouseParams): Spelling {
+  const keys = `json, ${path.map((key) => params.add('String', key)).join(', ')}`;
+  return {
+    present: `JSONType(${keys}) NOT IN ('Null', 'Object')`,
+    string: stringFormSql(keys),
+    number: () => numericFormSql(keys, params.add('String', NUMERIC_TEXT)),
+    json: keys,
+  };
+}
+
+/** A spelling read from its key columns where it has them. */
+function spelling(path: readonly string[], params: ClickHouseParams): Spelling {
+  const columns = params.columns.column(path);
+  if (!columns) return jsonSpelling(path, params);
+  return {
+    present: `${columns.string} IS NOT NULL`,
+    string: columns.string,
+    number: () => columns.number,
+    get json() {
+      return jsonSpelling(path, params).json;
+    },
+  };
+}
+
 /**
  * A reading of `field`: per event, the reading at the first spelling where the event holds a
  * value (JSON null and objects are no value), else the last spelling's (its reading of nothing).
  */
-function fieldSql(field: string, reading: Reading, params: ClickHouseParams): string {
-  const paths = fieldSpellings(field).map((path) => readingArgs(path, params));
-  if (paths.length === 1) return reading(paths[0] as string);
-  const branches = paths
-    .slice(0, -1)
-    .map((keys) => `JSONType(${keys}) NOT IN ('Null', 'Object'), ${reading(keys)}`);
-  return `multiIf(${branches.join(', ')}, ${reading(paths.at(-1) as string)})`;
-}
-
-/** The JSON function arguments that reach a path: its key column, or `json` and the bound keys. */
-function readingArgs(path: string[], params: ClickHouseParams): string {
-  return (
-    params.columns.column(path) ??
-    `json, ${path.map((key) => params.add('String', key)).join(', ')}`
-  );
+function fieldSql(
+  field: string,
+  reading: (s: Spelling) => string,
+  params: ClickHouseParams,
+  read: typeof spelling = spelling,
+): string {
+  const spellings = fieldSpellings(field).map((path) => read(path, params));
+  const last = spellings.at(-1) as Spelling;
+  if (spellings.length === 1) return reading(last);
+  const branches = spellings.slice(0, -1).map((s) => `${s.present}, ${reading(s)}`);
+  return `multiIf(${branches.join(', ')}, ${reading(last)})`;
 }
 
 /** The numeric form of `field` (NULL where it has none). */
 export function numericFieldSql(field: string, params: ClickHouseParams): string {
-  return fieldSql(field, numeric(params), params);
+  return fieldSql(field, (s) => s.number(), params);
 }
 
 /** The string form of `field` (NULL for objects, null and missing fields). */
 export function stringFieldSql(field: string, params: ClickHouseParams): string {
-  return fieldSql(field, stringForm, params);
+  return fieldSql(field, (s) => s.string, params);
 }
 
 function valueNumber(value: FilterValue): number | null {
@@ -114,15 +122,17 @@ function conditionSql([field, operator, value]: FilterCondition, params: ClickHo
   const text = typeof value === 'string' ? value : String(value);
   const n = typeof value === 'boolean' ? null : valueNumber(value);
   const equals = () => {
-    const s = `${fieldSql(field, stringForm, params)} = ${params.add('String', text)}`;
+    const s = `${stringFieldSql(field, params)} = ${params.add('String', text)}`;
     if (n === null) return `coalesce(${s}, false)`;
     return `coalesce(${s} OR ${numericFieldSql(field, params)} = ${params.add('Float64', n)}, false)`;
   };
   const includes = () => {
     const v = params.add('String', text);
-    return `coalesce(if(${fieldSql(field, (k) => `JSONType(${k}) = 'Array'`, params)},
-      has(${fieldSql(field, arrayForm, params)}, ${v}),
-      position(${fieldSql(field, stringForm, params)}, ${v}) > 0), false)`;
+    const json = (reading: (s: Spelling) => string) =>
+      fieldSql(field, reading, params, jsonSpelling);
+    return `coalesce(if(${json((s) => `JSONType(${s.json}) = 'Array'`)},
+      has(${json((s) => arrayForm(s.json))}, ${v}),
+      position(${json((s) => s.string)}, ${v}) > 0), false)`;
   };
   switch (operator) {
     case '=':

@@ -17,14 +17,23 @@ export async function clickHouseSamples(
 ): Promise<CollectionAnswer> {
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return samplesAnswer([]);
-  const direction = query.order === 'Ascending' ? 'ASC' : 'DESC';
+  const ascending = query.order === 'Ascending';
+  const direction = ascending ? 'ASC' : 'DESC';
   const page = (from: number, to: number, limit: number) => {
     const params = new ClickHouseParams(run.columns);
+    const n = params.add('UInt32', limit);
+    // The page's last second first, from the sort key alone (ClickHouse reads `timestamp` in
+    // order and stops; ordering by `seq` too would read and sort the whole window), then the
+    // rows up to it in full order.
+    const edge = `(SELECT ${ascending ? 'max' : 'min'}(timestamp) FROM (
+         SELECT timestamp FROM ${source(run)} WHERE ${inWindow(query, from, to, params)}
+         ORDER BY timestamp ${direction} LIMIT ${n}))`;
+    const [lo, hi] = ascending ? ['timestamp', edge] : [edge, 'timestamp'];
     return rowsOf<StoredSample>(
       run,
       `SELECT timestamp, json FROM ${source(run)}
-       WHERE ${inWindow(query, from, to, params)}
-       ORDER BY timestamp ${direction}, seq ${direction} LIMIT ${params.add('UInt32', limit)}`,
+       WHERE ${inWindow(query, from, to, params)} AND ${lo} <= ${hi}
+       ORDER BY timestamp ${direction}, seq ${direction} LIMIT ${n}`,
       params,
     );
   };

@@ -16,14 +16,14 @@ import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import { emptyValue, QUANTILE } from '../plan/collection-plan.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
-import { rankSplit } from './clickhouse-categories.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
-import { aggregateWindow } from './clickhouse-single-value.ts';
 
 /** The seconds ClickHouse's DateTime64 can represent (1900-01-01 to 2299-12-31), in which it buckets. */
 const FIRST_SECOND = -2_208_988_800;
 const LAST_SECOND = 10_413_791_999;
+/** Days added before an integer division so that every second it buckets is positive. */
+const SHIFT_DAYS = 7 * 10_000;
 
 /**
  * The time-series graph types: Single, Cumulative, Compare, Ratio, Multi and Stacked Line, each
@@ -98,11 +98,13 @@ function keySql(plan: ClickHousePlan, params: ClickHouseParams): string {
     case 'Day':
     case 'Week':
     case 'Month': {
-      // The zone's date as days since 1970-01-01 (floor: wall clocks before 1970 are negative).
-      const day = `toInt64(floor((toInt64(timestamp) + ${offsetSql(plan.offsets, params)}) / 86400))`;
+      // The zone's date as days since 1970-01-01, floored in integers: shifted past 1900's
+      // wall clocks (negative seconds), divided, shifted back.
+      const day = `(intDiv(timestamp + ${offsetSql(plan.offsets, params)} + ${SHIFT_DAYS * 86_400}, 86400) - ${SHIFT_DAYS})`;
       if (plan.granularity === 'Day') return day;
       // Monday weeks numbered as the plan does: day d is in week floor((d + 3) / 7).
-      if (plan.granularity === 'Week') return `toInt64(floor((${day} + 3) / 7))`;
+      if (plan.granularity === 'Week')
+        return `(intDiv(${day} + ${3 + SHIFT_DAYS}, 7) - ${SHIFT_DAYS / 7})`;
       const date = `toDate32(${day})`;
       return `toInt64(toYear(${date})) * 12 + toMonth(${date}) - 1`;
     }
@@ -164,28 +166,33 @@ async function singleLine(
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const where = inWindow(query, lo, hi, params);
   const k = keySql(plan, params);
-  const bucketRows = rowsOf<{
-    k: number;
-    n: number;
-    v: number | null;
-    s: number | null;
-    c: number;
-  }>(
-    run,
-    `SELECT ${k} AS k, count() AS n, ${aggregateSql(query.aggregation, m, params)} AS v,
-       sumOrNull(${m}) AS s, count(${m}) AS c
-     FROM ${source(run)} WHERE ${where} GROUP BY k`,
-    params,
-  );
   const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
   const cumulative = query.graph_type === 'Cumulative Line';
-  const [found, total, growing] = await Promise.all([
+  // A running average needs each bucket's sum and count; a non-additive line's combined value
+  // is the aggregate over the window, the empty grouping set of the same statement.
+  const running = cumulative && !additive ? `, sumOrNull(${m}) AS s, count(${m}) AS c` : '';
+  const bucketRows = rowsOf<{
+    k: number;
+    v: number | null;
+    s?: number | null;
+    c?: number;
+    g?: number;
+  }>(
+    run,
+    `SELECT ${k} AS k, ${aggregateSql(query.aggregation, m, params)} AS v${running}
+       ${additive ? '' : ', grouping(k) AS g'}
+     FROM ${source(run)} WHERE ${where}
+     GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
+    params,
+  );
+  const [rowsFound, growing] = await Promise.all([
     bucketRows,
-    additive ? undefined : aggregateWindow(query, window, run),
     cumulative && QUANTILE[query.aggregation] !== undefined
       ? growingQuantiles(query, lo, hi, plan, run)
       : undefined,
   ]);
+  const found = rowsFound.filter((r) => r.g !== 1);
+  const total = rowsFound.find((r) => r.g === 1);
   const byKey = byBucketKey(found, plan);
   const hide = query.customizations.hideMissing === true;
   const rows: TimeRow[] = [];
@@ -210,7 +217,7 @@ async function singleLine(
     }
     rows.push({ timestamp: bucket.label, [key]: shown });
   }
-  return { rows, combined: additive ? sum : (total?.value ?? null) };
+  return { rows, combined: additive ? sum : (total?.v ?? null) };
 }
 
 /**
@@ -255,23 +262,48 @@ async function splitLines(
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { rows: [], combined: empty, series: fixedSeries ?? [] };
   const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
-  const series =
-    fixedSeries ?? (await rankSplit(query, lo, hi, run, LIMITS.series)).map((r) => r.sp);
   const params = new ClickHouseParams(run.columns);
   const split = stringFieldSql(query.split ?? '', params);
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
-  const [found, total] = await Promise.all([
-    rowsOf<{ k: number; sp: string; v: number | null }>(
-      run,
-      `SELECT ${keySql(plan, params)} AS k, ${split} AS sp,
-         ${aggregateSql(query.aggregation, m, params)} AS v
-       FROM ${source(run)}
-       WHERE ${inWindow(query, lo, hi, params)} AND sp IN ${params.add('Array(String)', series)}
-       GROUP BY k, sp`,
-      params,
-    ),
-    aggregateWindow(query, window, run, true),
-  ]);
+  const value = aggregateSql(query.aggregation, 'm', params);
+  const ordered = emptyValue(query.aggregation) === null ? value : `coalesce(${value}, 0)`;
+  // One scan, grouped three ways: per bucket and series (the cells), per series (their rank,
+  // as categories rank them) and over every event with the split field (`combined`). Only the
+  // cells of the top series (or of the given ones) come back.
+  const kept =
+    fixedSeries === null
+      ? `sr BETWEEN 1 AND ${params.add('UInt32', LIMITS.series)}`
+      : `sp IN ${params.add('Array(String)', fixedSeries)}`;
+  const all = await rowsOf<{
+    k: number;
+    sp: string;
+    v: number | null;
+    gk: number;
+    gs: number;
+    r: number;
+  }>(
+    run,
+    `SELECT k, sp, v, gk, gs, r FROM (
+       SELECT *, max(r) OVER (PARTITION BY sp) AS sr FROM (
+         SELECT k, sp, v, gk, gs,
+           if(gk = 1 AND gs = 0, row_number() OVER (PARTITION BY gk, gs ORDER BY o DESC NULLS LAST, sp), 0) AS r
+         FROM (
+           SELECT k, sp, ${value} AS v, ${ordered} AS o, grouping(k) AS gk, grouping(sp) AS gs
+           FROM (
+             SELECT ${keySql(plan, params)} AS k, ${split} AS sp, ${m} AS m
+             FROM ${source(run)} WHERE ${inWindow(query, lo, hi, params)} AND sp IS NOT NULL)
+           GROUP BY GROUPING SETS ((k, sp), (sp), ()))))
+     WHERE gs = 1 OR ${kept}`,
+    params,
+  );
+  const found = all.filter((r) => r.gk === 0 && r.gs === 0);
+  const names =
+    fixedSeries ??
+    all
+      .filter((r) => r.gk === 1 && r.gs === 0)
+      .sort((a, b) => a.r - b.r)
+      .map((r) => r.sp);
+  const total = { value: all.find((r) => r.gs === 1)?.v ?? empty };
   const byKey = new Map<number, Map<string, number | null>>();
   for (const r of found) {
     checkBucketKey(r.k, plan);
@@ -285,12 +317,12 @@ async function splitLines(
     const cell = byKey.get(bucket.key);
     if (hide && !cell) continue;
     const row: TimeRow = { timestamp: bucket.label };
-    for (const name of series) {
+    for (const name of names) {
       setSeriesValue(row, name, cell?.has(name) ? (cell.get(name) ?? empty) : empty);
     }
     rows.push(row);
   }
-  return { rows, combined: total.value, series };
+  return { rows, combined: total.value, series: names };
 }
 
 /**
@@ -317,15 +349,15 @@ async function ratioLine(
     ${aggregateSql(query.aggregation, m, params, den)} AS b`;
   const where = inWindow(query, lo, hi, params);
   type Sides = { nn: number; dn: number; a: number | null; b: number | null };
-  const [found, totals] = await Promise.all([
-    rowsOf<Sides & { k: number }>(
-      run,
-      `SELECT ${keySql(plan, params)} AS k, ${columns}
-       FROM ${source(run)} WHERE ${where} GROUP BY k`,
-      params,
-    ),
-    rowsOf<Sides>(run, `SELECT ${columns} FROM ${source(run)} WHERE ${where}`, params),
-  ]);
+  // The buckets and, as the empty grouping set, the whole window.
+  const all = await rowsOf<Sides & { k: number; g: number }>(
+    run,
+    `SELECT ${keySql(plan, params)} AS k, ${columns}, grouping(k) AS g
+     FROM ${source(run)} WHERE ${where} GROUP BY GROUPING SETS ((k), ())`,
+    params,
+  );
+  const found = all.filter((r) => r.g !== 1);
+  const totals = all.filter((r) => r.g === 1);
   const ratio = (r: Sides | undefined) => {
     const a = r?.a ?? empty;
     const b = r?.b ?? empty;

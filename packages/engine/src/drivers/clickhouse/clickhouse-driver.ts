@@ -30,6 +30,12 @@ export interface ClickHouseOptions {
   password?: string;
   /** Workspace `w` lives in database `<prefix>w` (default `analytics_`). */
   databasePrefix?: string;
+  /**
+   * A top-level payload key (e.g. `event`) that filters often name: the event table gets a
+   * projection of its form columns sorted by that key's string form, so such filters read
+   * only their range (see the README's *Storage model*).
+   */
+  sortField?: string;
 }
 
 /** What the engine front sets for the ClickHouse driver. */
@@ -71,7 +77,12 @@ export async function openClickHouseDriver(
       const database = workspaceDatabase(clickhouse.databasePrefix ?? 'analytics_', name);
       for (const statement of workspaceSchema(database)) await setup.command({ query: statement });
       // A client per workspace, so that SQL mode's unqualified names resolve in its database.
-      const workspace = new ClickHouseWorkspace(database, connect(database), options.memoryLimit);
+      const workspace = new ClickHouseWorkspace(
+        database,
+        connect(database),
+        options.memoryLimit,
+        clickhouse.sortField,
+      );
       workspaces.set(name, workspace);
       await workspace.columns.open();
     }
@@ -87,16 +98,21 @@ export async function openClickHouseDriver(
 class ClickHouseWorkspace implements DriverWorkspace {
   readonly database: string;
   readonly client: ClickHouseClient;
-  /** The payload key paths with typed columns in the event table. */
+  /** The payload key paths with form columns in the event table. */
   readonly columns: KeyColumns;
   readonly #memoryLimit: string;
   /** Collections known to be in the catalog, so ingest registers each one once per process. */
   readonly #known = new Set<string>();
 
-  constructor(database: string, client: ClickHouseClient, memoryLimit: string) {
+  constructor(
+    database: string,
+    client: ClickHouseClient,
+    memoryLimit: string,
+    sortField: string | undefined,
+  ) {
     this.database = database;
     this.client = client;
-    this.columns = new KeyColumns(client, database);
+    this.columns = new KeyColumns(client, database, sortField);
     this.#memoryLimit = memoryLimit;
   }
 
@@ -109,8 +125,8 @@ class ClickHouseWorkspace implements DriverWorkspace {
     };
   }
 
-  async queryCollection(plan: CollectionPlan, limits: QueryLimits) {
-    const columns = await this.columns.lookup();
+  queryCollection(plan: CollectionPlan, limits: QueryLimits) {
+    const columns = this.columns.lookup();
     return runClickHouseCollectionQuery(plan, { ...this.#run(limits), columns });
   }
 
@@ -133,7 +149,7 @@ class ClickHouseWorkspace implements DriverWorkspace {
     }
     await this.#register(batch.collection);
     await this.columns.ensure(batch.keys);
-    await insertBatch(this.client, this.database, batch, isConnectionError);
+    await insertBatch(this.client, this.database, batch, isConnectionError, this.columns.forms());
   }
 
   /** Records a collection in the catalog and gives it its SQL-mode view (both idempotent). */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { SeenKey } from '../../ingest/discover-keys.ts';
+import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
 import {
   clickHouseStringLiteral,
   EVENTS_TABLE,
@@ -8,19 +9,19 @@ import {
 } from './clickhouse-schema.ts';
 
 /**
- * Key columns for payload key paths: per path, `k_<hash> String DEFAULT JSONExtractRaw(json,
- * <keys>)`, the JSON text of the event's value there ('' where it has none). ClickHouse writes it
- * for every insert (which names only the four stored columns), computes it on read for parts
- * written before it existed, and writes it there when parts merge or are materialized. Queries
- * read a field from it with the same JSON functions, without path arguments, so the answers are
- * the extraction's, over a few bytes per event instead of the whole payload. A typed DEFAULT (the
- * numeric and string forms themselves) was not chosen: ClickHouse analyses DEFAULT expressions
- * on every insert, and the forms' `multiIf`s cost about ten times the raw extraction there.
+ * Key columns for payload key paths: per path, the value's two forms as typed columns,
+ * `n_<hash> Nullable(Float64)` and `s_<hash> Nullable(String)` (`clickhouse-forms.ts`). Ingest
+ * computes them in JavaScript and names them in its insert; their DEFAULT expressions compute
+ * the same forms from `json`, so rows written any other way (an import through ClickHouse, an
+ * engine that had not read the column list yet, parts older than the columns) read the same.
+ * Queries read the columns themselves: a filter is a comparison of a column, an aggregate reads
+ * Float64s, and a value is present exactly where its string form is not NULL.
  *
- * The table's own column list is the catalog: a column's name is a hash of its path, so every
- * engine on the same ClickHouse names a path's column alike, and a query uses a column only when
- * the list it last read holds it (an engine that has not seen a path yet reads the JSON, with
- * the same answer).
+ * The table's own column list is the catalog: a column's name is a hash of its path (its COMMENT
+ * holds the path), so every engine on the same ClickHouse names a path's columns alike, and a
+ * query uses them only when the list it last read holds them (an engine that has not seen a
+ * path yet reads the JSON, with the same answer). Tables written by engines that kept the raw
+ * JSON text per path (`k_<hash> String`) get typed columns for those paths when opened.
  */
 
 /** Paths deeper than this are read from the JSON only. */
@@ -32,22 +33,40 @@ const REFRESH_MS = 10_000;
 /** Events whose top-level keys are given columns when an engine opens a workspace. */
 const OPENING_SAMPLE = 100_000;
 
-const COLUMN = /^k_[0-9a-f]{24}$/;
+const FORM_COLUMN = /^([ns])_([0-9a-f]{24})$/;
+const RAW_COLUMN = /^k_[0-9a-f]{24}$/;
 /** Keys that go into a DEFAULT as literals: no control characters or lone UTF-16 halves. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
 const LITERAL_KEY = /^[^\u0000-\u001f\ud800-\udfff]{0,200}$/;
 
+/** A key path's form columns, unquoted. */
+export interface FormColumns {
+  path: readonly string[];
+  number: string;
+  string: string;
+}
+
 /** Which key paths have columns, as one query sees them. */
 export interface KeyColumnLookup {
-  /** The quoted name of the column holding the JSON text at `path`, if the query may use one. */
-  column(path: readonly string[]): string | undefined;
+  /** The quoted names of the columns holding the forms at `path`, if the query may use them. */
+  column(path: readonly string[]): { number: string; string: string } | undefined;
 }
 
 /** The lookup of a table without key columns. */
 export const NO_KEY_COLUMNS: KeyColumnLookup = { column: () => undefined };
 
 function baseName(path: readonly string[]): string {
-  return `k_${createHash('sha256').update(JSON.stringify(path)).digest('hex').slice(0, 24)}`;
+  return createHash('sha256').update(JSON.stringify(path)).digest('hex').slice(0, 24);
+}
+
+function columnsOf(path: readonly string[]): FormColumns {
+  const base = baseName(path);
+  return { path, number: `n_${base}`, string: `s_${base}` };
+}
+
+/** Whether a top-level key may order the sort projection (a key given columns). */
+export function sortFieldAllowed(key: string): boolean {
+  return key.length > 0 && eligible([key]);
 }
 
 function eligible(path: readonly string[]): boolean {
@@ -56,24 +75,35 @@ function eligible(path: readonly string[]): boolean {
 
 /** The ALTER that gives `paths` their columns (idempotent: any engine may run it again). */
 export function addKeyColumnsSql(database: string, paths: readonly (readonly string[])[]): string {
-  const adds = paths.map((path) => {
-    const keys = path.map(clickHouseStringLiteral).join(', ');
-    return `ADD COLUMN IF NOT EXISTS ${quoteClickHouseIdentifier(baseName(path))} String
-  DEFAULT JSONExtractRaw(json, ${keys}) COMMENT ${clickHouseStringLiteral(JSON.stringify(path))} CODEC(ZSTD(1))`;
+  const adds = paths.flatMap((path) => {
+    const keys = `json, ${path.map(clickHouseStringLiteral).join(', ')}`;
+    const { number, string } = columnsOf(path);
+    const comment = `COMMENT ${clickHouseStringLiteral(JSON.stringify(path))}`;
+    return [
+      `ADD COLUMN IF NOT EXISTS ${quoteClickHouseIdentifier(number)} Nullable(Float64)
+  DEFAULT ${numericFormSql(keys, clickHouseStringLiteral(NUMERIC_TEXT))} ${comment}`,
+      `ADD COLUMN IF NOT EXISTS ${quoteClickHouseIdentifier(string)} Nullable(String)
+  DEFAULT ${stringFormSql(keys)} ${comment} CODEC(ZSTD(1))`,
+    ];
   });
   return `ALTER TABLE ${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}
   ${adds.join(',\n  ')}`;
 }
 
 class KeyColumnSet implements KeyColumnLookup {
-  readonly #bases: ReadonlySet<string>;
-  constructor(bases: ReadonlySet<string>) {
+  readonly #bases: ReadonlyMap<string, FormColumns>;
+  constructor(bases: ReadonlyMap<string, FormColumns>) {
     this.#bases = bases;
   }
-  column(path: readonly string[]): string | undefined {
+  column(path: readonly string[]) {
     if (this.#bases.size === 0 || !eligible(path)) return undefined;
-    const base = baseName(path);
-    return this.#bases.has(base) ? quoteClickHouseIdentifier(base) : undefined;
+    const found = this.#bases.get(baseName(path));
+    return found
+      ? {
+          number: quoteClickHouseIdentifier(found.number),
+          string: quoteClickHouseIdentifier(found.string),
+        }
+      : undefined;
   }
 }
 
@@ -86,21 +116,28 @@ class KeyColumnSet implements KeyColumnLookup {
 export class KeyColumns {
   readonly #client: ClickHouseClient;
   readonly #database: string;
-  #bases = new Set<string>();
+  #bases = new Map<string, FormColumns>();
   #lookup: KeyColumnLookup = NO_KEY_COLUMNS;
   #readAt = Number.NEGATIVE_INFINITY;
   #reading: Promise<void> | undefined;
   #writable = false;
+  /** Paths of raw-text columns an older engine added, given form columns on opening. */
+  #rawPaths: (readonly string[])[] = [];
 
-  constructor(client: ClickHouseClient, database: string) {
+  readonly #sortField: string | undefined;
+
+  /** `sortField`: a top-level payload key whose string form orders a projection ({@link open}). */
+  constructor(client: ClickHouseClient, database: string, sortField?: string) {
     this.#client = client;
     this.#database = database;
+    this.#sortField = sortField;
   }
 
   /**
-   * Reads the existing columns and gives the most frequent top-level keys of the table's first
-   * events columns, materialized in the background (a mutation), so events that arrived some
-   * other way (an import, an engine without key columns) are read from columns too.
+   * Reads the existing columns and gives the paths of older raw-text columns and the most
+   * frequent top-level keys of the table's first events columns, materialized in the
+   * background (a mutation), so events that arrived some other way (an import, an engine
+   * without key columns) are read from columns too.
    */
   async open(): Promise<void> {
     const tables = await this.#rows<{ engine: string }>(
@@ -114,23 +151,77 @@ export class KeyColumns {
        ARRAY JOIN JSONExtractKeys(json) AS key GROUP BY key ORDER BY count() DESC, key
        LIMIT ${MAX_KEY_COLUMNS}`,
     );
-    const added = await this.#add(keys.map((row) => [row.key]));
+    const sorted = this.#sortField === undefined ? [] : [[this.#sortField]];
+    const added = await this.#add([...sorted, ...this.#rawPaths, ...keys.map((row) => [row.key])]);
     for (const path of added) {
-      await this.#client.command({
-        query: `ALTER TABLE ${this.#table()} MATERIALIZE COLUMN ${quoteClickHouseIdentifier(baseName(path))}`,
-      });
+      const { number, string } = columnsOf(path);
+      for (const column of [number, string]) {
+        await this.#client.command({
+          query: `ALTER TABLE ${this.#table()} MATERIALIZE COLUMN ${quoteClickHouseIdentifier(column)}`,
+        });
+      }
     }
+    if (this.#sortField !== undefined) await this.#project([this.#sortField]);
   }
 
-  /** The columns a query may use: the list last read, read again when it is old. */
-  async lookup(now = Date.now()): Promise<KeyColumnLookup> {
-    if (now - this.#readAt > REFRESH_MS) {
-      this.#reading ??= this.#read().finally(() => {
-        this.#reading = undefined;
+  /**
+   * A projection of the form columns sorted by the collection, then `path`'s string form, then
+   * time: ClickHouse answers a query that filters on that field from it, reading only the
+   * matching range, as a table sorted by it would, while Samples keep reading the table in
+   * time order. It holds the form columns that exist when an engine opens the workspace (one
+   * that finds it lacking some makes it again); a query that reads a column added later reads
+   * the table.
+   */
+  async #project(path: readonly string[]): Promise<void> {
+    const sorted = this.#bases.get(baseName(path));
+    if (!sorted) return;
+    const name = `p_${baseName(path)}`;
+    const quoted = quoteClickHouseIdentifier(name);
+    const forms = this.forms().flatMap((c) => [c.number, c.string]);
+    const existing = await this.#rows<{ query: string }>(
+      `SELECT query FROM system.projections WHERE database = {db:String} AND table = {table:String}
+       AND name = ${clickHouseStringLiteral(name)}`,
+    );
+    if (existing[0]) {
+      const held = new Set(existing[0].query.match(/\b[ns]_[0-9a-f]{24}\b/g));
+      if (forms.every((column) => held.has(column))) return;
+      await this.#client.command({
+        query: `ALTER TABLE ${this.#table()} DROP PROJECTION IF EXISTS ${quoted}`,
       });
-      await this.#reading;
+    }
+    const columns = ['collection', 'timestamp', ...forms].map(quoteClickHouseIdentifier);
+    await this.#client.command({
+      query: `ALTER TABLE ${this.#table()} ADD PROJECTION IF NOT EXISTS ${quoted} (
+  SELECT ${columns.join(', ')}
+  ORDER BY collection, ${quoteClickHouseIdentifier(sorted.string)}, timestamp)`,
+    });
+    await this.#client.command({
+      query: `ALTER TABLE ${this.#table()} MATERIALIZE PROJECTION ${quoted}`,
+    });
+  }
+
+  /**
+   * The columns a query may use: the list last read. When it is old it is read again in the
+   * background, so no query waits for that round trip; columns are only ever added, so an old
+   * list names only columns that exist.
+   */
+  lookup(now = Date.now()): KeyColumnLookup {
+    if (now - this.#readAt > REFRESH_MS) {
+      this.#reading ??= this.#read()
+        .catch(() => {
+          // Kept: the old list stays right, and the next query tries again.
+        })
+        .finally(() => {
+          this.#reading = undefined;
+        });
     }
     return this.#lookup;
+  }
+
+  /** The form columns an insert may name: those of the list last read or added. */
+  forms(): FormColumns[] {
+    this.lookup();
+    return [...this.#bases.values()];
   }
 
   /** Gives the paths of an ingest batch their columns, before its insert. */
@@ -144,29 +235,42 @@ export class KeyColumns {
 
   /** Adds the columns of the paths not yet known, within the bound; returns those it added. */
   async #add(paths: readonly (readonly string[])[]): Promise<(readonly string[])[]> {
-    const fresh: (readonly string[])[] = [];
-    const bases = new Set<string>();
+    const fresh = new Map<string, FormColumns>();
     for (const path of paths) {
-      if (this.#bases.size + fresh.length >= MAX_KEY_COLUMNS) break;
+      if (this.#bases.size + fresh.size >= MAX_KEY_COLUMNS) break;
       if (!eligible(path)) continue;
       const base = baseName(path);
-      if (this.#bases.has(base) || bases.has(base)) continue;
-      bases.add(base);
-      fresh.push(path);
+      if (this.#bases.has(base) || fresh.has(base)) continue;
+      fresh.set(base, columnsOf(path));
     }
-    if (fresh.length === 0) return fresh;
-    await this.#client.command({ query: addKeyColumnsSql(this.#database, fresh) });
-    this.#bases = new Set([...this.#bases, ...bases]);
+    if (fresh.size === 0) return [];
+    const added = [...fresh.values()].map((columns) => columns.path);
+    await this.#client.command({ query: addKeyColumnsSql(this.#database, added) });
+    this.#bases = new Map([...this.#bases, ...fresh]);
     this.#lookup = new KeyColumnSet(this.#bases);
-    return fresh;
+    return added;
   }
 
   async #read(): Promise<void> {
     const readAt = Date.now();
-    const rows = await this.#rows<{ name: string }>(
-      `SELECT name FROM system.columns WHERE database = {db:String} AND table = {table:String}`,
+    const rows = await this.#rows<{ name: string; comment: string }>(
+      `SELECT name, comment FROM system.columns WHERE database = {db:String} AND table = {table:String}`,
     );
-    this.#bases = new Set(rows.map((row) => row.name).filter((name) => COLUMN.test(name)));
+    const names = new Set(rows.map((row) => row.name));
+    const bases = new Map<string, FormColumns>();
+    const raw: (readonly string[])[] = [];
+    for (const row of rows) {
+      const path = pathOf(row.comment);
+      if (!path) continue;
+      if (RAW_COLUMN.test(row.name)) raw.push(path);
+      const form = FORM_COLUMN.exec(row.name);
+      // A path counts once both of its columns are there (an ALTER adds them together).
+      if (form?.[1] !== 's' || baseName(path) !== form[2]) continue;
+      const columns = columnsOf(path);
+      if (names.has(columns.number)) bases.set(form[2], columns);
+    }
+    this.#bases = bases;
+    this.#rawPaths = raw;
     this.#lookup = new KeyColumnSet(this.#bases);
     this.#readAt = readAt;
   }
@@ -182,5 +286,15 @@ export class KeyColumns {
       query_params: { db: this.#database, table: EVENTS_TABLE },
     });
     return result.json<T>();
+  }
+}
+
+/** The key path a column's COMMENT holds, if it holds one. */
+function pathOf(comment: string): string[] | undefined {
+  try {
+    const path: unknown = JSON.parse(comment);
+    return Array.isArray(path) && path.every((key) => typeof key === 'string') ? path : undefined;
+  } catch {
+    return undefined;
   }
 }

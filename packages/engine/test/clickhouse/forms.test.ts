@@ -1,0 +1,226 @@
+import { createClient } from '@clickhouse/client';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { formsOf, parsePayload } from '../../src/storage/clickhouse/clickhouse-forms.ts';
+import {
+  addForms,
+  type EventRow,
+  insertEvents,
+} from '../../src/storage/clickhouse/clickhouse-ingest.ts';
+import {
+  addKeyColumnsSql,
+  type FormColumns,
+} from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
+import { workspaceSchema } from '../../src/storage/clickhouse/clickhouse-schema.ts';
+
+/**
+ * The forms ingest computes in JavaScript against those ClickHouse computes from the JSON (the
+ * columns' DEFAULT): every payload below is inserted once with the engine's forms and once with
+ * the four stored columns only, and each row's form columns must be equal. The payloads are
+ * edge cases and values drawn from a seeded generator; where JavaScript is not sure of
+ * ClickHouse's reading the insert leaves the column to ClickHouse, which the comparison covers
+ * too, and the JavaScript side must be sure of most of them.
+ */
+
+const url = inject('clickhouseUrl');
+const password = inject('clickhousePassword');
+const direct = createClient({ url, password });
+const DB = 'forms_check';
+
+const PATHS = [['v'], ['o', 'v'], ['o', 'p', 'q'], ['ключ'], ['🔑'], ['a.b'], ['a', 'b']];
+
+const EDGE_VALUES: unknown[] = [
+  0,
+  1,
+  -3,
+  1.5,
+  0.1 + 0.2,
+  1e21,
+  1e-7,
+  1.5e-7,
+  1e-6,
+  2.5e3,
+  1.7976931348623157e308,
+  5e-324,
+  2 ** 53 - 1,
+  2 ** 53,
+  2 ** 60,
+  -(2 ** 63),
+  1e20,
+  123456789.123,
+  ' 2.5 ',
+  '+5',
+  '+.5',
+  '5.',
+  '.5',
+  '-0',
+  '\t5',
+  '5\n',
+  '1e5',
+  '1E+5',
+  '1e400',
+  '1_000',
+  '0x10',
+  '',
+  ' ',
+  '+',
+  '.',
+  'NaN',
+  'inf',
+  '00012',
+  'purchase',
+  'é\u00e9',
+  'a/b',
+  'line\nbreak',
+  '\u2028',
+  '🔑',
+  true,
+  false,
+  null,
+  [],
+  [1, 'a', true, null],
+  ['a/b'],
+  [1.5e-7, -1, [2, 3]],
+  [{ b: 1, c: 'x' }],
+  [{ 2: 'x', b: 1 }],
+  ['\u0000', 'tab\t'],
+  [-0],
+  [2 ** 60],
+  {},
+  { v: 1 },
+];
+
+/** Payload texts sent as users may send them: not as JSON.stringify writes them. */
+const RAW_TEXTS = [
+  '{"v": 1.50}',
+  '{"v":-0.0}',
+  '{"v":-0}',
+  '{"v":1,"v":2}',
+  '{"o":{"v":"x","v":"y"}}',
+  '{"v":12345678901234567891}',
+  '{"v":100000000000000000000}',
+  '{"v":1e400}',
+  '{"\\u0076":"escaped key"}',
+  '{ "v" : [ 1 , "a" ] , "a.b" : true }',
+  '{"v":1E5,"o":{"v":2.5e+3}}',
+];
+
+/** A seeded generator (mulberry32), so a failure can be run again. */
+function generator(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function generatedValues(count: number): unknown[] {
+  const random = generator(24);
+  const out: unknown[] = [];
+  for (let i = 0; i < count; i++) {
+    const magnitude = 10 ** Math.floor(random() * 30 - 12);
+    const n = (random() - 0.5) * magnitude;
+    const kind = i % 4;
+    if (kind === 0) out.push(n);
+    else if (kind === 1) out.push(Math.round(n));
+    else if (kind === 2) out.push(`${random() < 0.5 ? ' ' : ''}${n}${random() < 0.5 ? ' ' : ''}`);
+    else out.push([n, String(n)]);
+  }
+  return out;
+}
+
+function payloadOf(value: unknown): string {
+  return JSON.stringify({
+    v: value,
+    o: { v: value, p: { q: value } },
+    ключ: value,
+    '🔑': value,
+    'a.b': value,
+    a: { b: value },
+  });
+}
+
+const PAYLOADS = [
+  ...EDGE_VALUES.map(payloadOf),
+  ...RAW_TEXTS,
+  ...generatedValues(400).map(payloadOf),
+];
+
+async function formsTable(): Promise<FormColumns[]> {
+  const result = await direct.query({
+    query: `SELECT name, comment FROM system.columns WHERE database = {db:String}
+            AND table = '_engine_events' AND name LIKE 's\\\\_%'`,
+    query_params: { db: DB },
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ name: string; comment: string }>()).map((r) => ({
+    path: JSON.parse(r.comment),
+    string: r.name,
+    number: `n_${r.name.slice(2)}`,
+  }));
+}
+
+describe('form columns: JavaScript at ingest and ClickHouse DEFAULTs agree', () => {
+  let columns: FormColumns[];
+  let sureCount = 0;
+  beforeAll(async () => {
+    for (const statement of workspaceSchema(DB)) await direct.command({ query: statement });
+    await direct.command({ query: addKeyColumnsSql(DB, PATHS) });
+    columns = await formsTable();
+    const row = (collection: string, json: string, seq: number): EventRow => ({
+      collection,
+      timestamp: 1,
+      seq: String(seq),
+      json,
+    });
+    // ClickHouse's own forms: an insert naming the stored columns only.
+    await insertEvents(
+      direct,
+      DB,
+      PAYLOADS.map((json, i) => row('clickhouse', json, i)),
+      'forms-clickhouse',
+    );
+    // The engine's: one insert per payload, so that one unsure value leaves only its own row
+    // to ClickHouse.
+    for (const [i, json] of PAYLOADS.entries()) {
+      const rows = [row('engine', json, i)];
+      const named = addForms(rows, columns);
+      sureCount += (named.length - 4) / 2;
+      await insertEvents(direct, DB, rows, `forms-engine-${i}`, named);
+    }
+  });
+  afterAll(async () => {
+    await direct.command({ query: `DROP DATABASE IF EXISTS ${DB}` });
+    await direct.close();
+  });
+
+  test('every form column holds the same on both sides', async () => {
+    expect(columns).toHaveLength(PATHS.length);
+    const select = columns.map((c) => `${c.number}, ${c.string}`).join(', ');
+    const read = async (collection: string) => {
+      const result = await direct.query({
+        query: `SELECT seq, ${select} FROM ${DB}._engine_events WHERE collection = {c:String} ORDER BY seq`,
+        query_params: { c: collection },
+        format: 'JSONCompactEachRow',
+        clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+      });
+      return (await result.json<unknown[]>()).map((r) => JSON.stringify(r));
+    };
+    const [engine, clickhouse] = await Promise.all([read('engine'), read('clickhouse')]);
+    expect(engine).toHaveLength(PAYLOADS.length);
+    const differing = engine
+      .map((row, i) => ({ payload: PAYLOADS[i], engine: row, clickhouse: clickhouse[i] }))
+      .filter((r) => r.engine !== r.clickhouse);
+    expect(differing).toEqual([]);
+  });
+
+  test('JavaScript is sure of most values, and of the common ones', () => {
+    expect(sureCount).toBeGreaterThan(0.8 * PAYLOADS.length * PATHS.length);
+    for (const value of [1, 1.5, 'purchase', ' 2.5 ', true, ['a', 1], null, { v: 1 }]) {
+      expect(formsOf(value)).toBeDefined();
+    }
+    expect(parsePayload('{"v":1,"v":2}')).toBeUndefined();
+    expect(parsePayload('{ "v" : 1 }')).toEqual({ v: 1 });
+  });
+});
