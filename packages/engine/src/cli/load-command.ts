@@ -3,6 +3,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol/vocabulary';
+import type { LoadScratch } from '../ingest/load-scratch.ts';
 import { defaultParseWorkers, NdjsonParsers } from '../ingest/ndjson-parsers.ts';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { ProgressBar } from './progress-bar.ts';
@@ -11,13 +12,19 @@ import { stringOption, UsageError } from './usage-error.ts';
 
 /** Bad lines printed one by one; beyond this only their count. */
 const SHOWN_BAD_LINES = 100;
+/**
+ * DuckDB's memory limit for a clustered load: DuckDB keeps the blocks it writes cached up to its
+ * limit, and the scratch blocks are read once; the sort spills to disk beyond it.
+ */
+const CLUSTERED_MEMORY = '1GB';
 
 /**
  * `load FILE`: loads NDJSON into a collection. Bad lines go to stderr with their number and
  * reason (the first 100, then a count); the good ones are loaded; the exit code is 1 when any
- * line was bad. Then, unless `--no-cluster`, the collection's rows are clustered by the key that
- * tells its events apart, or by `--cluster-by KEY` (`storage/duckdb/cluster-rows.ts`). Ends
- * with the count on stdout.
+ * line was bad. Unless `--no-cluster`, the events go to a scratch database first and then into
+ * the collection in one transaction, ordered by the key that tells them apart, or by
+ * `--cluster-by KEY` (`ingest/load-scratch.ts`, `storage/duckdb/cluster-rows.ts`). Ends with
+ * the count on stdout.
  */
 export async function loadCommand(
   options: Record<string, string | boolean | undefined>,
@@ -50,16 +57,27 @@ export async function loadCommand(
   const parsers = new NdjsonParsers(defaultParseWorkers());
   let db: WorkspaceDb | undefined;
   let loadNdjson: typeof import('../ingest/load-ndjson.ts').loadNdjson;
+  const scratchFile = join(stagingDir, 'scratch.duckdb');
+  let scratch: LoadScratch | undefined;
   try {
-    const [loader, { openWorkspaceFile }] = await Promise.all([
+    const [loader, { openWorkspaceFile }, { LoadScratch }] = await Promise.all([
       import('../ingest/load-ndjson.ts'),
       import('./open-workspace-file.ts'),
+      import('../ingest/load-scratch.ts'),
     ]);
     loadNdjson = loader.loadNdjson;
     // One DuckDB thread: the typed insert reads its staged file on one thread anyway (see
     // loadNdjson), and an idle second one only competes with the parse workers for the cores.
-    db = await openWorkspaceFile(dataDir, workspace, { stagingDir, threads: 1 });
+    // Clustered, the rows go to a scratch database first, read once, so left uncompressed.
+    const cluster = options['no-cluster'] !== true;
+    db = await openWorkspaceFile(dataDir, workspace, {
+      stagingDir,
+      threads: 1,
+      ...(cluster ? { uncompressed: true, memoryLimit: CLUSTERED_MEMORY } : {}),
+    });
+    if (cluster) scratch = await LoadScratch.attach(db, scratchFile);
   } catch (error) {
+    await db?.close();
     await parsers.close();
     await rm(stagingDir, { recursive: true, force: true });
     process.off('SIGINT', onSignal);
@@ -72,6 +90,7 @@ export async function loadCommand(
   try {
     const result = await loadNdjson(db, collection, file, {
       parsers,
+      ...(scratch ? { scratch } : {}),
       onBadLine: ({ line, reason }) => {
         if (shown++ >= SHOWN_BAD_LINES) return;
         bar.clear();
@@ -91,22 +110,29 @@ export async function loadCommand(
     }
     const loadedAt = performance.now();
     let clustered = '';
-    if (options['no-cluster'] !== true && result.events > 0) {
+    if (scratch && result.events > 0) {
       // The loader's database reads staged files on one thread; ordering the rows is one
-      // statement that sorts in parallel, on a database opened the usual way.
+      // statement that sorts in parallel, on a database opened with the usual threads.
       await db.close();
       db = undefined;
-      const [{ openWorkspaceFile }, { clusterCollection }] = await Promise.all([
+      const [{ openWorkspaceFile }, { appendClustered }, { LoadScratch }] = await Promise.all([
         import('./open-workspace-file.ts'),
         import('../storage/duckdb/cluster-rows.ts'),
+        import('../ingest/load-scratch.ts'),
       ]);
-      db = await openWorkspaceFile(dataDir, workspace);
+      db = await openWorkspaceFile(dataDir, workspace, {
+        stagingDir,
+        memoryLimit: CLUSTERED_MEMORY,
+      });
+      const filled = await LoadScratch.reattach(db, scratchFile);
       const field = typeof options['cluster-by'] === 'string' ? options['cluster-by'] : undefined;
-      const segments = await clusterCollection(
+      const segments = await appendClustered(
         db,
         collection,
+        await filled.tables(),
         field === undefined ? {} : { field },
       );
+      await filled.detach();
       const fields = [...new Set(segments.map((s) => s.field).filter((f) => f !== null))];
       clustered = fields.length
         ? `; rows ordered by ${fields.map((f) => `'${f}'`).join(', ')} and time in ${((performance.now() - loadedAt) / 1000).toFixed(1)} s`

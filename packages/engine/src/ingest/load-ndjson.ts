@@ -2,6 +2,7 @@ import { type FileHandle, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { stagedRelation } from './event-records.ts';
+import type { LoadScratch } from './load-scratch.ts';
 import { LoadWriters } from './load-writers.ts';
 import type { ParsedChunk } from './ndjson-chunk.ts';
 import { defaultParseWorkers, NdjsonParsers } from './ndjson-parsers.ts';
@@ -33,6 +34,11 @@ export interface LoadOptions {
   parsers?: NdjsonParsers;
   /** DuckDB connections appending at once (default 2; see `LoadWriters`). */
   writers?: number;
+  /**
+   * Append the events to this scratch database instead of the collection, for the clustering
+   * step to copy them in ordered; the collection's schema still grows as they need.
+   */
+  scratch?: LoadScratch;
 }
 
 /** What a load did. */
@@ -56,7 +62,7 @@ const NEWLINE = 0x0a;
  * whole row groups of a large transaction straight to the database file, compressed, while
  * small ones go through the WAL and are compressed again at the next checkpoint, about three
  * times the work. Rows keep the file's order, and a load that fails or is stopped keeps what it
- * committed, a prefix of the file's good lines.
+ * committed, a prefix of the file's good lines (in the scratch database, with `scratch`).
  */
 export async function loadNdjson(
   db: WorkspaceDb,
@@ -76,6 +82,7 @@ export async function loadNdjson(
     writers = await LoadWriters.open(db, collection, {
       writers: options.writers ?? 2,
       commitEvents: options.commitEvents ?? 4 * ROW_GROUP,
+      ...(options.scratch ? { scratch: options.scratch } : {}),
     });
     const appender = writers;
     const buffers = new ChunkBuffers(options.chunkBytes ?? 16 * 1024 * 1024);

@@ -3,6 +3,7 @@ import type { CollectionEntry } from '../storage/duckdb/catalog.ts';
 import type { SqlParams } from '../storage/duckdb/sql-params.ts';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import type { SeenKey } from './discover-keys.ts';
+import type { LoadScratch } from './load-scratch.ts';
 import { addKeyColumns, insertEvents, needsKeyColumns } from './type-keys.ts';
 
 /** Staged events ready to append, in file order. */
@@ -46,6 +47,7 @@ export class LoadWriters {
   readonly #db: WorkspaceDb;
   readonly #collection: string;
   readonly #commitEvents: number;
+  readonly #scratch: LoadScratch | undefined;
   readonly #writers: Writer[] = [];
   #current = 0;
   /** The last commit queued: the next one waits for it. */
@@ -53,19 +55,28 @@ export class LoadWriters {
   #failure: unknown;
   #failed = false;
 
-  private constructor(db: WorkspaceDb, collection: string, commitEvents: number) {
+  private constructor(
+    db: WorkspaceDb,
+    collection: string,
+    commitEvents: number,
+    scratch: LoadScratch | undefined,
+  ) {
     this.#db = db;
     this.#collection = collection;
     this.#commitEvents = commitEvents;
+    this.#scratch = scratch;
   }
 
-  /** Opens `count` writer connections to `db` (at least one). */
+  /**
+   * Opens `count` writer connections to `db` (at least one). With a `scratch`, the events go to
+   * its tables instead of the collection's (the collection's schema still grows as they need).
+   */
   static async open(
     db: WorkspaceDb,
     collection: string,
-    options: { writers: number; commitEvents: number },
+    options: { writers: number; commitEvents: number; scratch?: LoadScratch },
   ): Promise<LoadWriters> {
-    const writers = new LoadWriters(db, collection, options.commitEvents);
+    const writers = new LoadWriters(db, collection, options.commitEvents, options.scratch);
     for (let i = 0; i < Math.max(1, options.writers); i++) {
       writers.#writers.push({
         conn: await db.connect(),
@@ -93,7 +104,13 @@ export class LoadWriters {
         await writer.conn.run('BEGIN TRANSACTION');
         writer.open = true;
       }
-      const written = await insertEvents(writer.conn, entry, batch.keys, batch.source);
+      const written = await insertEvents(
+        writer.conn,
+        entry,
+        batch.keys,
+        batch.source,
+        this.#scratch?.table(entry.segments.length - 1),
+      );
       if (written !== batch.events) {
         throw new Error(`staged ${batch.events} events, but DuckDB read ${written}`);
       }
@@ -131,13 +148,19 @@ export class LoadWriters {
    * needed (after everything queued so far has committed).
    */
   async #schemaFor(keys: SeenKey[]): Promise<CollectionEntry> {
-    const entry = this.#db.catalog.get(this.#collection);
-    if (entry && !needsKeyColumns(entry, keys)) return entry;
-    await this.finish();
-    await this.#db.write(async (tx) => {
-      await addKeyColumns(tx, await tx.collection(this.#collection), keys);
-    });
-    return this.#db.catalog.get(this.#collection) as CollectionEntry;
+    let entry = this.#db.catalog.get(this.#collection);
+    if (!entry || needsKeyColumns(entry, keys)) {
+      await this.finish();
+      await this.#db.write(async (tx) => {
+        await addKeyColumns(tx, await tx.collection(this.#collection), keys);
+      });
+      entry = this.#db.catalog.get(this.#collection) as CollectionEntry;
+    }
+    if (this.#scratch?.needsColumns(entry)) {
+      await this.finish();
+      await this.#scratch.mirror((this.#writers[0] as Writer).conn, entry);
+    }
+    return entry;
   }
 
   /** Queues the current writer's commit after the one before it; the next writer takes over. */

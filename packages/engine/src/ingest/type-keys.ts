@@ -191,13 +191,15 @@ export async function addKeyColumns(
  * holds (`present`, its key discovery) from one multi-path extraction per payload. Keys the
  * batch does not hold are left NULL without being looked for, so the extraction does not grow
  * with the keys the collection has seen before. `source` gives the `(ts, payload)`
- * relation to read, adding its own parameters. Returns the number of rows written.
+ * relation to read, adding its own parameters. Returns the number of rows written. `into` is
+ * another table with the last segment's columns to append to instead (the loader's scratch).
  */
 export async function insertEvents(
   conn: DuckDBConnection,
   entry: CollectionEntry,
   present: readonly SeenKey[],
   source: (params: SqlParams) => string,
+  into?: string,
 ): Promise<number> {
   const segment = entry.segments[entry.segments.length - 1] as Segment;
   const has = (key: KeyColumns, kind: Kind) => segment.columns.has(columnName(key, kind));
@@ -241,7 +243,7 @@ export async function insertEvents(
     : 'NULL';
   const result = await runPrepared(
     conn,
-    `INSERT INTO ${segment.table} (${columns.join(', ')})
+    `INSERT INTO ${into ?? segment.table} (${columns.join(', ')})
      SELECT ${values.join(', ')} FROM (
        SELECT ts, payload, ${e} AS e, ${j} AS j FROM ${from}
      )`,

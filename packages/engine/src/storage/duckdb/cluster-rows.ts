@@ -71,12 +71,7 @@ export async function clusterCollection(
       const key =
         options.field === undefined
           ? await chooseClusterKey(tx.conn, entry, segment)
-          : (entry.keys.find(
-              (k) =>
-                k.path.length === 1 &&
-                k.path[0] === options.field &&
-                segment.columns.has(columnName(k, 's')),
-            ) ?? null);
+          : fieldKey(entry, segment, options.field);
       if (!key) {
         done.push({ table: segment.table, field: null, rows: 0 });
         continue;
@@ -86,6 +81,92 @@ export async function clusterCollection(
     }
     return done;
   });
+}
+
+/**
+ * Appends the rows of `scratch` (per segment of `collection`, a table with that segment's columns
+ * holding rows in ingest order) to the collection, each segment's ordered by its clustering key
+ * (chosen on the scratch rows, see {@link chooseClusterKey}, or `options.field`), then
+ * `timestamp`, then ingest order, carried in `seq` after the ingest order of every row the
+ * segment held before; a segment for which no key qualifies gets its rows in ingest order. The
+ * rows already in the collection keep their order: the new ones form a run of their own, which
+ * its row groups' min/max skip as well. One write transaction: the load commits whole.
+ */
+export async function appendClustered(
+  db: WorkspaceDb,
+  collection: string,
+  scratch: ReadonlyMap<number, string>,
+  options: ClusterOptions = {},
+): Promise<ClusteredSegment[]> {
+  if (!db.catalog.get(collection)) return [];
+  return db.write(async (tx) => {
+    const { conn } = tx;
+    const entry = await tx.collection(collection);
+    const done: ClusteredSegment[] = [];
+    for (const [n, segment] of entry.segments.entries()) {
+      const from = scratch.get(n);
+      if (!from) continue;
+      const key =
+        options.field === undefined
+          ? await chooseClusterKey(conn, entry, { ...segment, table: from })
+          : fieldKey(entry, segment, options.field);
+      const names = (await columnsOf(conn, entry.id, n)).map(quoteIdentifier);
+      if (!key) {
+        const copied = await conn.runAndReadAll(
+          `INSERT INTO ${segment.table} (${names.join(', ')}) SELECT ${names.join(', ')} FROM ${from}`,
+        );
+        done.push({
+          table: segment.table,
+          field: null,
+          rows: Number(copied.getRows()[0]?.[0] ?? 0),
+        });
+        continue;
+      }
+      const seq = quoteIdentifier(SEQ_COLUMN);
+      if (!segment.reordered) {
+        await conn.run(`ALTER TABLE ${segment.table} ADD COLUMN ${seq} BIGINT`);
+        segment.reordered = true;
+      }
+      // Every row already there has an ingest order below its count (row ids, or seq values that
+      // were row ids), so the new rows' orders start there.
+      const counted = await conn.runAndReadAll(`SELECT count(*) FROM ${segment.table}`);
+      const base = Number(counted.getRows()[0]?.[0] ?? 0);
+      const copied = await conn.runAndReadAll(
+        `INSERT INTO ${segment.table} (${names.join(', ')}, ${seq})
+         SELECT ${names.join(', ')}, rowid + ${base} FROM ${from}
+         ORDER BY ${keyColumn(key, 's')} NULLS LAST, "timestamp", rowid`,
+      );
+      done.push({
+        table: segment.table,
+        field: key.field,
+        rows: Number(copied.getRows()[0]?.[0] ?? 0),
+      });
+    }
+    return done;
+  });
+}
+
+/** The top-level key `field` of `entry`, if segment has its string column. */
+function fieldKey(entry: CollectionEntry, segment: Segment, field: string): KeyColumns | null {
+  return (
+    entry.keys.find(
+      (k) => k.path.length === 1 && k.path[0] === field && segment.columns.has(columnName(k, 's')),
+    ) ?? null
+  );
+}
+
+/** The columns of segment `n` of collection `id`, but `seq`, in table order. */
+async function columnsOf(conn: DuckDBConnection, id: number, n: number): Promise<string[]> {
+  const reader = await conn.runAndReadAll(
+    `SELECT column_name FROM duckdb_columns()
+     WHERE database_name = current_database() AND schema_name = $1 AND table_name = $2
+     ORDER BY column_index`,
+    [ENGINE_SCHEMA, segmentTableName(id, n)],
+  );
+  return reader
+    .getRows()
+    .map(([c]) => String(c))
+    .filter((c) => c !== SEQ_COLUMN);
 }
 
 /**

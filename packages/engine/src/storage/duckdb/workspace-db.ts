@@ -28,6 +28,8 @@ export interface WorkspaceDbOptions {
    * then opened with {@link openLoaderInstance}. Without it, no file is readable.
    */
   stagingDir?: string;
+  /** Writes every column uncompressed (see `db-config.ts`). */
+  uncompressed?: boolean;
 }
 
 /** The writer's view of one transaction: collections it touches come back as drafts. */
