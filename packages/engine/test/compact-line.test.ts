@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { CompactLineScanner, scanCompactText } from '../src/ingest/compact-line.ts';
 import { KeyDiscovery } from '../src/ingest/discover-keys.ts';
 import { MAX_NESTING, toPayload, toTimestamp } from '../src/ingest/payload-checks.ts';
+import { random } from './helpers/fixture-events.ts';
 
 /**
  * The loader's fast path against the slow one it stands in for: `JSON.parse` of the line, the
@@ -235,17 +236,6 @@ describe('payload texts on their own (bulk-log)', () => {
     expect(scanned(scanner)).toEqual(keysOf(JSON.parse(text)));
   });
 });
-
-/** A seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('generated lines: the fast path agrees with the slow path', () => {
   const next = random(20261122);

@@ -11,6 +11,7 @@ import {
   type FormColumns,
 } from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
 import { workspaceSchema } from '../../src/storage/clickhouse/clickhouse-schema.ts';
+import { random } from '../helpers/fixture-events.ts';
 
 /**
  * The forms ingest computes in JavaScript against those ClickHouse computes from the JSON (the
@@ -104,27 +105,16 @@ const RAW_TEXTS = [
   '{"v":1E5,"o":{"v":2.5e+3}}',
 ];
 
-/** A seeded generator (mulberry32), so a failure can be run again. */
-function generator(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function generatedValues(count: number): unknown[] {
-  const random = generator(24);
+  const next = random(24);
   const out: unknown[] = [];
   for (let i = 0; i < count; i++) {
-    const magnitude = 10 ** Math.floor(random() * 30 - 12);
-    const n = (random() - 0.5) * magnitude;
+    const magnitude = 10 ** Math.floor(next() * 30 - 12);
+    const n = (next() - 0.5) * magnitude;
     const kind = i % 4;
     if (kind === 0) out.push(n);
     else if (kind === 1) out.push(Math.round(n));
-    else if (kind === 2) out.push(`${random() < 0.5 ? ' ' : ''}${n}${random() < 0.5 ? ' ' : ''}`);
+    else if (kind === 2) out.push(`${next() < 0.5 ? ' ' : ''}${n}${next() < 0.5 ? ' ' : ''}`);
     else out.push([n, String(n)]);
   }
   return out;
