@@ -33,16 +33,25 @@ async function keyColumns(): Promise<string[]> {
   return (await result.json<{ comment: string }>()).map((r) => r.comment);
 }
 
-async function mutationsDone(): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const pending = await direct.query({
-      query: `SELECT count() AS n FROM system.mutations WHERE database = {db:String} AND NOT is_done`,
-      query_params: { db: DB },
-      format: 'JSONEachRow',
-    });
-    if (Number((await pending.json<{ n: string }>())[0]?.n) === 0) return;
+async function noMutationPending(): Promise<boolean> {
+  const pending = await direct.query({
+    query: `SELECT count() AS n FROM system.mutations WHERE database = {db:String} AND NOT is_done`,
+    query_params: { db: DB },
+    format: 'JSONEachRow',
+  });
+  return Number((await pending.json<{ n: string }>())[0]?.n) === 0;
+}
+
+/**
+ * Waits until `ready` holds and no mutation is pending: an opening engine materializes its new
+ * columns and its projection in the background, after it already answers.
+ */
+async function materialized(ready: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if ((await ready()) && (await noMutationPending())) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  expect.fail('the opening engine did not materialize its columns');
 }
 
 async function single(server: TestServer, body: Record<string, unknown>): Promise<unknown> {
@@ -89,14 +98,17 @@ describe('key columns on ClickHouse', () => {
 
   test('an engine opening a filled table gives its top-level keys columns, written into the old part', async () => {
     expect(await keyColumns()).toEqual(['["amount"]', '["kind"]']);
-    await mutationsDone();
-    const parts = await direct.query({
-      query: `SELECT count() AS n FROM system.parts_columns WHERE database = {db:String}
-              AND table = '_engine_events' AND active AND match(column, '^[ns]_')`,
-      query_params: { db: DB },
-      format: 'JSONEachRow',
-    });
-    expect(Number((await parts.json<{ n: string }>())[0]?.n)).toBe(4);
+    const writtenColumns = async () => {
+      const parts = await direct.query({
+        query: `SELECT count() AS n FROM system.parts_columns WHERE database = {db:String}
+                AND table = '_engine_events' AND active AND match(column, '^[ns]_')`,
+        query_params: { db: DB },
+        format: 'JSONEachRow',
+      });
+      return Number((await parts.json<{ n: string }>())[0]?.n);
+    };
+    await materialized(async () => (await writtenColumns()) === 4);
+    expect(await writtenColumns()).toBe(4);
     expect(await single(second, sumOfBuys)).toBe(12.5);
   });
 
@@ -134,7 +146,15 @@ describe('key columns on ClickHouse', () => {
       clickhouse: { ...options.clickhouse, sortField: 'kind' },
     });
     try {
-      await mutationsDone();
+      await materialized(async () => {
+        const found = await direct.query({
+          query: `SELECT count() AS n FROM system.projections WHERE database = {db:String}
+                  AND table = '_engine_events'`,
+          query_params: { db: DB },
+          format: 'JSONEachRow',
+        });
+        return Number((await found.json<{ n: string }>())[0]?.n) > 0;
+      });
       const columns = await direct.query({
         query: `SELECT name, comment FROM system.columns WHERE database = {db:String}
                 AND table = '_engine_events' AND match(name, '^[ns]_')`,

@@ -153,15 +153,30 @@ export class KeyColumns {
     );
     const sorted = this.#sortField === undefined ? [] : [[this.#sortField]];
     const added = await this.#add([...sorted, ...this.#rawPaths, ...keys.map((row) => [row.key])]);
+    // Not awaited: over a large table a mutation can outlast the client's request timeout (an
+    // in-process ClickHouse runs it before answering), and answers do not depend on it, since
+    // parts without a column compute it from its DEFAULT when read.
+    void this.#materialize(added);
+  }
+
+  /**
+   * Writes the new columns into the parts that predate them, then the sort projection. A step
+   * that fails or times out is left to ClickHouse: the columns exist, and a server goes on
+   * with a mutation its client stopped waiting for.
+   */
+  async #materialize(added: readonly (readonly string[])[]): Promise<void> {
+    const ignore = () => undefined;
     for (const path of added) {
       const { number, string } = columnsOf(path);
       for (const column of [number, string]) {
-        await this.#client.command({
-          query: `ALTER TABLE ${this.#table()} MATERIALIZE COLUMN ${quoteClickHouseIdentifier(column)}`,
-        });
+        await this.#client
+          .command({
+            query: `ALTER TABLE ${this.#table()} MATERIALIZE COLUMN ${quoteClickHouseIdentifier(column)}`,
+          })
+          .catch(ignore);
       }
     }
-    if (this.#sortField !== undefined) await this.#project([this.#sortField]);
+    if (this.#sortField !== undefined) await this.#project([this.#sortField]).catch(ignore);
   }
 
   /**
