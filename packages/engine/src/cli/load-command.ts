@@ -57,15 +57,19 @@ export async function loadCommand(
   const parsers = new NdjsonParsers(defaultParseWorkers());
   let db: WorkspaceDb | undefined;
   let loadNdjson: typeof import('../ingest/load-ndjson.ts').loadNdjson;
+  let openWorkspaceFile: typeof import('./open-workspace-file.ts').openWorkspaceFile;
+  let Scratch: typeof LoadScratch;
   const scratchFile = join(stagingDir, 'scratch.duckdb');
   let scratch: LoadScratch | undefined;
   try {
-    const [loader, { openWorkspaceFile }, { LoadScratch }] = await Promise.all([
+    const [loader, opener, scratchModule] = await Promise.all([
       import('../ingest/load-ndjson.ts'),
       import('./open-workspace-file.ts'),
       import('../ingest/load-scratch.ts'),
     ]);
     loadNdjson = loader.loadNdjson;
+    openWorkspaceFile = opener.openWorkspaceFile;
+    Scratch = scratchModule.LoadScratch;
     // One DuckDB thread: the typed insert reads its staged file on one thread anyway (see
     // loadNdjson), and an idle second one only competes with the parse workers for the cores.
     // Clustered, the rows go to a scratch database first, read once, so left uncompressed.
@@ -75,7 +79,7 @@ export async function loadCommand(
       threads: 1,
       ...(cluster ? { uncompressed: true, memoryLimit: CLUSTERED_MEMORY } : {}),
     });
-    if (cluster) scratch = await LoadScratch.attach(db, scratchFile);
+    if (cluster) scratch = await Scratch.attach(db, scratchFile);
   } catch (error) {
     await db?.close();
     await parsers.close();
@@ -115,16 +119,12 @@ export async function loadCommand(
       // statement that sorts in parallel, on a database opened with the usual threads.
       await db.close();
       db = undefined;
-      const [{ openWorkspaceFile }, { appendClustered }, { LoadScratch }] = await Promise.all([
-        import('./open-workspace-file.ts'),
-        import('../storage/duckdb/cluster-rows.ts'),
-        import('../ingest/load-scratch.ts'),
-      ]);
+      const { appendClustered } = await import('../storage/duckdb/cluster-rows.ts');
       db = await openWorkspaceFile(dataDir, workspace, {
         stagingDir,
         memoryLimit: CLUSTERED_MEMORY,
       });
-      const filled = await LoadScratch.reattach(db, scratchFile);
+      const filled = await Scratch.reattach(db, scratchFile);
       const field = typeof options['cluster-by'] === 'string' ? options['cluster-by'] : undefined;
       const segments = await appendClustered(
         db,
