@@ -83,7 +83,7 @@ export function addKeyColumnsSql(database: string, paths: readonly (readonly str
       `ADD COLUMN IF NOT EXISTS ${quoteClickHouseIdentifier(number)} Nullable(Float64)
   DEFAULT ${numericFormSql(keys, clickHouseStringLiteral(NUMERIC_TEXT))} ${comment}`,
       `ADD COLUMN IF NOT EXISTS ${quoteClickHouseIdentifier(string)} Nullable(String)
-  DEFAULT ${stringFormSql(keys)} ${comment} CODEC(ZSTD(1))`,
+  DEFAULT ${stringFormSql(keys)} ${comment}`,
     ];
   });
   return `ALTER TABLE ${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}
