@@ -233,8 +233,11 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
         const session = new Session(options.path);
         try {
           if (database) await session.queryAsync(`USE ${quoteIdentifier(database)}`);
-          // The server takes one statement per request; chdb would run them all.
-          if (!/^\s*INSERT\b/i.test(sql)) await refuseMultiStatements(session, sql);
+          // The server takes one statement per request; chdb would run them all. Without a `;`
+          // there is one, and the check (a query of its own) is skipped.
+          if (!/^\s*INSERT\b/i.test(sql) && sql.includes(';')) {
+            await refuseMultiStatements(session, sql);
+          }
           const list = [...SERVER_DEFAULTS.filter(([n]) => !url.searchParams.has(n)), ...settings]
             .map(([n, v]) => `${n} = ${settingLiteral(v)}`)
             .join(', ');
