@@ -246,6 +246,13 @@ async function growingQuantiles(
   return new Map(found.map((r) => [r.k, r.q]));
 }
 
+/** A split's cells by bucket key and series, its series in rank order, and its `combined`. */
+interface SplitCells {
+  cells: Map<number, Map<string, number | null>>;
+  names: string[];
+  combined: number | null;
+}
+
 /**
  * Multi Line and Stacked Line: wide rows `{timestamp, <series>…}` for the 10 series with the
  * largest value over the window (or the given ones, for the compare window), every bucket of
@@ -262,14 +269,109 @@ async function splitLines(
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { rows: [], combined: empty, series: fixedSeries ?? [] };
   const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
+  const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
+  const { cells, names, combined } = additive
+    ? await additiveSplit(query, lo, hi, plan, run, fixedSeries)
+    : await groupedSplit(query, lo, hi, plan, run, fixedSeries);
+  const hide = query.customizations.hideMissing === true;
+  const rows: TimeRow[] = [];
+  for (const bucket of plan.buckets) {
+    const cell = cells.get(bucket.key);
+    if (hide && !cell) continue;
+    const row: TimeRow = { timestamp: bucket.label };
+    for (const name of names) {
+      setSeriesValue(row, name, cell?.has(name) ? (cell.get(name) ?? empty) : empty);
+    }
+    rows.push(row);
+  }
+  return { rows, combined: combined ?? empty, series: names };
+}
+
+/** Files a cell under its bucket key, checked against the plan. */
+function addCell(
+  cells: SplitCells['cells'],
+  plan: ClickHousePlan,
+  k: number,
+  sp: string,
+  v: number | null,
+): void {
+  checkBucketKey(k, plan);
+  const cell = cells.get(k) ?? new Map<string, number | null>();
+  cell.set(sp, v);
+  cells.set(k, cell);
+}
+
+/**
+ * Count and Sum: a series' value and `combined` are sums of its cells, so ClickHouse groups the
+ * scan once, by bucket and series, and rolls the few cells up per series and, as a window over
+ * the series, into `combined`; only the ranked series' cells come back.
+ */
+async function additiveSplit(
+  query: CollectionQuery,
+  lo: number,
+  hi: number,
+  plan: ClickHousePlan,
+  run: ClickHouseRun,
+  fixedSeries: string[] | null,
+): Promise<SplitCells> {
+  const params = new ClickHouseParams(run.columns);
+  const split = stringFieldSql(query.split ?? '', params);
+  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+  const value = aggregateSql(query.aggregation, m, params);
+  // The given series first, so that each is among the rows the limit keeps.
+  const first =
+    fixedSeries === null ? '' : `has(${params.add('Array(String)', fixedSeries)}, sp) DESC, `;
+  const limit = params.add(
+    'UInt32',
+    fixedSeries === null ? LIMITS.series : Math.max(1, fixedSeries.length),
+  );
+  const rows = await rowsOf<{
+    sp: string;
+    cells: Array<[number, number | null]>;
+    o: number;
+    t: number;
+  }>(
+    run,
+    `SELECT sp, groupArray((k, v)) AS cells, coalesce(sumOrNull(v), 0) AS o, sum(o) OVER () AS t
+     FROM (
+       SELECT ${keySql(plan, params)} AS k, ${split} AS sp, ${value} AS v
+       FROM ${source(run)} WHERE ${inWindow(query, lo, hi, params)} AND sp IS NOT NULL
+       GROUP BY k, sp)
+     GROUP BY sp
+     ORDER BY ${first}o DESC, sp
+     LIMIT ${limit}`,
+    params,
+  );
+  const wanted = fixedSeries === null ? undefined : new Set(fixedSeries);
+  const cells: SplitCells['cells'] = new Map();
+  const names: string[] = [];
+  for (const row of rows) {
+    if (wanted && !wanted.has(row.sp)) continue;
+    names.push(row.sp);
+    for (const [k, v] of row.cells) addCell(cells, plan, k, row.sp, v);
+  }
+  return { cells, names: fixedSeries ?? names, combined: rows[0]?.t ?? null };
+}
+
+/**
+ * Average and percentiles: a series' value is not a function of its cells, so one scan is
+ * grouped three ways: per bucket and series (the cells), per series (their rank, as categories
+ * rank them) and over every event with the split field (`combined`). Only the cells of the top
+ * series (or of the given ones) come back.
+ */
+async function groupedSplit(
+  query: CollectionQuery,
+  lo: number,
+  hi: number,
+  plan: ClickHousePlan,
+  run: ClickHouseRun,
+  fixedSeries: string[] | null,
+): Promise<SplitCells> {
   const params = new ClickHouseParams(run.columns);
   const split = stringFieldSql(query.split ?? '', params);
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const value = aggregateSql(query.aggregation, 'm', params);
   const ordered = emptyValue(query.aggregation) === null ? value : `coalesce(${value}, 0)`;
-  // One scan, grouped three ways: per bucket and series (the cells), per series (their rank,
-  // as categories rank them) and over every event with the split field (`combined`). Only the
-  // cells of the top series (or of the given ones) come back.
   const kept =
     fixedSeries === null
       ? `sr BETWEEN 1 AND ${params.add('UInt32', LIMITS.series)}`
@@ -296,33 +398,15 @@ async function splitLines(
      WHERE gs = 1 OR ${kept}`,
     params,
   );
-  const found = all.filter((r) => r.gk === 0 && r.gs === 0);
+  const cells: SplitCells['cells'] = new Map();
+  for (const r of all) if (r.gk === 0 && r.gs === 0) addCell(cells, plan, r.k, r.sp, r.v);
   const names =
     fixedSeries ??
     all
       .filter((r) => r.gk === 1 && r.gs === 0)
       .sort((a, b) => a.r - b.r)
       .map((r) => r.sp);
-  const total = { value: all.find((r) => r.gs === 1)?.v ?? empty };
-  const byKey = new Map<number, Map<string, number | null>>();
-  for (const r of found) {
-    checkBucketKey(r.k, plan);
-    const cell = byKey.get(r.k) ?? new Map<string, number | null>();
-    cell.set(r.sp, r.v);
-    byKey.set(r.k, cell);
-  }
-  const hide = query.customizations.hideMissing === true;
-  const rows: TimeRow[] = [];
-  for (const bucket of plan.buckets) {
-    const cell = byKey.get(bucket.key);
-    if (hide && !cell) continue;
-    const row: TimeRow = { timestamp: bucket.label };
-    for (const name of names) {
-      setSeriesValue(row, name, cell?.has(name) ? (cell.get(name) ?? empty) : empty);
-    }
-    rows.push(row);
-  }
-  return { rows, combined: total.value, series: names };
+  return { cells, names, combined: all.find((r) => r.gs === 1)?.v ?? null };
 }
 
 /**
