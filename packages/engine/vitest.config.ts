@@ -41,7 +41,9 @@ export default defineConfig({
           include: ['test/clickhouse/*.test.ts', ...CONFORMANCE],
           globalSetup: ['test/clickhouse/global-setup.ts'],
           provide: { driver: 'clickhouse' },
+          // One chdb server answers every file's queries in turn, setup hooks included.
           testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
     ],

@@ -13,6 +13,7 @@ import { EngineError } from '../../engine-error.ts';
 import { setSeriesValue } from '../../set-own.ts';
 import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
+import { type CalendarUnits, calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, QUANTILE } from '../plan/collection-plan.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
@@ -146,70 +147,17 @@ function byBucketKey<T extends { k: number }>(found: T[], plan: ClickHousePlan):
   return new Map(found.map((r) => [r.k, r]));
 }
 
-/** The most units a line groups by before it groups by its buckets' keys instead. */
-const MAX_UNITS = 4096;
-
-function gcd(a: number, b: number): number {
-  let [x, y] = [a, b];
-  while (y !== 0) [x, y] = [y, x % y];
-  return x;
-}
-
-/**
- * For a Day, Week or Month line: the length of the spans of UTC time, aligned to the epoch,
- * that each lie within one bucket (they divide a day, every offset of the zone in the window
- * and every instant at which it changes), if the window holds few enough of them. Grouping by
- * such a span is an integer division, cheaper in ClickHouse than the zone's offsets per row.
- */
-function unitSeconds(plan: ClickHousePlan, lo: number, hi: number): number | undefined {
-  if (plan.granularity !== 'Day' && plan.granularity !== 'Week' && plan.granularity !== 'Month') {
-    return undefined;
-  }
-  let unit = 86_400;
-  for (const [i, segment] of plan.offsets.entries()) {
-    unit = gcd(unit, Math.abs(segment.offset));
-    if (i > 0) unit = gcd(unit, Math.abs(segment.from));
-  }
-  return (hi - lo) / unit < MAX_UNITS ? unit : undefined;
-}
-
-/** The zone's offset at `t`, as `offsetSql` picks it. */
-function offsetAt(segments: ClickHousePlan['offsets'], t: number): number {
-  let offset = segments[0]?.offset ?? 0;
-  for (const segment of segments.slice(1)) if (t >= segment.from) offset = segment.offset;
-  return offset;
-}
-
-/** The bucket key of `t`, as `keySql` computes it for a Day, Week or Month plan. */
-function dateKeyAt(plan: ClickHousePlan, t: number): number {
-  const day = Math.floor((t + offsetAt(plan.offsets, t)) / 86_400);
-  if (plan.granularity === 'Week') return Math.floor((day + 3) / 7);
-  if (plan.granularity === 'Month') {
-    const date = new Date(day * 86_400_000);
-    return date.getUTCFullYear() * 12 + date.getUTCMonth();
-  }
-  return day;
-}
-
 /**
  * A Count's or Sum's buckets from its units: each unit's value added to its bucket's (NULL,
- * a Sum without a number, only where every unit of the bucket is). A unit whose first and last
- * second in the window fall in different buckets is an error, never a misfiled event.
+ * a Sum without a number, only where every unit of the bucket is).
  */
 function bucketsOfUnits(
-  units: Array<{ u: number; v: number | null }>,
-  unit: number,
-  plan: ClickHousePlan,
-  lo: number,
-  hi: number,
+  rows: Array<{ u: number; v: number | null }>,
+  units: CalendarUnits,
 ): Array<{ k: number; v: number | null }> {
   const buckets = new Map<number, number | null>();
-  for (const { u, v } of units) {
-    const start = u * unit - SHIFT_DAYS * 86_400;
-    const k = dateKeyAt(plan, Math.max(start, lo));
-    if (dateKeyAt(plan, Math.min(start + unit - 1, hi)) !== k) {
-      throw new Error(`ClickHouse time unit ${u} spans two buckets`);
-    }
+  for (const { u, v } of rows) {
+    const k = units.bucketOf(u - UNIT_SHIFT / units.seconds);
     const before = buckets.get(k);
     buckets.set(k, v === null ? (before ?? null) : (before ?? 0) + v);
   }
@@ -240,11 +188,11 @@ async function singleLine(
   // A running average needs each bucket's sum and count; a non-additive line's combined value
   // is the aggregate over the window, the empty grouping set of the same statement.
   const running = cumulative && !additive ? `, sumOrNull(${m}) AS s, count(${m}) AS c` : '';
-  const unit = additive ? unitSeconds(plan, lo, hi) : undefined;
+  const units = additive ? calendarUnits(plan, lo, hi) : undefined;
   const bucketRows: Promise<
     Array<{ k: number; v: number | null; s?: number | null; c?: number; g?: number }>
   > =
-    unit === undefined
+    units === undefined
       ? rowsOf(
           run,
           `SELECT ${keySql(plan, params)} AS k, ${aggregateSql(query.aggregation, m, params)} AS v${running}
@@ -255,11 +203,11 @@ async function singleLine(
         )
       : rowsOf<{ u: number; v: number | null }>(
           run,
-          `SELECT intDiv(timestamp + ${params.add('Int64', SHIFT_DAYS * 86_400)}, ${params.add('Int64', unit)}) AS u,
+          `SELECT intDiv(timestamp + ${params.add('Int64', UNIT_SHIFT)}, ${params.add('Int64', units.seconds)}) AS u,
              ${aggregateSql(query.aggregation, m, params)} AS v
            FROM ${source(run)} WHERE ${where} GROUP BY u`,
           params,
-        ).then((units) => bucketsOfUnits(units, unit, plan, lo, hi));
+        ).then((rows) => bucketsOfUnits(rows, units));
   const [rowsFound, growing] = await Promise.all([
     bucketRows,
     cumulative && QUANTILE[query.aggregation] !== undefined

@@ -8,6 +8,7 @@ import {
 } from '@analytics-chart/protocol';
 import { setSeriesValue } from '../../set-own.ts';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './aggregate-sql.ts';
@@ -63,12 +64,17 @@ async function aggregateWindow(
     combined: empty,
   }));
   if (!plan || plan.buckets.length === 0) return { buckets: [], series };
-  const key = bucketKeySql(plan, '"timestamp"', params);
   const m = metricSql(ctx, params);
   const { aggregation } = ctx.query;
   // Count and Sum over the window are the sums of their buckets: one GROUP BY suffices. Avg and
   // percentiles need the window as a whole, which GROUPING SETS adds to the same scan.
   const additive = aggregation === 'Count' || aggregation === 'Sum';
+  // Sums of buckets are also sums of spans of UTC time within them, keyed by a division alone.
+  const { lo, hi } = windowSeconds(window);
+  const units = additive ? calendarUnits(plan, lo, hi) : undefined;
+  const key = units
+    ? `(("timestamp" + ${params.integer(UNIT_SHIFT)}) // ${params.integer(units.seconds)})`
+    : bucketKeySql(plan, '"timestamp"', params);
   // Count's value is its own event count; other aggregations count events beside the value.
   const columns = populations.map((condition, i) =>
     aggregation === 'Count'
@@ -86,14 +92,23 @@ async function aggregateWindow(
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
   for (const row of rows) {
     const k = toNumber(row[0] ?? null);
+    const i =
+      k === null
+        ? undefined
+        : index.get(units ? units.bucketOf(k - UNIT_SHIFT / units.seconds) : k);
+    if (units && i === undefined) throw new Error(`time unit ${k} is not in the bucket plan`);
     series.forEach((s, p) => {
       const value = normalize(ctx, toNumber(row[1 + width * p] ?? null));
+      const count = toNumber(row[width + width * p] ?? null) ?? 0;
       if (k === null) s.combined = value;
-      else {
-        const i = index.get(k);
-        if (i === undefined) return;
+      else if (i === undefined) return;
+      else if (units) {
+        // Additive: Count and Sum read 0 where empty, so a bucket adds its units up.
+        s.values[i] = (s.values[i] ?? 0) + (value ?? 0);
+        s.counts[i] = (s.counts[i] ?? 0) + count;
+      } else {
         s.values[i] = value;
-        s.counts[i] = toNumber(row[width + width * p] ?? null) ?? 0;
+        s.counts[i] = count;
       }
     });
   }

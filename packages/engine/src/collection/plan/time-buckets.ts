@@ -205,6 +205,19 @@ function clockPlan(
   return { granularity, buckets, clock: { width, segments } };
 }
 
+/** The bucket key of a wall day (days since 1970-01-01) in a Day, Week or Month plan. */
+export function calendarKeyOfDay(granularity: ResolvedGranularity): (day: number) => number {
+  // 1970-01-01 was a Thursday: day d belongs to the week starting on day 7 * ((d + 3) // 7) - 3.
+  if (granularity === 'Week') return (day) => Math.floor((day + 3) / 7);
+  if (granularity === 'Month') {
+    return (day) => {
+      const { year, month } = civilFromDays(day);
+      return year * 12 + month - 1;
+    };
+  }
+  return (day) => day;
+}
+
 /**
  * Day, Week (Monday start) and Month buckets are calendar units: one bucket per unit the
  * zone's clock shows during the window, so a date the zone skipped has none.
@@ -217,14 +230,7 @@ function calendarPlan(
   // Only windows within a day of 1970 can have negative wall-clock seconds.
   const biasDays = Math.min(...spans.map((s) => s.from + s.offset)) < DAY ? BIAS_DAYS : 0;
   const segments = spans.map((s) => ({ from: s.from, offset: s.offset }));
-  // 1970-01-01 was a Thursday: day d belongs to the week starting on day 7 * ((d + 3) // 7) - 3.
-  const weekOf = (day: number) => Math.floor((day + 3) / 7);
-  const monthOf = (day: number) => {
-    const { year, month } = civilFromDays(day);
-    return year * 12 + month - 1;
-  };
-  const unitOf =
-    granularity === 'Day' ? (d: number) => d : granularity === 'Week' ? weekOf : monthOf;
+  const unitOf = calendarKeyOfDay(granularity);
   const label =
     granularity === 'Day'
       ? dayLabel
