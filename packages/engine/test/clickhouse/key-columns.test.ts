@@ -1,5 +1,7 @@
+import { type CollectionQuery, queryRequestSchema } from '@analytics-chart/protocol';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { sortProjectionServes } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
 
 /**
@@ -195,6 +197,33 @@ describe('key columns on ClickHouse', () => {
     } finally {
       await third.close();
     }
+  });
+});
+
+describe('which queries weigh the sort projection', () => {
+  const query = (extra: Record<string, unknown>) =>
+    queryRequestSchema.parse({
+      collection: 'c',
+      graph_type: 'Single Value',
+      start: '1 day ago',
+      end: 'now',
+      ...extra,
+    }) as CollectionQuery;
+  test("a filter on the sort field, in any of a query's filters", () => {
+    expect(sortProjectionServes(query({ filters: [['kind', '=', 'buy']] }), 'kind')).toBe(true);
+    const compare = query({ graph_type: 'Compare Line', compare_filters: [['kind', '=', 'a']] });
+    expect(sortProjectionServes(compare, 'kind')).toBe(true);
+    const ratio = query({
+      graph_type: 'Ratio Line',
+      numerator_filters: [['x', '=', 1]],
+      denominator_filters: [[['y', '=', 1]], [['kind', '!=', 'b']]],
+    });
+    expect(sortProjectionServes(ratio, 'kind')).toBe(true);
+  });
+  test('not without one, nor without a sort field', () => {
+    expect(sortProjectionServes(query({}), 'kind')).toBe(false);
+    expect(sortProjectionServes(query({ filters: [['kinds', '=', 'buy']] }), 'kind')).toBe(false);
+    expect(sortProjectionServes(query({ filters: [['kind', '=', 'buy']] }), undefined)).toBe(false);
   });
 });
 

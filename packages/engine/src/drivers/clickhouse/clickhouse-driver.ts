@@ -1,4 +1,4 @@
-import type { SqlQuery } from '@analytics-chart/protocol';
+import type { CollectionQuery, SqlQuery } from '@analytics-chart/protocol';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { runClickHouseCollectionQuery } from '../../collection/clickhouse/clickhouse-collection-query.ts';
 import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
@@ -101,6 +101,7 @@ class ClickHouseWorkspace implements DriverWorkspace {
   /** The payload key paths with form columns in the event table. */
   readonly columns: KeyColumns;
   readonly #memoryLimit: string;
+  readonly #sortField: string | undefined;
   /** Collections known to be in the catalog, so ingest registers each one once per process. */
   readonly #known = new Set<string>();
 
@@ -114,6 +115,7 @@ class ClickHouseWorkspace implements DriverWorkspace {
     this.client = client;
     this.columns = new KeyColumns(client, database, sortField);
     this.#memoryLimit = memoryLimit;
+    this.#sortField = sortField;
   }
 
   #run(limits: QueryLimits): ClickHouseRun {
@@ -127,7 +129,8 @@ class ClickHouseWorkspace implements DriverWorkspace {
 
   queryCollection(plan: CollectionPlan, limits: QueryLimits) {
     const columns = this.columns.lookup();
-    return runClickHouseCollectionQuery(plan, { ...this.#run(limits), columns });
+    const projections = sortProjectionServes(plan.query, this.#sortField);
+    return runClickHouseCollectionQuery(plan, { ...this.#run(limits), columns, projections });
   }
 
   querySql(query: SqlQuery, limits: QueryLimits) {
@@ -159,6 +162,23 @@ class ClickHouseWorkspace implements DriverWorkspace {
     if (this.#known.size >= KNOWN_COLLECTIONS) this.#known.clear();
     this.#known.add(collection);
   }
+}
+
+/**
+ * Whether the sort projection (on `sortField`, if any) can serve a collection-mode query: it
+ * serves filters on its key alone, and ClickHouse need not weigh it for any other query.
+ */
+export function sortProjectionServes(
+  query: CollectionQuery,
+  sortField: string | undefined,
+): boolean {
+  if (sortField === undefined) return false;
+  return [
+    query.filters,
+    query.compare_filters,
+    query.numerator_filters,
+    query.denominator_filters,
+  ].some((groups) => groups?.some((group) => group.some(([name]) => name === sortField)));
 }
 
 class ClickHouseDriver implements StorageDriver {

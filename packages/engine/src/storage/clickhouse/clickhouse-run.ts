@@ -13,6 +13,8 @@ export interface ClickHouseRun {
   memoryLimit: string;
   /** The payload key columns collection-mode queries may read (none: every field from the JSON). */
   columns?: KeyColumnLookup;
+  /** False where no projection can serve the query, so ClickHouse does not weigh any. */
+  projections?: boolean;
 }
 
 const UNITS: Record<string, number> = {
@@ -35,5 +37,6 @@ export function clickHouseSettings(run: ClickHouseRun) {
     max_execution_time: Math.max(1, Math.ceil(run.timeoutMs / 1000)),
     timeout_overflow_mode: 'throw',
     max_memory_usage: String(Math.floor(bytes)),
+    ...(run.projections === false ? { optimize_use_projections: 0 as const } : {}),
   } as const;
 }
