@@ -293,9 +293,20 @@ async function splitLines(
   if (lo > hi) return { rows: [], combined: empty, series: fixedSeries ?? [] };
   const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
   const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
+  const params = new ClickHouseParams(run.columns);
+  const scan: SplitScan = {
+    query,
+    plan,
+    run,
+    params,
+    fixedSeries,
+    split: stringFieldSql(query.split ?? '', params),
+    m: query.metric === null ? 'NULL' : numericFieldSql(query.metric, params),
+    where: inWindow(query, lo, hi, params),
+  };
   const { cells, names, combined } = additive
-    ? await additiveSplit(query, lo, hi, plan, run, fixedSeries)
-    : await groupedSplit(query, lo, hi, plan, run, fixedSeries);
+    ? await additiveSplit(scan)
+    : await groupedSplit(scan);
   const hide = query.customizations.hideMissing === true;
   const rows: TimeRow[] = [];
   for (const bucket of plan.buckets) {
@@ -308,6 +319,19 @@ async function splitLines(
     rows.push(row);
   }
   return { rows, combined: combined ?? empty, series: names };
+}
+
+/** One split statement's parts: the split field, the metric and the window's condition as SQL. */
+interface SplitScan {
+  query: CollectionQuery;
+  plan: ClickHousePlan;
+  run: ClickHouseRun;
+  params: ClickHouseParams;
+  /** The compare window's series, or null to rank them. */
+  fixedSeries: string[] | null;
+  split: string;
+  m: string;
+  where: string;
 }
 
 /** Files a cell under its bucket key, checked against the plan. */
@@ -329,17 +353,8 @@ function addCell(
  * scan once, by bucket and series, and rolls the few cells up per series and, as a window over
  * the series, into `combined`; only the ranked series' cells come back.
  */
-async function additiveSplit(
-  query: CollectionQuery,
-  lo: number,
-  hi: number,
-  plan: ClickHousePlan,
-  run: ClickHouseRun,
-  fixedSeries: string[] | null,
-): Promise<SplitCells> {
-  const params = new ClickHouseParams(run.columns);
-  const split = stringFieldSql(query.split ?? '', params);
-  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
+  const { query, plan, run, params, fixedSeries, split, m, where } = scan;
   const value = aggregateSql(query.aggregation, m, params);
   // The given series first, so that each is among the rows the limit keeps.
   const first =
@@ -358,7 +373,7 @@ async function additiveSplit(
     `SELECT sp, groupArray((k, v)) AS cells, coalesce(sumOrNull(v), 0) AS o, sum(o) OVER () AS t
      FROM (
        SELECT ${keySql(plan, params)} AS k, ${split} AS sp, ${value} AS v
-       FROM ${source(run)} WHERE ${inWindow(query, lo, hi, params)} AND sp IS NOT NULL
+       FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL
        GROUP BY k, sp)
      GROUP BY sp
      ORDER BY ${first}o DESC, sp
@@ -382,17 +397,8 @@ async function additiveSplit(
  * rank them) and over every event with the split field (`combined`). Only the cells of the top
  * series (or of the given ones) come back.
  */
-async function groupedSplit(
-  query: CollectionQuery,
-  lo: number,
-  hi: number,
-  plan: ClickHousePlan,
-  run: ClickHouseRun,
-  fixedSeries: string[] | null,
-): Promise<SplitCells> {
-  const params = new ClickHouseParams(run.columns);
-  const split = stringFieldSql(query.split ?? '', params);
-  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+async function groupedSplit(scan: SplitScan): Promise<SplitCells> {
+  const { query, plan, run, params, fixedSeries, split, m, where } = scan;
   const value = aggregateSql(query.aggregation, 'm', params);
   const ordered = emptyValue(query.aggregation) === null ? value : `coalesce(${value}, 0)`;
   const kept =
@@ -416,7 +422,7 @@ async function groupedSplit(
            SELECT k, sp, ${value} AS v, ${ordered} AS o, grouping(k) AS gk, grouping(sp) AS gs
            FROM (
              SELECT ${keySql(plan, params)} AS k, ${split} AS sp, ${m} AS m
-             FROM ${source(run)} WHERE ${inWindow(query, lo, hi, params)} AND sp IS NOT NULL)
+             FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL)
            GROUP BY GROUPING SETS ((k, sp), (sp), ()))))
      WHERE gs = 1 OR ${kept}`,
     params,
