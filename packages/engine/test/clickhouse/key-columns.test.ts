@@ -1,4 +1,4 @@
-import { createClient } from '@clickhouse/client';
+import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
 
