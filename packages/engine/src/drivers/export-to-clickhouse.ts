@@ -1,4 +1,4 @@
-import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client-web';
 import { registerCollection } from '../storage/clickhouse/clickhouse-collections.ts';
 import { addForms, insertEvents } from '../storage/clickhouse/clickhouse-ingest.ts';
 import { KeyColumns } from '../storage/clickhouse/clickhouse-key-columns.ts';
@@ -10,10 +10,13 @@ import {
 import type { Segment } from '../storage/duckdb/catalog.ts';
 import { ingestOrderSql } from '../storage/duckdb/cluster-rows.ts';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
+import { connectClickHouse } from './clickhouse/clickhouse-connection.ts';
 import type { ClickHouseOptions } from './clickhouse/clickhouse-driver.ts';
 
 /** Events per insert: one ClickHouse part each, small enough to hold in memory twice. */
 const BATCH_EVENTS = 100_000;
+/** How long one batch's insert may take. */
+const EXPORT_TIMEOUT_MS = 300_000;
 
 /** What an export did, per collection. */
 export interface ExportResult {
@@ -43,13 +46,7 @@ export async function exportToClickHouse(
   options: ExportOptions = {},
 ): Promise<ExportResult> {
   const database = workspaceDatabase(clickhouse.databasePrefix ?? 'analytics_', workspace);
-  const client: ClickHouseClient = createClient({
-    url: clickhouse.url,
-    username: clickhouse.username ?? 'default',
-    password: clickhouse.password ?? '',
-    log: { level: ClickHouseLogLevel.OFF },
-    request_timeout: 300_000,
-  });
+  const client = connectClickHouse(clickhouse, { requestTimeoutMs: EXPORT_TIMEOUT_MS });
   const result: ExportResult = { collections: [] };
   try {
     for (const statement of workspaceSchema(database)) await client.command({ query: statement });

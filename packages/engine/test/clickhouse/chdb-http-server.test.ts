@@ -1,4 +1,4 @@
-import { createClient } from '@clickhouse/client';
+import { createClient } from '@clickhouse/client-web';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 
 const url = inject('clickhouseUrl');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createClient } from '@clickhouse/client';
+import { createClient } from '@clickhouse/client-web';
 import { afterAll, expect, inject, test } from 'vitest';
 import { clusterSchema } from '../../src/storage/clickhouse/clickhouse-cluster-schema.ts';
 

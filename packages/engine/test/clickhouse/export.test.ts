@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient } from '@clickhouse/client';
+import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { API_KEY, ingest, startServer, type TestServer } from '../helpers/engine-server.ts';
 import { expectClose } from '../helpers/expect-close.ts';

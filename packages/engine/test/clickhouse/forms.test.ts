@@ -1,4 +1,4 @@
-import { createClient } from '@clickhouse/client';
+import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { formsOf, parsePayload } from '../../src/storage/clickhouse/clickhouse-forms.ts';
 import {

@@ -1,6 +1,6 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient } from '@clickhouse/client';
+import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
 

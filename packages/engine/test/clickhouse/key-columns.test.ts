@@ -1,5 +1,5 @@
 import { type CollectionQuery, queryRequestSchema } from '@analytics-chart/protocol';
-import { createClient } from '@clickhouse/client';
+import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { sortProjectionServes } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Envelope, SqlQuery } from '@analytics-chart/protocol';
-import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client-web';
 import { inject } from 'vitest';
 import { EngineError, QUERY_TIMED_OUT } from '../../src/engine-error.ts';
 import { createEngine } from '../../src/index.ts';

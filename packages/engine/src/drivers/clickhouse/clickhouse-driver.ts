@@ -1,5 +1,5 @@
 import type { CollectionQuery, SqlQuery } from '@analytics-chart/protocol';
-import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client-web';
 import { runClickHouseCollectionQuery } from '../../collection/clickhouse/clickhouse-collection-query.ts';
 import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
 import { EngineError } from '../../engine-error.ts';
@@ -19,6 +19,7 @@ import {
 } from '../../storage/clickhouse/clickhouse-schema.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
+import { connectClickHouse } from './clickhouse-connection.ts';
 
 /** Where a ClickHouse-backed engine keeps its workspaces. */
 export interface ClickHouseOptions {
@@ -61,15 +62,7 @@ export async function openClickHouseDriver(
   options: ClickHouseDriverOptions,
 ): Promise<StorageDriver> {
   const connect = (database?: string) =>
-    createClient({
-      url: clickhouse.url,
-      username: clickhouse.username ?? 'default',
-      password: clickhouse.password ?? '',
-      ...(database ? { database } : {}),
-      // The client's own log prints queries and their parameters; failures reach logError.
-      log: { level: ClickHouseLogLevel.OFF },
-      request_timeout: options.requestTimeoutMs,
-    });
+    connectClickHouse(clickhouse, { database, requestTimeoutMs: options.requestTimeoutMs });
   const workspaces = new Map<string, ClickHouseWorkspace>();
   const setup = connect();
   try {

@@ -1,5 +1,5 @@
 import { type Envelope, LIMITS, READ_ONLY_SQL, type SqlQuery } from '@analytics-chart/protocol';
-import { ClickHouseError } from '@clickhouse/client';
+import { ClickHouseError } from '@clickhouse/client-web';
 import { EngineError } from '../../engine-error.ts';
 import { clickHouseMessage } from '../../storage/clickhouse/clickhouse-errors.ts';
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client-web';
 import {
   BASE_VIEW,
   COLLECTIONS_TABLE,

@@ -1,14 +1,35 @@
-import { ClickHouseError } from '@clickhouse/client';
+import { ClickHouseError } from '@clickhouse/client-web';
 import type { StorageFailure } from '../storage-failure.ts';
 
-/** True for a failure to talk to ClickHouse at all (as opposed to ClickHouse refusing a query). */
+/** Codes of a connection that could not be made or broke: the system's, and undici's own. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * True for a failure to talk to ClickHouse at all (as opposed to ClickHouse refusing a query).
+ * `fetch` reports one as a TypeError (`fetch failed`, or `terminated` when the connection broke
+ * during the answer) whose `cause` carries the code.
+ */
 export function isConnectionError(error: unknown): boolean {
   if (error instanceof ClickHouseError) return false;
-  const code = (error as { code?: unknown } | null)?.code;
-  return (
-    typeof code === 'string' &&
-    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)
-  );
+  let cause: unknown = error;
+  for (let depth = 0; depth < 3 && cause instanceof Error; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    cause = cause.cause;
+  }
+  return false;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client-web';
 import type { IngestBatch } from '../../ingest/ingest-request.ts';
 import { formsOf, parsePayload, valueAt } from './clickhouse-forms.ts';
 import type { FormColumns } from './clickhouse-key-columns.ts';

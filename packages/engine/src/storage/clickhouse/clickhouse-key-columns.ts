@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client-web';
 import type { SeenKey } from '../../ingest/discover-keys.ts';
 import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
 import {

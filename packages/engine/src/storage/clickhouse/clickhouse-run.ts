@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client-web';
 import type { KeyColumnLookup } from './clickhouse-key-columns.ts';
 
 /** What one query on ClickHouse needs: the workspace's client and database, and its limits. */

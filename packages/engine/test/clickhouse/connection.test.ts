@@ -1,0 +1,253 @@
+import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient } from '@clickhouse/client-web';
+import { afterAll, beforeAll, describe, expect, inject, onTestFinished, test } from 'vitest';
+import { connectClickHouse } from '../../src/drivers/clickhouse/clickhouse-connection.ts';
+import { isConnectionError } from '../../src/storage/clickhouse/clickhouse-errors.ts';
+import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
+
+/**
+ * The engine's HTTP connection to ClickHouse, through a proxy in front of the test ClickHouse
+ * that can relay, cut an answer half-way or stop listening: a ClickHouse that cannot be reached
+ * or breaks the connection is an outage (503, nothing acknowledged), ClickHouse's own refusal
+ * is not, sequential queries share pooled connections, and an insert larger than the fetch
+ * standard lets a `keepalive` request carry goes through.
+ */
+
+const url = inject('clickhouseUrl');
+const password = inject('clickhousePassword');
+const direct = createClient({ url, password });
+afterAll(() => direct.close());
+
+/** The fetch standard's cap on the body of a `keepalive` request, which browsers enforce. */
+const KEEPALIVE_BODY_CAP = 64 * 1024;
+
+interface Proxy {
+  url: string;
+  /** `cut`: answers 200 and part of a body, then destroys the connection. */
+  mode: 'relay' | 'cut';
+  /** TCP connections accepted so far. */
+  connections: number;
+  /** Bytes of each request body relayed, with its `query` parameter. */
+  bodies: Array<{ query: string; bytes: number }>;
+  /** Stops listening and drops every connection: from now on, connecting is refused. */
+  stop(): Promise<void>;
+}
+
+async function startProxy(): Promise<Proxy> {
+  const state: Proxy = {
+    url: '',
+    mode: 'relay',
+    connections: 0,
+    bodies: [],
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  const server: Server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const target = new URL(req.url ?? '/', url);
+    if (state.mode === 'cut') {
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=UTF-8' });
+      res.write('["partial');
+      setTimeout(() => req.socket.destroy(), 10);
+      return;
+    }
+    state.bodies.push({ query: target.searchParams.get('query') ?? '', bytes: body.length });
+    const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 500, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.end(body);
+  });
+  server.on('connection', () => state.connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return state;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function countIn(database: string, collection: string): Promise<number> {
+  const result = await direct.query({
+    query: `SELECT count() AS c FROM {db:Identifier}._engine_events WHERE collection = {c:String}`,
+    query_params: { db: database, c: collection },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ c: string }>();
+  return Number(row?.c);
+}
+
+/** What a query through a client of the engine's throws, or undefined. */
+async function failureOf(client: ReturnType<typeof connectClickHouse>): Promise<unknown> {
+  try {
+    const result = await client.query({ query: 'SELECT 1', format: 'JSONEachRow' });
+    await result.json();
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
+describe("the classification of the client's failures", () => {
+  let proxy: Proxy;
+  beforeAll(async () => {
+    proxy = await startProxy();
+  });
+  afterAll(() => proxy.stop().catch(() => undefined));
+
+  test('a ClickHouse that answers is no connection failure, its refusals neither', async () => {
+    const client = connectClickHouse({ url: proxy.url, password }, { requestTimeoutMs: 5_000 });
+    expect(await failureOf(client)).toBeUndefined();
+    const refused = await client.query({ query: 'SELECT nope' }).catch((error) => error);
+    expect(refused).toMatchObject({ type: 'UNKNOWN_IDENTIFIER' });
+    expect(isConnectionError(refused)).toBe(false);
+    const wrong = connectClickHouse(
+      { url: proxy.url, password: 'not-it' },
+      { requestTimeoutMs: 5_000 },
+    );
+    const denied = await failureOf(wrong);
+    expect(denied).toMatchObject({ type: 'AUTHENTICATION_FAILED' });
+    expect(isConnectionError(denied)).toBe(false);
+  });
+
+  test('a connection broken half-way through the answer is one', async () => {
+    proxy.mode = 'cut';
+    try {
+      const client = connectClickHouse({ url: proxy.url, password }, { requestTimeoutMs: 5_000 });
+      const error = await failureOf(client);
+      expect(error).toBeInstanceOf(Error);
+      expect(isConnectionError(error)).toBe(true);
+    } finally {
+      proxy.mode = 'relay';
+    }
+  });
+
+  test('a refused connection is one', async () => {
+    const client = connectClickHouse({ url: proxy.url, password }, { requestTimeoutMs: 5_000 });
+    await proxy.stop();
+    const error = await failureOf(client);
+    expect(error).toBeInstanceOf(Error);
+    expect(isConnectionError(error)).toBe(true);
+  });
+
+  test("the client's own time limit is not one", async () => {
+    // A listening socket that never answers: only the client's time limit ends the request.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const client = connectClickHouse(
+        { url: `http://127.0.0.1:${port}`, password },
+        { requestTimeoutMs: 200 },
+      );
+      const error = await failureOf(client);
+      expect(error).toBeInstanceOf(Error);
+      expect(isConnectionError(error)).toBe(false);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+});
+
+describe('an engine whose ClickHouse connection fails', () => {
+  let proxy: Proxy;
+  let server: TestServer;
+  beforeAll(async () => {
+    proxy = await startProxy();
+    server = await startServer({
+      now: () => 1_700_000_000,
+      clickhouse: { url: proxy.url, password, databasePrefix: 'conn_' },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await proxy?.stop().catch(() => undefined);
+  });
+
+  test('answers sequential queries over pooled connections, not one each', async () => {
+    const before = proxy.connections;
+    for (let i = 0; i < 30; i++) {
+      const answer = await server.post('/api/collections', { api_key: API_KEY });
+      expect(answer.status).toBe(200);
+    }
+    // undici opens a second connection while the first is still being released, then
+    // alternates between them.
+    expect(proxy.connections - before).toBeLessThanOrEqual(2);
+  });
+
+  test('stores a batch whose insert is larger than a keepalive fetch may carry', async () => {
+    // Node's fetch does not enforce the cap; browsers and the standard do, so this one does.
+    const platformFetch = globalThis.fetch;
+    globalThis.fetch = (input, init) =>
+      init?.keepalive && Buffer.byteLength(String(init.body ?? '')) > KEEPALIVE_BODY_CAP
+        ? Promise.reject(new TypeError('a keepalive request body is capped at 64 KiB'))
+        : platformFetch(input, init);
+    onTestFinished(() => {
+      globalThis.fetch = platformFetch;
+    });
+    const jsons = Array.from({ length: 1_000 }, (_, i) => ({ i, pad: 'x'.repeat(200) }));
+    const answer = await server.post('/api/bulk-log', {
+      api_key: API_KEY,
+      collection: 'large',
+      jsons,
+    });
+    expect(answer).toMatchObject({ status: 200, body: { ok: true, count: 1_000 } });
+    expect(await countIn('conn_default', 'large')).toBe(1_000);
+    const insert = proxy.bodies.find((b) =>
+      b.query.startsWith('INSERT INTO `conn_default`.`_engine_events`'),
+    );
+    expect(insert?.bytes).toBeGreaterThan(KEEPALIVE_BODY_CAP);
+  });
+
+  test('answers 503 while answers are cut half-way, and acknowledges no event', async () => {
+    const before = await countIn('conn_default', 'large');
+    proxy.mode = 'cut';
+    try {
+      const query = await server.post('/api/visualize/data', {
+        api_key: API_KEY,
+        collection: 'large',
+        graph_type: 'Single Value',
+        start: 1_699_990_000,
+        end: 1_700_000_001,
+      });
+      expect(query).toEqual({
+        status: 503,
+        body: { error: 'the storage is unavailable; try again' },
+        text: expect.any(String),
+      });
+      const log = await server.post('/api/log', {
+        api_key: API_KEY,
+        collection: 'large',
+        json: { i: -1 },
+      });
+      expect(log.status).toBe(503);
+    } finally {
+      proxy.mode = 'relay';
+    }
+    expect(await countIn('conn_default', 'large')).toBe(before);
+  });
+
+  test('answers 503 once ClickHouse refuses connections, and acknowledges no event', async () => {
+    const before = await countIn('conn_default', 'large');
+    await proxy.stop();
+    const query = await server.post('/api/collections', { api_key: API_KEY });
+    expect(query).toMatchObject({
+      status: 503,
+      body: { error: 'the storage is unavailable; try again' },
+    });
+    const bulk = await server.post('/api/bulk-log', {
+      api_key: API_KEY,
+      collection: 'large',
+      jsons: [{ i: -2 }],
+    });
+    expect(bulk.status).toBe(503);
+    expect(await countIn('conn_default', 'large')).toBe(before);
+  });
+});
