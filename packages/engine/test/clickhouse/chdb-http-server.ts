@@ -7,7 +7,7 @@ import { Session } from 'chdb';
 
 /**
  * A single-node ClickHouse HTTP interface for tests, executing with ClickHouse itself as a
- * library (`chdb`). It speaks the wire format that `@clickhouse/client` and `curl` use against a
+ * library (`chdb`). It speaks the wire format that `@clickhouse/client(-web)` and `curl` use against a
  * real server: the query in the body or the `query` parameter (for an INSERT, the `query`
  * parameter and the data in the body), `database`, `query_id`, `param_<name>` bound values, any
  * other parameter as a setting of that query only, `FORMAT` clauses (default TabSeparated), gzip

@@ -2,7 +2,10 @@ import { createServer, type IncomingMessage, request, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, onTestFinished, test } from 'vitest';
-import { connectClickHouse } from '../../src/drivers/clickhouse/clickhouse-connection.ts';
+import {
+  connectClickHouse,
+  MAX_OPEN_REQUESTS,
+} from '../../src/drivers/clickhouse/clickhouse-connection.ts';
 import { isConnectionError } from '../../src/storage/clickhouse/clickhouse-errors.ts';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
 
@@ -28,6 +31,9 @@ interface Proxy {
   mode: 'relay' | 'cut';
   /** TCP connections accepted so far. */
   connections: number;
+  /** Requests being relayed now, and the most at once so far. */
+  active: number;
+  peak: number;
   /** Bytes of each request body relayed, with its `query` parameter. */
   bodies: Array<{ query: string; bytes: number }>;
   /** Stops listening and drops every connection: from now on, connecting is refused. */
@@ -39,6 +45,8 @@ async function startProxy(): Promise<Proxy> {
     url: '',
     mode: 'relay',
     connections: 0,
+    active: 0,
+    peak: 0,
     bodies: [],
     stop: async () => {
       server.closeAllConnections();
@@ -55,6 +63,8 @@ async function startProxy(): Promise<Proxy> {
       return;
     }
     state.bodies.push({ query: target.searchParams.get('query') ?? '', bytes: body.length });
+    state.peak = Math.max(state.peak, ++state.active);
+    res.once('close', () => state.active--);
     const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 500, answer.headers);
       answer.pipe(res);
@@ -180,6 +190,24 @@ describe('an engine whose ClickHouse connection fails', () => {
     // undici opens a second connection while the first is still being released, then
     // alternates between them.
     expect(proxy.connections - before).toBeLessThanOrEqual(2);
+  });
+
+  test('keeps at most MAX_OPEN_REQUESTS requests open however many queries run at once', async () => {
+    const client = connectClickHouse({ url: proxy.url, password }, { requestTimeoutMs: 30_000 });
+    onTestFinished(() => client.close());
+    const before = proxy.connections;
+    proxy.peak = 0;
+    const answers = await Promise.all(
+      Array.from({ length: 4 * MAX_OPEN_REQUESTS }, async (_, i) => {
+        const result = await client.query({ query: `SELECT ${i} AS n`, format: 'JSONEachRow' });
+        return (await result.json<{ n: number }>())[0]?.n;
+      }),
+    );
+    expect(answers).toEqual(answers.map((_, i) => i));
+    expect(proxy.peak).toBeGreaterThan(1);
+    expect(proxy.peak).toBeLessThanOrEqual(MAX_OPEN_REQUESTS);
+    // undici may open a connection while another is being handed back, but not one a query.
+    expect(proxy.connections - before).toBeLessThan(2 * MAX_OPEN_REQUESTS);
   });
 
   test('stores a batch whose insert is larger than a keepalive fetch may carry', async () => {
