@@ -522,10 +522,12 @@ export async function run(args: string[]): Promise<void> {
     children.push(chEngine);
     chEngineUrl = await listening(chEngine);
     t = performance.now();
-    while (
-      (await postCh('SELECT count() FROM system.mutations WHERE NOT is_done', ENGINE_DB)).trim() !==
-      '0'
-    ) {
+    // The engine issues its ALTERs one after another in the background: ClickHouse is idle
+    // only once no mutation or merge has been pending for a second.
+    const busy =
+      'SELECT (SELECT count() FROM system.mutations WHERE NOT is_done) + (SELECT count() FROM system.merges)';
+    for (let quiet = 0; quiet < 5; ) {
+      quiet = (await postCh(busy, ENGINE_DB)).trim() === '0' ? quiet + 1 : 0;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     log(`the engine's form columns and projection materialized in ${fmt(ms(t) / 1000)} s`);
