@@ -34,11 +34,21 @@ async function captureStdout(body: () => Promise<void>): Promise<string> {
   return captured;
 }
 
-/** The size named by `--events`, unless it is the default (1M). */
+/**
+ * The size named by `--events` in millions or thousands (`10000000` and `10m` are `10M`),
+ * unless it is the default (1M), so that one size always writes one file.
+ */
 function sizeOf(options: readonly string[]): string | undefined {
   const at = options.indexOf('--events');
-  const size = at >= 0 ? options[at + 1] : undefined;
-  return size && size !== '1M' && /^[0-9A-Za-z]+$/.test(size) ? size : undefined;
+  const match = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(at >= 0 ? (options[at + 1] ?? '') : '');
+  if (!match) return undefined;
+  const events = Number(match[1]) * ({ k: 1e3, m: 1e6 }[(match[2] ?? '').toLowerCase()] ?? 1);
+  if (events === 1e6) return undefined;
+  return events % 1e6 === 0
+    ? `${events / 1e6}M`
+    : events % 1e3 === 0
+      ? `${events / 1e3}K`
+      : String(events);
 }
 
 /** The results file of one suite: how to reproduce it, when and where it ran, and its output. */
