@@ -522,12 +522,16 @@ export async function run(args: string[]): Promise<void> {
     children.push(chEngine);
     chEngineUrl = await listening(chEngine);
     t = performance.now();
-    // The engine issues its ALTERs one after another in the background: ClickHouse is idle
-    // only once no mutation or merge has been pending for a second.
+    // The engine issues its ALTERs one after another in the background, and the wire server
+    // answers one query at a time, so a poll queued behind a mutation returns only once it is
+    // done: ClickHouse is idle once five polls in a row find nothing pending and are answered
+    // at once.
     const busy =
       'SELECT (SELECT count() FROM system.mutations WHERE NOT is_done) + (SELECT count() FROM system.merges)';
     for (let quiet = 0; quiet < 5; ) {
-      quiet = (await postCh(busy, ENGINE_DB)).trim() === '0' ? quiet + 1 : 0;
+      const asked = performance.now();
+      const pending = (await postCh(busy, ENGINE_DB)).trim();
+      quiet = pending === '0' && performance.now() - asked < 100 ? quiet + 1 : 0;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     log(`the engine's form columns and projection materialized in ${fmt(ms(t) / 1000)} s`);
