@@ -56,6 +56,8 @@ async function materialized(ready: () => Promise<boolean>): Promise<void> {
   expect.fail('the opening engine did not materialize its columns');
 }
 
+const sumOfBuys = { aggregation: 'Sum', metric: 'amount', filters: [['kind', '=', 'buy']] };
+
 async function single(server: TestServer, body: Record<string, unknown>): Promise<unknown> {
   const answer = await server.post('/api/visualize/data', {
     api_key: API_KEY,
@@ -95,8 +97,6 @@ describe('key columns on ClickHouse', () => {
     await second?.close();
     await direct.close();
   });
-
-  const sumOfBuys = { aggregation: 'Sum', metric: 'amount', filters: [['kind', '=', 'buy']] };
 
   test('an engine opening a filled table gives its top-level keys columns, written into the old part', async () => {
     expect(await keyColumns()).toEqual(['["amount"]', '["kind"]']);
@@ -196,6 +196,48 @@ describe('key columns on ClickHouse', () => {
       expect(await single(third, { aggregation: 'Sum', metric: 'cart.total' })).toBe(15);
     } finally {
       await third.close();
+    }
+  });
+});
+
+describe('a workspace whose engines sort by a field from the start', () => {
+  const SORTED_DB = 'keysorted_default';
+  test("the field's string form is LowCardinality, and its filters and splits answer the same", async () => {
+    const server = await startServer({
+      now: () => NOW,
+      clickhouse: { url, password, databasePrefix: 'keysorted_', sortField: 'kind' },
+    });
+    try {
+      const logged = await server.post('/api/bulk-log', {
+        api_key: API_KEY,
+        collection: 'shop',
+        timestamp: NOW - 10,
+        jsons: imported,
+      });
+      expect(logged.status).toBe(200);
+      const types = await direct.query({
+        query: `SELECT comment, type FROM system.columns WHERE database = {db:String}
+                AND table = '_engine_events' AND name LIKE 's\\_%' ORDER BY comment`,
+        query_params: { db: SORTED_DB },
+        format: 'JSONEachRow',
+      });
+      expect(await types.json()).toEqual([
+        { comment: '["amount"]', type: 'Nullable(String)' },
+        { comment: '["kind"]', type: 'LowCardinality(Nullable(String))' },
+      ]);
+      expect(await single(server, sumOfBuys)).toBe(12.5);
+      const split = await server.post('/api/visualize/data', {
+        api_key: API_KEY,
+        collection: 'shop',
+        graph_type: 'Multi Line',
+        split: 'kind',
+        granularity: 'Day',
+        start: NOW - 100,
+        end: NOW + 1,
+      });
+      expect(split.body.metadata).toMatchObject({ series: ['buy', 'view'], combined: 4 });
+    } finally {
+      await server.close();
     }
   });
 });

@@ -73,16 +73,26 @@ function eligible(path: readonly string[]): boolean {
   return path.length <= MAX_COLUMN_DEPTH && path.every((key) => LITERAL_KEY.test(key));
 }
 
-/** The ALTER that gives `paths` their columns (idempotent: any engine may run it again). */
-export function addKeyColumnsSql(database: string, paths: readonly (readonly string[])[]): string {
+/**
+ * The ALTER that gives `paths` their columns (idempotent: any engine may run it again). The
+ * string form of `sortField`, a key chosen for the filters it takes, is `LowCardinality`, which
+ * compares a dictionary's few values rather than each event's text.
+ */
+export function addKeyColumnsSql(
+  database: string,
+  paths: readonly (readonly string[])[],
+  sortField?: string,
+): string {
   const adds = paths.flatMap((path) => {
     const keys = `json, ${path.map(clickHouseStringLiteral).join(', ')}`;
     const { number, string } = columnsOf(path);
     const comment = `COMMENT ${clickHouseStringLiteral(JSON.stringify(path))}`;
+    const categorical = path.length === 1 && path[0] === sortField;
+    const type = categorical ? 'LowCardinality(Nullable(String))' : 'Nullable(String)';
     return [
       `ADD COLUMN IF NOT EXISTS ${quoteClickHouseIdentifier(number)} Nullable(Float64)
   DEFAULT ${numericFormSql(keys, clickHouseStringLiteral(NUMERIC_TEXT))} ${comment}`,
-      `ADD COLUMN IF NOT EXISTS ${quoteClickHouseIdentifier(string)} Nullable(String)
+      `ADD COLUMN IF NOT EXISTS ${quoteClickHouseIdentifier(string)} ${type}
   DEFAULT ${stringFormSql(keys)} ${comment}`,
     ];
   });
@@ -260,7 +270,9 @@ export class KeyColumns {
     }
     if (fresh.size === 0) return [];
     const added = [...fresh.values()].map((columns) => columns.path);
-    await this.#client.command({ query: addKeyColumnsSql(this.#database, added) });
+    await this.#client.command({
+      query: addKeyColumnsSql(this.#database, added, this.#sortField),
+    });
     this.#bases = new Map([...this.#bases, ...fresh]);
     this.#lookup = new KeyColumnSet(this.#bases);
     return added;
