@@ -41,6 +41,10 @@ describe('calendar units', () => {
     // Goose Bay set its clocks at 00:01 (1987 to 1991): a change a minute past the half hour.
     const change = firstChange('America/Goose_Bay', Date.UTC(1988, 0, 1) / 1000) ?? 0;
     expect(span('America/Goose_Bay', change - DAY, change + DAY)).toBe(60);
+    // Before May 1778 the shifted seconds are negative, which SQL divides by truncation.
+    const early = Date.UTC(1778, 4, 1) / 1000;
+    expect(span('UTC', early, early + month)).toBeUndefined();
+    expect(span('UTC', early + 10 * DAY, early + 10 * DAY + month)).toBe(DAY);
     // Hour and Minute plans key buckets per event.
     const hours = planBuckets('Hour', 'UTC', START_2024, START_2024 + month);
     expect(calendarUnits(hours, START_2024, START_2024 + month)).toBeUndefined();

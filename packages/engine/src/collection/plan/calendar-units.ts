@@ -7,7 +7,7 @@ export const MAX_UNITS = 4096;
 
 /**
  * Added to a second before dividing it into units, so that every dividend is positive for SQL
- * that divides by truncation (from 1900 on); a whole number of days, hence of units.
+ * that divides by truncation (from May 1778 on); a whole number of days, hence of units.
  */
 export const UNIT_SHIFT = 70_000 * DAY;
 
@@ -29,11 +29,13 @@ export interface CalendarUnits {
  * Units for an additive aggregate over a Day, Week or Month plan: a driver groups events by
  * `(ts + UNIT_SHIFT) // seconds`, an integer division per event that is cheaper than choosing
  * the zone's offset per event, and adds the units up per bucket. Undefined for Minute and Hour
- * plans, and where the window holds more than {@link MAX_UNITS} units.
+ * plans, for windows that start before the shift makes every second positive (May 1778),
+ * and where the window holds more than {@link MAX_UNITS} units.
  */
 export function calendarUnits(plan: BucketPlan, lo: number, hi: number): CalendarUnits | undefined {
   const calendar = plan.calendar;
-  if (!calendar || lo > hi) return undefined;
+  // Before the shift, a truncating division would put a second in the unit after its own.
+  if (!calendar || lo > hi || lo + UNIT_SHIFT < 0) return undefined;
   const { segments } = calendar;
   let seconds = DAY;
   segments.forEach((segment, i) => {
