@@ -14,7 +14,7 @@ import { setSeriesValue } from '../../set-own.ts';
 import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import { type CalendarUnits, calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
-import { emptyValue, QUANTILE } from '../plan/collection-plan.ts';
+import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
@@ -183,7 +183,7 @@ async function singleLine(
   const params = new ClickHouseParams(run.columns);
   const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
   const where = inWindow(query, lo, hi, params);
-  const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
+  const additive = isAdditive(query.aggregation);
   const cumulative = query.graph_type === 'Cumulative Line';
   // A running average needs each bucket's sum and count; a non-additive line's combined value
   // is the aggregate over the window, the empty grouping set of the same statement.
@@ -292,7 +292,7 @@ async function splitLines(
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { rows: [], combined: empty, series: fixedSeries ?? [] };
   const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
-  const additive = query.aggregation === 'Count' || query.aggregation === 'Sum';
+  const additive = isAdditive(query.aggregation);
   const params = new ClickHouseParams(run.columns);
   const scan: SplitScan = {
     query,

@@ -9,7 +9,7 @@ import {
 import { setSeriesValue } from '../../set-own.ts';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
-import { emptyValue } from '../plan/collection-plan.ts';
+import { emptyValue, isAdditive } from '../plan/collection-plan.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './aggregate-sql.ts';
 import { bucketKeySql } from './bucket-key-sql.ts';
@@ -68,7 +68,7 @@ async function aggregateWindow(
   const { aggregation } = ctx.query;
   // Count and Sum over the window are the sums of their buckets: one GROUP BY suffices. Avg and
   // percentiles need the window as a whole, which GROUPING SETS adds to the same scan.
-  const additive = aggregation === 'Count' || aggregation === 'Sum';
+  const additive = isAdditive(aggregation);
   // Sums of buckets are also sums of spans of UTC time within them, keyed by a division alone.
   const { lo, hi } = windowSeconds(window);
   const units = additive ? calendarUnits(plan, lo, hi) : undefined;

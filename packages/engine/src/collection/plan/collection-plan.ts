@@ -35,7 +35,15 @@ export interface CollectionAnswer {
 
 /** What an aggregate over no values reads as: 0 for Count and Sum, null otherwise. */
 export function emptyValue(aggregation: Aggregation): number | null {
-  return aggregation === 'Count' || aggregation === 'Sum' ? 0 : null;
+  return isAdditive(aggregation) ? 0 : null;
+}
+
+/**
+ * Count and Sum: a window's value is the sum of its parts' values (buckets, spans, a series'
+ * cells), which the drivers use to aggregate once and add up.
+ */
+export function isAdditive(aggregation: Aggregation): boolean {
+  return aggregation === 'Count' || aggregation === 'Sum';
 }
 
 /**
