@@ -2,6 +2,7 @@ import { type CollectionQuery, queryRequestSchema } from '@analytics-chart/proto
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { sortProjectionServes } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
+import { KeyColumns } from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
 
 /**
@@ -177,6 +178,20 @@ describe('key columns on ClickHouse', () => {
       const [projection, ...others] = await projections.json<{ name: string; query: string }>();
       expect(others).toEqual([]);
       expect(projection?.query).toMatch(new RegExp(`ORDER BY collection, ${kind}, timestamp$`));
+      // The projection is the workspace's: an engine opened without a sort field finds it, and
+      // weighs it for the queries that filter on its key.
+      const unsorted = new KeyColumns(direct, DB);
+      expect(unsorted.sortFields()).toEqual([]);
+      await unsorted.open();
+      expect(unsorted.sortFields()).toEqual(['kind']);
+      const filtered = queryRequestSchema.parse({
+        collection: 'shop',
+        graph_type: 'Single Value',
+        start: '1 day ago',
+        end: 'now',
+        filters: [['kind', '=', 'buy']],
+      }) as CollectionQuery;
+      expect(sortProjectionServes(filtered, unsorted.sortFields())).toBe(true);
       // Enough events of another collection that the projection reads fewer granules than
       // the table: one in ten is a 'buy' of amount 2.
       await direct.command({
@@ -252,20 +267,23 @@ describe('which queries weigh the sort projection', () => {
       ...extra,
     }) as CollectionQuery;
   test("a filter on the sort field, in any of a query's filters", () => {
-    expect(sortProjectionServes(query({ filters: [['kind', '=', 'buy']] }), 'kind')).toBe(true);
+    expect(sortProjectionServes(query({ filters: [['kind', '=', 'buy']] }), ['kind'])).toBe(true);
+    expect(sortProjectionServes(query({ filters: [['kind', '=', 'b']] }), ['a', 'kind'])).toBe(
+      true,
+    );
     const compare = query({ graph_type: 'Compare Line', compare_filters: [['kind', '=', 'a']] });
-    expect(sortProjectionServes(compare, 'kind')).toBe(true);
+    expect(sortProjectionServes(compare, ['kind'])).toBe(true);
     const ratio = query({
       graph_type: 'Ratio Line',
       numerator_filters: [['x', '=', 1]],
       denominator_filters: [[['y', '=', 1]], [['kind', '!=', 'b']]],
     });
-    expect(sortProjectionServes(ratio, 'kind')).toBe(true);
+    expect(sortProjectionServes(ratio, ['kind'])).toBe(true);
   });
   test('not without one, nor without a sort field', () => {
-    expect(sortProjectionServes(query({}), 'kind')).toBe(false);
-    expect(sortProjectionServes(query({ filters: [['kinds', '=', 'buy']] }), 'kind')).toBe(false);
-    expect(sortProjectionServes(query({ filters: [['kind', '=', 'buy']] }), undefined)).toBe(false);
+    expect(sortProjectionServes(query({}), ['kind'])).toBe(false);
+    expect(sortProjectionServes(query({ filters: [['kinds', '=', 'buy']] }), ['kind'])).toBe(false);
+    expect(sortProjectionServes(query({ filters: [['kind', '=', 'buy']] }), [])).toBe(false);
   });
 });
 

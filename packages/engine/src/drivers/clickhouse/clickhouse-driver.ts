@@ -34,7 +34,8 @@ export interface ClickHouseOptions {
   /**
    * A top-level payload key (e.g. `event`) that filters often name: the event table gets a
    * projection of its form columns sorted by that key's string form, so such filters read
-   * only their range (see the README's *Storage model*).
+   * only their range (see the README's *Storage model*). Engines without it find the
+   * projection in the table and use it too.
    */
   sortField?: string;
 }
@@ -94,7 +95,6 @@ class ClickHouseWorkspace implements DriverWorkspace {
   /** The payload key paths with form columns in the event table. */
   readonly columns: KeyColumns;
   readonly #memoryLimit: string;
-  readonly #sortField: string | undefined;
   /** Collections known to be in the catalog, so ingest registers each one once per process. */
   readonly #known = new Set<string>();
 
@@ -108,7 +108,6 @@ class ClickHouseWorkspace implements DriverWorkspace {
     this.client = client;
     this.columns = new KeyColumns(client, database, sortField);
     this.#memoryLimit = memoryLimit;
-    this.#sortField = sortField;
   }
 
   #run(limits: QueryLimits): ClickHouseRun {
@@ -122,7 +121,7 @@ class ClickHouseWorkspace implements DriverWorkspace {
 
   queryCollection(plan: CollectionPlan, limits: QueryLimits) {
     const columns = this.columns.lookup();
-    const projections = sortProjectionServes(plan.query, this.#sortField);
+    const projections = sortProjectionServes(plan.query, this.columns.sortFields());
     return runClickHouseCollectionQuery(plan, { ...this.#run(limits), columns, projections });
   }
 
@@ -158,20 +157,20 @@ class ClickHouseWorkspace implements DriverWorkspace {
 }
 
 /**
- * Whether the sort projection (on `sortField`, if any) can serve a collection-mode query: it
+ * Whether a sort projection (one per key of `sortFields`) can serve a collection-mode query: it
  * serves filters on its key alone, and ClickHouse need not weigh it for any other query.
  */
 export function sortProjectionServes(
   query: CollectionQuery,
-  sortField: string | undefined,
+  sortFields: readonly string[],
 ): boolean {
-  if (sortField === undefined) return false;
+  if (sortFields.length === 0) return false;
   return [
     query.filters,
     query.compare_filters,
     query.numerator_filters,
     query.denominator_filters,
-  ].some((groups) => groups?.some((group) => group.some(([name]) => name === sortField)));
+  ].some((groups) => groups?.some((group) => group.some(([name]) => sortFields.includes(name))));
 }
 
 class ClickHouseDriver implements StorageDriver {

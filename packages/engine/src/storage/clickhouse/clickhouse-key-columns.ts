@@ -133,6 +133,8 @@ export class KeyColumns {
   #writable = false;
   /** Paths of raw-text columns an older engine added, given form columns on opening. */
   #rawPaths: (readonly string[])[] = [];
+  /** Top-level keys a sort projection of the table orders by, whichever engine made it. */
+  #projected: readonly string[] = [];
 
   readonly #sortField: string | undefined;
 
@@ -243,6 +245,19 @@ export class KeyColumns {
     return this.#lookup;
   }
 
+  /**
+   * The top-level keys whose sort projection queries may weigh: the one this engine was given
+   * and those of the projections found in the table, so that an engine started without
+   * `sortField` reads the projection another engine made.
+   */
+  sortFields(): readonly string[] {
+    this.lookup();
+    const given = this.#sortField;
+    return given === undefined || this.#projected.includes(given)
+      ? this.#projected
+      : [given, ...this.#projected];
+  }
+
   /** The form columns an insert may name: those of the list last read or added. */
   forms(): FormColumns[] {
     this.lookup();
@@ -280,9 +295,14 @@ export class KeyColumns {
 
   async #read(): Promise<void> {
     const readAt = Date.now();
-    const rows = await this.#rows<{ name: string; comment: string }>(
-      `SELECT name, comment FROM system.columns WHERE database = {db:String} AND table = {table:String}`,
-    );
+    const [rows, projections] = await Promise.all([
+      this.#rows<{ name: string; comment: string }>(
+        `SELECT name, comment FROM system.columns WHERE database = {db:String} AND table = {table:String}`,
+      ),
+      this.#rows<{ name: string }>(
+        `SELECT name FROM system.projections WHERE database = {db:String} AND table = {table:String}`,
+      ),
+    ]);
     const names = new Set(rows.map((row) => row.name));
     const bases = new Map<string, FormColumns>();
     const raw: (readonly string[])[] = [];
@@ -298,6 +318,10 @@ export class KeyColumns {
     }
     this.#bases = bases;
     this.#rawPaths = raw;
+    this.#projected = projections.flatMap(({ name }) => {
+      const path = bases.get(/^p_([0-9a-f]{24})$/.exec(name)?.[1] ?? '')?.path;
+      return path?.length === 1 ? [path[0] as string] : [];
+    });
     this.#lookup = new KeyColumnSet(this.#bases);
     this.#readAt = readAt;
   }
