@@ -15,6 +15,7 @@ import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts'
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import { type CalendarUnits, calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
+import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
@@ -349,13 +350,54 @@ function addCell(
 }
 
 /**
- * Count and Sum: a series' value and `combined` are sums of its cells, so ClickHouse groups the
- * scan once, by bucket and series, and rolls the few cells up per series and, as a window over
- * the series, into `combined`; only the ranked series' cells come back.
+ * Count and Sum: a series' value and `combined` are sums of its cells. Up to
+ * {@link MAX_SPLIT_CELLS} cells come back from one GROUP BY and the engine ranks the series, as
+ * the DuckDB driver does; beyond, ClickHouse ranks them ({@link rankedAdditiveSplit}).
  */
 async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
   const { query, plan, run, params, fixedSeries, split, m, where } = scan;
+  // Both statements share these, and with them their parameters.
+  const key = keySql(plan, params);
   const value = aggregateSql(query.aggregation, m, params);
+  const rows = await rowsOf<{ k: number; sp: string; v: number | null }>(
+    run,
+    `SELECT ${key} AS k, ${split} AS sp, ${value} AS v
+     FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL
+     GROUP BY k, sp
+     LIMIT ${MAX_SPLIT_CELLS + 1}`,
+    params,
+  );
+  if (rows.length > MAX_SPLIT_CELLS) return rankedAdditiveSplit(scan, key, value);
+  const totals = new Map<string, number>();
+  let combined: number | null = null;
+  for (const { k, sp, v } of rows) {
+    checkBucketKey(k, plan);
+    totals.set(sp, (totals.get(sp) ?? 0) + (v ?? 0));
+    combined = (combined ?? 0) + (v ?? 0);
+  }
+  const names =
+    fixedSeries ??
+    rankSeries([...totals].map(([name, total]) => ({ name, value: total }))).slice(
+      0,
+      LIMITS.series,
+    );
+  const kept = new Set(names);
+  const cells: SplitCells['cells'] = new Map();
+  for (const { k, sp, v } of rows) if (kept.has(sp)) addCell(cells, plan, k, sp, v);
+  return { cells, names, combined };
+}
+
+/**
+ * Count and Sum over more cells than the engine ranks: ClickHouse groups the scan by bucket and
+ * series, rolls the cells up per series and, as a window over the series, into `combined`; only
+ * the ranked series' cells come back.
+ */
+async function rankedAdditiveSplit(
+  scan: SplitScan,
+  key: string,
+  value: string,
+): Promise<SplitCells> {
+  const { plan, run, params, fixedSeries, split, where } = scan;
   // The given series first, so that each is among the rows the limit keeps.
   const first =
     fixedSeries === null ? '' : `has(${params.add('Array(String)', fixedSeries)}, sp) DESC, `;
@@ -372,7 +414,7 @@ async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
     run,
     `SELECT sp, groupArray((k, v)) AS cells, coalesce(sumOrNull(v), 0) AS o, sum(o) OVER () AS t
      FROM (
-       SELECT ${keySql(plan, params)} AS k, ${split} AS sp, ${value} AS v
+       SELECT ${key} AS k, ${split} AS sp, ${value} AS v
        FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL
        GROUP BY k, sp)
      GROUP BY sp

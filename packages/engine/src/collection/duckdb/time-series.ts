@@ -10,6 +10,7 @@ import { setSeriesValue } from '../../set-own.ts';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive } from '../plan/collection-plan.ts';
+import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './aggregate-sql.ts';
 import { bucketKeySql } from './bucket-key-sql.ts';
@@ -336,9 +337,6 @@ async function splitLines(ctx: QueryContext, granularity: ResolvedGranularity): 
   return envelope;
 }
 
-/** More (split value, bucket) groups than this are ranked by DuckDB instead of here. */
-const MAX_SPLIT_CELLS = 10_000;
-
 /** One split value in one bucket. */
 interface Cell {
   value: number | null;
@@ -375,7 +373,7 @@ async function splitWindow(
     (query.aggregation === 'Count' || query.aggregation === 'Sum' || query.aggregation === 'Avg'
       ? await splitCells(ctx, base)
       : null) ?? (await rankedSplit(ctx, base, fixedSeries));
-  const series = fixedSeries ?? rank(aggregates.ranked).slice(0, LIMITS.series);
+  const series = fixedSeries ?? rankSeries(aggregates.ranked).slice(0, LIMITS.series);
   // Each chosen series' cells, found once rather than once per bucket.
   const { cells } = aggregates;
   const chosen = series.map((name) => cells.get(name));
@@ -391,18 +389,6 @@ async function splitWindow(
     });
   });
   return { rows, combined: aggregates.combined, series };
-}
-
-/** Largest value first (nulls last), ties by name. */
-function rank(values: Array<{ name: string; value: number | null }>): string[] {
-  return values
-    .sort((a, b) => {
-      if (a.value === b.value) return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-      if (a.value === null) return 1;
-      if (b.value === null) return -1;
-      return b.value - a.value;
-    })
-    .map((r) => r.name);
 }
 
 /**
