@@ -356,18 +356,19 @@ function addCell(
  */
 async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
   const { query, plan, run, params, fixedSeries, split, m, where } = scan;
-  // Both statements share these, and with them their parameters.
   const key = keySql(plan, params);
   const value = aggregateSql(query.aggregation, m, params);
+  // The cells' GROUP BY, which the fallback rolls up: both statements share it and its parameters.
+  const cellsSql = `SELECT ${key} AS k, ${split} AS sp, ${value} AS v
+     FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL
+     GROUP BY k, sp`;
   const rows = await rowsOf<{ k: number; sp: string; v: number | null }>(
     run,
-    `SELECT ${key} AS k, ${split} AS sp, ${value} AS v
-     FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL
-     GROUP BY k, sp
+    `${cellsSql}
      LIMIT ${MAX_SPLIT_CELLS + 1}`,
     params,
   );
-  if (rows.length > MAX_SPLIT_CELLS) return rankedAdditiveSplit(scan, key, value);
+  if (rows.length > MAX_SPLIT_CELLS) return rankedAdditiveSplit(scan, cellsSql);
   const totals = new Map<string, number>();
   let combined: number | null = null;
   for (const { k, sp, v } of rows) {
@@ -392,12 +393,8 @@ async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
  * series, rolls the cells up per series and, as a window over the series, into `combined`; only
  * the ranked series' cells come back.
  */
-async function rankedAdditiveSplit(
-  scan: SplitScan,
-  key: string,
-  value: string,
-): Promise<SplitCells> {
-  const { plan, run, params, fixedSeries, split, where } = scan;
+async function rankedAdditiveSplit(scan: SplitScan, cellsSql: string): Promise<SplitCells> {
+  const { plan, run, params, fixedSeries } = scan;
   // The given series first, so that each is among the rows the limit keeps.
   const first =
     fixedSeries === null ? '' : `has(${params.add('Array(String)', fixedSeries)}, sp) DESC, `;
@@ -413,10 +410,7 @@ async function rankedAdditiveSplit(
   }>(
     run,
     `SELECT sp, groupArray((k, v)) AS cells, coalesce(sumOrNull(v), 0) AS o, sum(o) OVER () AS t
-     FROM (
-       SELECT ${key} AS k, ${split} AS sp, ${value} AS v
-       FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL
-       GROUP BY k, sp)
+     FROM (${cellsSql})
      GROUP BY sp
      ORDER BY ${first}o DESC, sp
      LIMIT ${limit}`,
