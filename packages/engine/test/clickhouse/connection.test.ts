@@ -29,6 +29,14 @@ interface Proxy {
   url: string;
   /** `cut`: answers 200 and part of a body, then destroys the connection. */
   mode: 'relay' | 'cut';
+  /**
+   * How many of the next requests lose their connection before any answer: `request`, before
+   * reaching ClickHouse (a pooled connection closed as the request went out); `answer`, after
+   * ClickHouse has run it.
+   */
+  lose: { where: 'request' | 'answer'; count: number };
+  /** Requests whose connection the proxy closed unanswered so far. */
+  lost: number;
   /** TCP connections accepted so far. */
   connections: number;
   /** Requests being relayed now, and the most at once so far. */
@@ -44,6 +52,8 @@ async function startProxy(): Promise<Proxy> {
   const state: Proxy = {
     url: '',
     mode: 'relay',
+    lose: { where: 'request', count: 0 },
+    lost: 0,
     connections: 0,
     active: 0,
     peak: 0,
@@ -62,10 +72,25 @@ async function startProxy(): Promise<Proxy> {
       setTimeout(() => req.socket.destroy(), 10);
       return;
     }
+    const lose = state.lose.count > 0 ? state.lose.where : undefined;
+    if (lose) state.lose.count--;
+    if (lose === 'request') {
+      state.lost++;
+      req.socket.destroy();
+      return;
+    }
     state.bodies.push({ query: target.searchParams.get('query') ?? '', bytes: body.length });
     state.peak = Math.max(state.peak, ++state.active);
     res.once('close', () => state.active--);
     const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
+      if (lose === 'answer') {
+        answer.resume();
+        answer.once('end', () => {
+          state.lost++;
+          req.socket.destroy();
+        });
+        return;
+      }
       res.writeHead(answer.statusCode ?? 500, answer.headers);
       answer.pipe(res);
     });
@@ -135,6 +160,26 @@ describe("the classification of the client's failures", () => {
       expect(isConnectionError(error)).toBe(true);
     } finally {
       proxy.mode = 'relay';
+    }
+  });
+
+  test('a request whose connection closes before any answer is sent once more, and only once', async () => {
+    const client = connectClickHouse({ url: proxy.url, password }, { requestTimeoutMs: 5_000 });
+    onTestFinished(() => client.close());
+    const lostBefore = proxy.lost;
+    proxy.lose = { where: 'request', count: 1 };
+    const result = await client.query({ query: 'SELECT 41 + 1 AS n', format: 'JSONEachRow' });
+    expect(await result.json()).toEqual([{ n: 42 }]);
+    expect(proxy.lost - lostBefore).toBe(1);
+
+    // Closed again on the second try: the failure is the caller's, after two requests.
+    proxy.lose = { where: 'request', count: 5 };
+    try {
+      const error = await failureOf(client);
+      expect(isConnectionError(error)).toBe(true);
+      expect(proxy.lose.count).toBe(3);
+    } finally {
+      proxy.lose = { where: 'request', count: 0 };
     }
   });
 
@@ -232,6 +277,34 @@ describe('an engine whose ClickHouse connection fails', () => {
       b.query.startsWith('INSERT INTO `conn_default`.`_engine_events`'),
     );
     expect(insert?.bytes).toBeGreaterThan(KEEPALIVE_BODY_CAP);
+  });
+
+  test('answers a query whose pooled connection was closed under it, from a second request', async () => {
+    const lostBefore = proxy.lost;
+    proxy.lose = { where: 'request', count: 1 };
+    const answer = await server.post('/api/collections', { api_key: API_KEY });
+    expect(proxy.lost - lostBefore).toBe(1);
+    const catalog = await direct.query({
+      query: 'SELECT DISTINCT name FROM conn_default._engine_collections ORDER BY name',
+      format: 'JSONEachRow',
+    });
+    const names = await catalog.json<{ name: string }>();
+    expect(names.map((n) => n.name)).toContain('large');
+    expect(answer).toMatchObject({ status: 200, body: { list: names } });
+  });
+
+  test('stores an event once when the answer to its insert is lost and the insert is sent again', async () => {
+    const before = await countIn('conn_default', 'large');
+    const lostBefore = proxy.lost;
+    proxy.lose = { where: 'answer', count: 1 };
+    const log = await server.post('/api/log', {
+      api_key: API_KEY,
+      collection: 'large',
+      json: { i: 'answer lost' },
+    });
+    expect(log.status).toBe(200);
+    expect(proxy.lost - lostBefore).toBe(1);
+    expect(await countIn('conn_default', 'large')).toBe(before + 1);
   });
 
   test('answers 503 while answers are cut half-way, and acknowledges no event', async () => {

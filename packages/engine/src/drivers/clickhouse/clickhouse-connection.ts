@@ -1,6 +1,7 @@
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client-web';
 import { boundedFetch } from './bounded-fetch.ts';
 import type { ClickHouseOptions } from './clickhouse-driver.ts';
+import { retryClosedConnection } from './retry-closed-connection.ts';
 
 /** Requests one client keeps open at once (the Node implementation's default socket cap). */
 export const MAX_OPEN_REQUESTS = 10;
@@ -36,7 +37,8 @@ export function connectClickHouse(
     // Answers uncompressed: the engine's answers are small, and gzip costs both ends more time
     // than it saves on the wire to a nearby ClickHouse.
     compression: { response: false, request: false },
-    // The platform's fetch opens a connection per concurrent request, without a cap.
-    fetch: boundedFetch(MAX_OPEN_REQUESTS),
+    // The platform's fetch opens a connection per concurrent request, without a cap, and does not
+    // send again a POST whose pooled connection was closed under it.
+    fetch: retryClosedConnection(boundedFetch(MAX_OPEN_REQUESTS)),
   });
 }

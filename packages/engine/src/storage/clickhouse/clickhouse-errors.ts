@@ -17,19 +17,37 @@ const CONNECTION_CODES = new Set([
 ]);
 
 /**
- * True for a failure to talk to ClickHouse at all (as opposed to ClickHouse refusing a query).
- * `fetch` reports one as a TypeError (`fetch failed`, or `terminated` when the connection broke
- * during the answer) whose `cause` carries the code.
+ * The system's or undici's code of a failure to talk to ClickHouse at all (as opposed to
+ * ClickHouse refusing a query). `fetch` reports one as a TypeError (`fetch failed`, or
+ * `terminated` when the connection broke during the answer) whose `cause` carries the code.
  */
-export function isConnectionError(error: unknown): boolean {
-  if (error instanceof ClickHouseError) return false;
+function connectionCode(error: unknown): string | undefined {
+  if (error instanceof ClickHouseError) return undefined;
   let cause: unknown = error;
   for (let depth = 0; depth < 3 && cause instanceof Error; depth++) {
     const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return code;
     cause = cause.cause;
   }
-  return false;
+  return undefined;
+}
+
+/** True for a failure to talk to ClickHouse at all (see {@link connectionCode}). */
+export function isConnectionError(error: unknown): boolean {
+  return connectionCode(error) !== undefined;
+}
+
+/** Codes of a connection that was open and then closed or reset by the other side. */
+const CLOSED_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * True where the connection under a request was closed by the other side, as a pooled
+ * keep-alive connection is when ClickHouse, or a load balancer before it, drops it idle just as
+ * a request goes out; not where it could not be made or timed out.
+ */
+export function isClosedConnection(error: unknown): boolean {
+  const code = connectionCode(error);
+  return code !== undefined && CLOSED_CODES.has(code);
 }
 
 /**
