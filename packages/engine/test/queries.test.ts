@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MAX_SPLIT_CELLS } from '../src/collection/plan/split-series.ts';
 import { API_KEY, ingest, startServer, type TestServer } from './helpers/engine-server.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { fixtureEvents, NOW } from './helpers/fixture-events.ts';
@@ -417,6 +418,78 @@ describe('many split values', () => {
         end: 'now',
         ...agg,
       });
+    });
+  }
+});
+
+describe('ties across the surrogate range', () => {
+  // Four names tied at the top, in UTF-8 byte order 'z' < U+E000 < U+FF21 < U+1F600; JavaScript's
+  // `<` puts the emoji second. Hourly over three days the 150 fillers make more (name, hour)
+  // cells than the engine ranks itself, so the database ranks them; daily, the engine does.
+  const TIED = ['\u{1f600}', '\uff21', 'z', '\ue000'];
+  const ties: FixtureEvent[] = [
+    ...TIED.flatMap((name) =>
+      Array.from({ length: 100 }, (_, i) => ({
+        timestamp: NOW - 1 - i * 2000,
+        json: { name, amount: 3 },
+      })),
+    ),
+    ...Array.from({ length: 150 * 72 }, (_, i) => ({
+      timestamp: NOW - 60 - Math.floor(i / 150) * 3600,
+      json: { name: `f${String(i % 150).padStart(3, '0')}`, amount: 1 },
+    })),
+  ].sort((a, b) => a.timestamp - b.timestamp);
+
+  beforeAll(async () => {
+    await ingest(server, ties, 'ties');
+  }, 60_000);
+
+  async function checkTies(body: Record<string, unknown>) {
+    const request = { api_key: API_KEY, collection: 'ties', ...body };
+    const answer = await server.post('/api/visualize/data', request);
+    if (answer.status !== 200) expect.fail(`${answer.status}: ${answer.text}`);
+    expectClose(answer.body, referenceAnswer(ties, request, NOW, 'ties'));
+    return answer.body;
+  }
+
+  test('the fixture has more hourly cells than the engine ranks itself', () => {
+    const cells = new Set(ties.map((e) => `${e.json.name} ${Math.floor(e.timestamp / 3600)}`));
+    expect(cells.size).toBeGreaterThan(MAX_SPLIT_CELLS);
+  });
+
+  test('collections are listed in the same order', async () => {
+    const one = [{ timestamp: NOW - 10, json: { name: 'x' } }];
+    await ingest(server, one, 'ties\u{1f600}');
+    await ingest(server, one, 'ties\uff21');
+    const answer = await server.post('/api/collections', { api_key: API_KEY });
+    const names = answer.body.list
+      .map((c: { name: string }) => c.name)
+      .filter((name: string) => name.startsWith('ties'));
+    expect(names).toEqual(['ties', 'ties\uff21', 'ties\u{1f600}']);
+  });
+
+  for (const agg of [{ aggregation: 'Count' }, { aggregation: 'Sum', metric: 'amount' }]) {
+    test(`${agg.aggregation}: the same order ranked by the engine and by the database`, async () => {
+      const expected = ['z', '\ue000', '\uff21', '\u{1f600}'];
+      for (const granularity of ['Hour', 'Day']) {
+        const body = await checkTies({
+          graph_type: 'Multi Line',
+          split: 'name',
+          granularity,
+          start: '3 days ago',
+          end: 'now',
+          ...agg,
+        });
+        expect(body.metadata.series.slice(0, 4), granularity).toEqual(expected);
+      }
+      const table = await checkTies({
+        graph_type: 'Table',
+        split: 'name',
+        start: '3 days ago',
+        end: 'now',
+        ...agg,
+      });
+      expect(table.result.slice(0, 4).map((row: { name: string }) => row.name)).toEqual(expected);
     });
   }
 });

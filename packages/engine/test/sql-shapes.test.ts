@@ -207,6 +207,18 @@ describe('Multi Line and Stacked Line', () => {
       },
     ]);
   });
+
+  test('breaks ties by name as the databases order text', async () => {
+    const envelope = await ok({
+      sql_query: `SELECT DATE '2024-03-01' AS d, s, 1 AS v FROM (VALUES ('\u{1f600}'), ('\uff21'), ('z')) t(s)`,
+      graph_type: 'Multi Line',
+      timestamp_column: 'd',
+      value_column: 'v',
+      split_column: 's',
+    });
+    // UTF-8 bytes: 'z' 7A, U+FF21 EF BC A1, U+1F600 F0 9F 98 80 (UTF-16 puts the emoji first).
+    expect(envelope.metadata.series).toEqual(['z', '\uff21', '\u{1f600}']);
+  });
 });
 
 describe('label and value shapes', () => {

@@ -9,6 +9,7 @@ import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { EngineError } from '../engine-error.ts';
 import { setOwn, setSeriesValue } from '../set-own.ts';
 import { DuckDBTypeId } from '../storage/duckdb/duckdb-api.ts';
+import { compareText } from '../text-order.ts';
 import {
   canHoldValues,
   isNumberType,
@@ -240,7 +241,7 @@ function shapeLine(
   }
   // The top series by combined value, as collection mode shows them.
   const series = [...totals.entries()]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))
     .slice(0, LIMITS.series)
     .map(([name]) => name);
   const result = ordered.map((b) => {

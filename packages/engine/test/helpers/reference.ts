@@ -271,7 +271,8 @@ function byValueThenName(
   a: { name: string; value: number | null },
   b: { name: string; value: number | null },
 ): number {
-  if (a.value === b.value) return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  // Ties by name in UTF-8 byte order, as both databases order text.
+  if (a.value === b.value) return Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
   if (a.value === null) return 1;
   if (b.value === null) return -1;
   return b.value - a.value;

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { compareText } from '../../text-order.ts';
 import { comparePaths, fieldName } from '../key-path.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
 
@@ -176,9 +177,9 @@ export class Catalog {
     return this.#collections.get(name);
   }
 
-  /** Every collection, by name. */
+  /** Every collection, by name (in the order ClickHouse's catalog lists them). */
   list(): CollectionEntry[] {
-    return [...this.#collections.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+    return [...this.#collections.values()].sort((a, b) => compareText(a.name, b.name));
   }
 
   /** An id for a collection about to be created. */
