@@ -1,9 +1,10 @@
 /**
- * The element as a React 19 or Vue 3 developer gets it: packed with `pnpm pack`, installed with
- * npm into a copy of `react-app/` or `vue-app/` outside the workspace, built with the app's own
- * `npm run build` (React: `tsc -b && vite build`, so the generated JSX typings are what type-checks
- * `<analytics-chart …>`), and opened in Chromium against the workspace's real engine and edge. The
- * packed manifest's claims are checked against the tarball's own files.
+ * The element as a React 19, Vue 3 or Svelte 5 developer gets it: packed with `pnpm pack`,
+ * installed with npm into a copy of `react-app/`, `vue-app/` or `svelte-app/` outside the
+ * workspace, built with the app's own `npm run build` (React: `tsc -b && vite build`, Svelte:
+ * `svelte-check` first, so the generated typings are what type-checks `<analytics-chart …>`), and
+ * opened in Chromium against the workspace's real engine and edge. The packed manifest's claims
+ * are checked against the tarball's own files.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,8 +44,9 @@ let manifest: Manifest;
 let element: ManifestElement;
 let edge: ChartEdge;
 let browser: Browser;
-const pages = await Promise.all([startStaticServer(), startStaticServer()]);
-const [reactPages, vuePages] = pages as [(typeof pages)[0], (typeof pages)[0]];
+const pages = await Promise.all([startStaticServer(), startStaticServer(), startStaticServer()]);
+type Pages = (typeof pages)[0];
+const [reactPages, vuePages, sveltePages] = pages as [Pages, Pages, Pages];
 
 beforeAll(async () => {
   tarballs['@analytics-chart/protocol'] = await packWorkspacePackage('protocol', work);
@@ -58,7 +60,7 @@ beforeAll(async () => {
   const found = manifest.modules.flatMap((m) => m.declarations ?? []).filter((d) => d.tagName);
   expect(found.map((d) => d.tagName)).toEqual(['analytics-chart']);
   element = found[0] as ManifestElement;
-  edge = await startChartEdge([reactPages.origin, vuePages.origin]);
+  edge = await startChartEdge(pages.map((p) => p.origin));
   browser = await puppeteer.launch({
     executablePath: CHROME_PATH,
     headless: true,
@@ -101,6 +103,7 @@ describe('the packed custom-elements.json', () => {
     const targets = referencedExportTargets(pkg.exports);
     expect(targets).toContain('./package.json');
     expect(targets).toContain('./dist/jsx/react.d.ts');
+    expect(targets).toContain('./dist/jsx/svelte.d.ts');
     expect(targets.filter((t) => !files.includes(t.slice(2)))).toEqual([]);
     expect(files).toContain(pkg.customElements);
   });
@@ -151,6 +154,17 @@ describe('the packed custom-elements.json', () => {
   });
 });
 
+/** The element README's one code block in `lang`, which the app's type-check then covers. */
+function readmeBlock(lang: string): string {
+  const readme = readFileSync(
+    new URL('../../../packages/element/README.md', import.meta.url),
+    'utf8',
+  );
+  const blocks = [...readme.matchAll(new RegExp(`^\`\`\`${lang}\n([\\s\\S]*?)^\`\`\`$`, 'gm'))];
+  expect(blocks, lang).toHaveLength(1);
+  return blocks[0]?.[1] ?? '';
+}
+
 /** Every file an `exports` map points at (conditions flattened). */
 function referencedExportTargets(exports: unknown): string[] {
   if (typeof exports === 'string') return [exports];
@@ -186,6 +200,7 @@ describe('a Vite + React 19 app', () => {
 
   it('type-checks and builds with the shipped typings (tsc -b && vite build)', async () => {
     app = await installScratchApp('react-app', work, tarballs);
+    writeFileSync(`${app}/src/ReadmeExample.tsx`, readmeBlock('tsx'));
     await mustRun('npm', ['run', 'build'], app);
     const pkg = await mustRun(
       'node',
@@ -247,5 +262,55 @@ describe('a Vite + Vue 3 app with isCustomElement', () => {
   it('draws the chart in Chromium', async () => {
     vuePages.serve(`${app}/dist`);
     await expectChartDrawn(vuePages.origin, `${app}/dist`);
+  });
+});
+
+describe('a Vite + Svelte 5 app', () => {
+  let app = '';
+
+  it('type-checks and builds with the shipped typings (svelte-check, then vite build)', async () => {
+    app = await installScratchApp('svelte-app', work, tarballs);
+    writeFileSync(`${app}/src/ReadmeExample.svelte`, readmeBlock('svelte'));
+    await mustRun('npm', ['run', 'build'], app);
+  });
+
+  it('rejects an attribute of the wrong type, an unknown one and a wrong event detail', async () => {
+    writeFileSync(
+      `${app}/src/Wrong.svelte`,
+      [
+        '<script lang="ts">',
+        "  import '@analytics-chart/element/svelte';",
+        '</script>',
+        '<analytics-chart theme="blue"></analytics-chart>',
+        '<analytics-chart refresh="often"></analytics-chart>',
+        '<analytics-chart refreshEvery={5}></analytics-chart>',
+        '<analytics-chart onanalytics-chart-load={(e) => e.detail.rows}></analytics-chart>',
+        // Right types, and what any element takes: data-*, aria-*, class.
+        '<analytics-chart theme="auto" refresh={30} data-x="1" aria-label="Views" class="c"></analytics-chart>',
+        '',
+      ].join('\n'),
+    );
+    const { code, output } = await run(
+      'npx',
+      ['svelte-check', '--tsconfig', './tsconfig.app.json', '--output', 'machine'],
+      app,
+    );
+    rmSync(`${app}/src/Wrong.svelte`);
+    expect(code).not.toBe(0);
+    const errors = output.split('\n').filter((line) => / ERROR /.test(line));
+    expect(
+      errors.map((line) => /^\d+ ERROR "([^"]+)" (\d+):/.exec(line)?.slice(1).join(':')),
+      output,
+    ).toEqual([
+      'src/Wrong.svelte:4',
+      'src/Wrong.svelte:5',
+      'src/Wrong.svelte:6',
+      'src/Wrong.svelte:7',
+    ]);
+  });
+
+  it('draws the chart in Chromium', async () => {
+    sveltePages.serve(`${app}/dist`);
+    await expectChartDrawn(sveltePages.origin, `${app}/dist`);
   });
 });
