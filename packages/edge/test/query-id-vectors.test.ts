@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Keyring } from '../src/tokens/keyring.ts';
@@ -7,7 +9,7 @@ import type { QueryIdClaims } from '../src/tokens/query-id-claims.ts';
 import { signClaims } from '../src/tokens/sign-query-id.ts';
 import { verifyQueryId } from '../src/tokens/verify-query-id.ts';
 
-/** The id specification's test vectors (docs/query-id.md), checked in TypeScript and in Python. */
+/** The id specification's test vectors (docs/query-id.md), checked in TypeScript, Python and Go. */
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 interface Vectors {
@@ -20,6 +22,32 @@ const vectors: Vectors = JSON.parse(readFileSync(`${root}docs/query-id/vectors.j
 const options = { now: vectors.now, skewSeconds: 30, maxLength: 8192 };
 // Debian's interpreter, where python3-jwt installs PyJWT (a pyenv python3 on PATH would lack it).
 const PYTHON = process.env.PYTHON_WITH_PYJWT ?? '/usr/bin/python3';
+// Debian's golang-go (.ci/run installs it); GO overrides.
+const GO = process.env.GO ?? 'go';
+
+/**
+ * What another language's check reports: no failure against the vectors, and a session-bound and
+ * a public id it minted with the documented function, which the edge verifies with their claims.
+ */
+async function expectReport(report: {
+  failures: string[];
+  minted: { session: string; public: string };
+}): Promise<void> {
+  expect(report.failures).toEqual([]);
+  const keyring = new Keyring(vectors.keys);
+  const session = await verifyQueryId(report.minted.session, keyring, options);
+  expect(session).toMatchObject({
+    ok: true,
+    claims: { q: 'dashboard-signups', p: { tenant: 'acme' }, sub: 'alice@acme', r: '7d' },
+  });
+  expect(session.ok && session.claims.exp - session.claims.iat).toBe(600);
+  const published = await verifyQueryId(report.minted.public, keyring, options);
+  expect(published).toMatchObject({
+    ok: true,
+    claims: { q: 'public-events', pub: true, aud: ['https://blog.example.com'] },
+  });
+  expect(published.ok && published.claims.exp - published.claims.iat).toBe(30 * 86400);
+}
 
 describe('query id test vectors', () => {
   it('the edge signs each valid vector to exactly its token, and verifies it', async () => {
@@ -56,23 +84,41 @@ describe('query id test vectors', () => {
       [fileURLToPath(new URL('./python/check_query_id_vectors.py', import.meta.url)), root],
       { encoding: 'utf8' },
     );
-    const report = JSON.parse(out) as {
-      failures: string[];
-      minted: { session: string; public: string };
-    };
-    expect(report.failures).toEqual([]);
-    const keyring = new Keyring(vectors.keys);
-    const session = await verifyQueryId(report.minted.session, keyring, options);
-    expect(session).toMatchObject({
-      ok: true,
-      claims: { q: 'dashboard-signups', p: { tenant: 'acme' }, sub: 'alice@acme', r: '7d' },
-    });
-    expect(session.ok && session.claims.exp - session.claims.iat).toBe(600);
-    const published = await verifyQueryId(report.minted.public, keyring, options);
-    expect(published).toMatchObject({
-      ok: true,
-      claims: { q: 'public-events', pub: true, aud: ['https://blog.example.com'] },
-    });
-    expect(published.ok && published.claims.exp - published.claims.iat).toBe(30 * 86400);
+    await expectReport(JSON.parse(out));
+  });
+
+  it("Go's own HMAC agrees with the vectors, and ids minted by the Go file verify here", async () => {
+    // The documented file as a user copies it: a package of its own in their module.
+    const dir = mkdtempSync(join(tmpdir(), 'query-id-go-'));
+    try {
+      mkdirSync(join(dir, 'queryid'));
+      copyFileSync(`${root}docs/query-id/mint_query_id.go`, join(dir, 'queryid/mint_query_id.go'));
+      copyFileSync(
+        fileURLToPath(new URL('./go/check_query_id_vectors.go', import.meta.url)),
+        join(dir, 'main.go'),
+      );
+      writeFileSync(join(dir, 'go.mod'), 'module querycheck\n\ngo 1.19\n');
+      const out = execFileSync(GO, ['run', '.', root], {
+        cwd: dir,
+        encoding: 'utf8',
+        // The standard library only: nothing is fetched, and the build cache stays in `dir`.
+        env: {
+          ...process.env,
+          GOCACHE: join(dir, '.cache'),
+          GOPATH: join(dir, '.gopath'),
+          GOPROXY: 'off',
+          GOFLAGS: '-mod=mod',
+        },
+      });
+      await expectReport(JSON.parse(out));
+      // What users copy is formatted as Go code is: gofmt lists no file it would change.
+      const goroot = execFileSync(GO, ['env', 'GOROOT'], { encoding: 'utf8' }).trim();
+      const files = [join(dir, 'queryid/mint_query_id.go'), join(dir, 'main.go')];
+      expect(execFileSync(join(goroot, 'bin/gofmt'), ['-l', ...files], { encoding: 'utf8' })).toBe(
+        '',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,7 @@
  * A page that never saw this repository: plain HTML on its own origin loading the element's
  * one-file bundle from a versioned CDN URL (a local server with jsDelivr's path pattern, the file
  * taken from the installed tarball), drawing a chart with an id a Python host minted with PyJWT
- * for the standalone edge.
+ * for the standalone edge; and an id a Go host minted with the documented Go file, answered too.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROME_PATH, CHROMIUM_ARGS } from '../../../scripts/chromium.mjs';
 import { startEdgeService } from '../harness/edge-service.ts';
 import { countSignups } from '../harness/events.ts';
+import { goMintedId } from '../harness/go.ts';
 import { type Payload, payloadTotal } from '../harness/payload.ts';
 import { pythonMintedId } from '../harness/python.ts';
 import { readmeBlock } from '../harness/readme.ts';
@@ -41,6 +42,19 @@ describe('a Python-minted id', () => {
     const header = JSON.parse(Buffer.from(id.split('.')[0] ?? '', 'base64url').toString());
     expect(header).toMatchObject({ alg: 'HS256', kid: signingKeys.split(':')[0] });
     const data = await fetch(`${edgeUrl}/api/data`, { headers: { authorization: `Bearer ${id}` } });
+    expect(data.status).toBe(200);
+    expect(payloadTotal((await data.json()) as Payload)).toBe(countSignups(events));
+  });
+});
+
+describe('a Go-minted id', () => {
+  it('is a compact HS256 JWT the edge answers with every tenant signups', async () => {
+    const minted = await goMintedId('signups-all-tenants', signingKeys);
+    const header = JSON.parse(Buffer.from(minted.split('.')[0] ?? '', 'base64url').toString());
+    expect(header).toMatchObject({ alg: 'HS256', kid: signingKeys.split(':')[0] });
+    const data = await fetch(`${edgeUrl}/api/data`, {
+      headers: { authorization: `Bearer ${minted}` },
+    });
     expect(data.status).toBe(200);
     expect(payloadTotal((await data.json()) as Payload)).toBe(countSignups(events));
   });
