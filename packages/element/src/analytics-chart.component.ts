@@ -120,7 +120,7 @@ export class AnalyticsChart extends LitElement {
   /** `light` (default), `dark`, or `auto` to follow `prefers-color-scheme` live. */
   declare theme: ChartThemeName | undefined;
   /** Height of the whole element: a number of pixels or a CSS length (default 300px). */
-  declare height: string | undefined;
+  declare height: string | number | undefined;
   /** Re-fetch every this many seconds (at least 1) while the chart is visible; 0 or unset for never. */
   declare refresh: number | undefined;
   /** Fetch only once the chart is near the viewport (default true; `lazy="false"` to fetch at once). */
@@ -266,7 +266,8 @@ export class AnalyticsChart extends LitElement {
         ? new URL(this.tokenUrl, document.baseURI)
         : edgeUrl(endpoint, 'api/renew'),
       refresh,
-      lazy: this.lazy !== false,
+      // A template's `lazy="false"` reaches the property as text in Vue and Svelte.
+      lazy: this.lazy !== false && (this.lazy as unknown) !== 'false',
       retryPolicy: this.retryPolicy ?? DEFAULT_RETRY_POLICY,
     };
   }
@@ -276,7 +277,8 @@ export class AnalyticsChart extends LitElement {
   }
 
   #heightStyle(): string {
-    const h = this.height?.trim();
+    // Bindings in JSX, Vue and Svelte set a number as it is; the attribute gives text.
+    const h = this.height == null ? '' : String(this.height).trim();
     if (!h) return DEFAULT_HEIGHT;
     if (/^\d+(\.\d+)?$/.test(h)) return `${h}px`;
     return CSS.supports('height', h) ? h : DEFAULT_HEIGHT;

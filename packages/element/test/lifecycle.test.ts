@@ -157,6 +157,18 @@ describe('lifecycle', () => {
     expect(await requests(key)).to.have.length(1);
   });
 
+  it('the string "false" set as the property (Vue, Svelte) fetches at once too', async () => {
+    // Frameworks set an attribute written in a template as the property when the element has one.
+    const key = uniqueKey();
+    const el = mount(
+      { 'query-id': `bar;log=${key}`, endpoint: '/' },
+      { properties: { lazy: 'false' as unknown as boolean } },
+    );
+    offscreen(el, true);
+    await nextEvent(el, 'analytics-chart-load');
+    expect(await requests(key)).to.have.length(1);
+  });
+
   it('refresh re-fetches on its interval only while visible, and catches up when shown', async () => {
     const key = uniqueKey();
     const el = await load(`bar;log=${key}`, { refresh: '1' });

@@ -139,6 +139,18 @@ describe('states', () => {
     expect(el.getBoundingClientRect().height).to.equal(160);
   });
 
+  it('accepts a number of pixels set as the property (JSX, Vue and Svelte bindings)', async () => {
+    const el = mount(
+      { 'query-id': 'bar', endpoint: '/', lazy: 'false' },
+      { properties: { height: 180 } },
+    );
+    await nextEvent(el, 'analytics-chart-load');
+    expect(el.getBoundingClientRect().height).to.equal(180);
+    el.height = '12rem';
+    await el.updateComplete;
+    expect(el.getBoundingClientRect().height).to.equal(192);
+  });
+
   for (const name of ['empty', 'empty-nulls']) {
     it(`says "No data for this period" for ${name}`, async () => {
       const el = await load(name);

@@ -1,8 +1,8 @@
 /**
- * The element as a React 19, Vue 3 or Svelte 5 developer gets it: packed with `pnpm pack`,
- * installed with npm into a copy of `react-app/`, `vue-app/` or `svelte-app/` outside the
- * workspace, built with the app's own `npm run build` (React: `tsc -b && vite build`, Svelte:
- * `svelte-check` first, so the generated typings are what type-checks `<analytics-chart …>`), and
+ * The element as a React 19, Preact, Vue 3 or Svelte 5 developer gets it: packed with `pnpm pack`,
+ * installed with npm into a copy of `react-app/`, `preact-app/`, `vue-app/` or `svelte-app/` outside the
+ * workspace, built with the app's own `npm run build` (`tsc -b`, `vue-tsc` or `svelte-check`
+ * before `vite build`, so the generated typings are what type-checks `<analytics-chart …>`), and
  * opened in Chromium against the workspace's real engine and edge. The packed manifest's claims
  * are checked against the tarball's own files.
  */
@@ -44,9 +44,9 @@ let manifest: Manifest;
 let element: ManifestElement;
 let edge: ChartEdge;
 let browser: Browser;
-const pages = await Promise.all([startStaticServer(), startStaticServer(), startStaticServer()]);
+const pages = await Promise.all(Array.from({ length: 4 }, () => startStaticServer()));
 type Pages = (typeof pages)[0];
-const [reactPages, vuePages, sveltePages] = pages as [Pages, Pages, Pages];
+const [reactPages, preactPages, vuePages, sveltePages] = pages as [Pages, Pages, Pages, Pages];
 
 beforeAll(async () => {
   tarballs['@analytics-chart/protocol'] = await packWorkspacePackage('protocol', work);
@@ -104,6 +104,7 @@ describe('the packed custom-elements.json', () => {
     expect(targets).toContain('./package.json');
     expect(targets).toContain('./dist/jsx/react.d.ts');
     expect(targets).toContain('./dist/jsx/svelte.d.ts');
+    expect(targets).toContain('./dist/jsx/vue.d.ts');
     expect(targets.filter((t) => !files.includes(t.slice(2)))).toEqual([]);
     expect(files).toContain(pkg.customElements);
   });
@@ -154,15 +155,43 @@ describe('the packed custom-elements.json', () => {
   });
 });
 
-/** The element README's one code block in `lang`, which the app's type-check then covers. */
-function readmeBlock(lang: string): string {
+/**
+ * The element README's one code block in `lang` (that holds `containing`), which the app's
+ * type-check and build then cover.
+ */
+function readmeBlock(lang: string, containing = ''): string {
   const readme = readFileSync(
     new URL('../../../packages/element/README.md', import.meta.url),
     'utf8',
   );
-  const blocks = [...readme.matchAll(new RegExp(`^\`\`\`${lang}\n([\\s\\S]*?)^\`\`\`$`, 'gm'))];
+  const blocks = [...readme.matchAll(new RegExp(`^\`\`\`${lang}\n([\\s\\S]*?)^\`\`\`$`, 'gm'))]
+    .map((match) => match[1] ?? '')
+    .filter((block) => block.includes(containing));
   expect(blocks, lang).toHaveLength(1);
-  return blocks[0]?.[1] ?? '';
+  return blocks[0] ?? '';
+}
+
+/**
+ * Writes `source` to `file` in the app, runs the app's type-checker on it (`npx …checker`), and
+ * returns where it reported errors as `file:line`; the checker must fail.
+ */
+async function typeErrors(
+  app: string,
+  file: string,
+  checker: string[],
+  source: string[],
+): Promise<{ at: string[]; output: string }> {
+  writeFileSync(`${app}/${file}`, `${source.join('\n')}\n`);
+  const { code, output } = await run('npx', checker, app);
+  rmSync(`${app}/${file}`);
+  expect(code, output).not.toBe(0);
+  const at = output.split('\n').flatMap((line) => {
+    // tsc and vue-tsc: `file(line,col): error TS…`; svelte-check --output machine: `… ERROR "file" line:col …`.
+    const found =
+      /^(\S+)\((\d+),\d+\): error TS/.exec(line) ?? /^\d+ ERROR "([^"]+)" (\d+):/.exec(line);
+    return found ? [`${found[1]}:${found[2]}`] : [];
+  });
+  return { at, output };
 }
 
 /** Every file an `exports` map points at (conditions flattened). */
@@ -195,6 +224,33 @@ async function expectChartDrawn(origin: string, dist: string): Promise<void> {
   await page.close();
 }
 
+/**
+ * The same mistakes in a JSX app's `src/Wrong.tsx`, typed through `entry`: `tsc` reports the wrong
+ * theme, the text refresh, the unknown prop and the wrong event detail, and nothing else.
+ */
+async function expectJsxMistakesRejected(app: string, entry: 'react' | 'preact'): Promise<void> {
+  const { at, output } = await typeErrors(
+    app,
+    'src/Wrong.tsx',
+    ['tsc', '-p', 'tsconfig.app.json'],
+    [
+      `import '@analytics-chart/element/${entry}';`,
+      'export const wrongTheme = <analytics-chart theme="blue" />;',
+      'export const wrongRefresh = <analytics-chart refresh="often" />;',
+      // (TypeScript lets any dashed name through, as HTML allows data-* and aria-*.)
+      'export const unknownProperty = <analytics-chart refreshEvery={5} />;',
+      'export const wrongDetail = <analytics-chart onanalytics-chart-load={(e) => e.detail.rows} />;',
+      'export const right = <analytics-chart theme="auto" refresh={30} height={240} lazy={false} />;',
+    ],
+  );
+  expect(at, output).toEqual([
+    'src/Wrong.tsx:2',
+    'src/Wrong.tsx:3',
+    'src/Wrong.tsx:4',
+    'src/Wrong.tsx:5',
+  ]);
+}
+
 describe('a Vite + React 19 app', () => {
   let app = '';
 
@@ -214,30 +270,8 @@ describe('a Vite + React 19 app', () => {
     expect(pkg.trim()).toBe('@analytics-chart/element');
   });
 
-  it('rejects an attribute of the wrong type', async () => {
-    writeFileSync(
-      `${app}/src/Wrong.tsx`,
-      [
-        "import '@analytics-chart/element/react';",
-        'export const wrongTheme = <analytics-chart theme="blue" />;',
-        'export const wrongRefresh = <analytics-chart refresh="often" />;',
-        // (TypeScript lets any dashed name through, as HTML allows data-* and aria-*.)
-        'export const unknownProperty = <analytics-chart refreshEvery={5} />;',
-        '',
-      ].join('\n'),
-    );
-    const { code, output } = await run('npx', ['tsc', '-p', 'tsconfig.app.json'], app);
-    rmSync(`${app}/src/Wrong.tsx`);
-    expect(code).not.toBe(0);
-    const errors = output.split('\n').filter((line) => line.includes('error TS'));
-    expect(
-      errors.every((line) => line.startsWith('src/Wrong.tsx')),
-      output,
-    ).toBe(true);
-    expect(
-      errors.map((line) => /\((\d+),/.exec(line)?.[1]),
-      output,
-    ).toEqual(['2', '3', '4']);
+  it('rejects an attribute of the wrong type, an unknown one and a wrong event detail', async () => {
+    await expectJsxMistakesRejected(app, 'react');
   });
 
   it('draws the chart in Chromium', async () => {
@@ -246,17 +280,57 @@ describe('a Vite + React 19 app', () => {
   });
 });
 
+describe('a Vite + Preact app', () => {
+  let app = '';
+
+  it('type-checks and builds with the shipped typings (tsc -b && vite build)', async () => {
+    app = await installScratchApp('preact-app', work, tarballs);
+    await mustRun('npm', ['run', 'build'], app);
+  });
+
+  it('rejects an attribute of the wrong type, an unknown one and a wrong event detail', async () => {
+    await expectJsxMistakesRejected(app, 'preact');
+  });
+
+  it('draws the chart in Chromium', async () => {
+    preactPages.serve(`${app}/dist`);
+    await expectChartDrawn(preactPages.origin, `${app}/dist`);
+  });
+});
+
 describe('a Vite + Vue 3 app with isCustomElement', () => {
   let app = '';
 
-  it('builds, compiling <analytics-chart> as a plain element rather than a component', async () => {
+  it('type-checks (vue-tsc) and builds, compiling <analytics-chart> as a plain element', async () => {
     app = await installScratchApp('vue-app', work, tarballs);
+    // The README's Vite config and component, as a user would paste them.
+    writeFileSync(`${app}/vite.config.js`, readmeBlock('js', 'isCustomElement'));
+    writeFileSync(`${app}/src/ReadmeExample.vue`, readmeBlock('vue'));
     await mustRun('npm', ['run', 'build'], app);
     const assets = readdirSync(`${app}/dist/assets`).filter((f) => f.endsWith('.js'));
     const bundle = assets.map((f) => readFileSync(`${app}/dist/assets/${f}`, 'utf8')).join('\n');
     // Without isCustomElement the template asks resolveComponent('analytics-chart') (and Vue
     // warns in development); with it, the tag goes straight into an element vnode with its props.
     expect(bundle).toMatch(/\([`'"]analytics-chart[`'"],\{"query-id"/);
+  });
+
+  it('rejects an attribute of the wrong type and a wrong event detail', async () => {
+    const { at, output } = await typeErrors(
+      app,
+      'src/Wrong.vue',
+      ['vue-tsc', '--noEmit'],
+      [
+        '<script setup lang="ts"></script>',
+        '<template>',
+        '  <analytics-chart theme="blue" />',
+        '  <analytics-chart refresh="often" />',
+        '  <analytics-chart @analytics-chart-load="(e) => e.detail.rows" />',
+        // Right types, and attributes Vue passes through to the element.
+        '  <analytics-chart theme="auto" :refresh="30" :lazy="false" data-x="1" class="c" />',
+        '</template>',
+      ],
+    );
+    expect(at, output).toEqual(['src/Wrong.vue:3', 'src/Wrong.vue:4', 'src/Wrong.vue:5']);
   });
 
   it('draws the chart in Chromium', async () => {
@@ -275,33 +349,19 @@ describe('a Vite + Svelte 5 app', () => {
   });
 
   it('rejects an attribute of the wrong type, an unknown one and a wrong event detail', async () => {
-    writeFileSync(
-      `${app}/src/Wrong.svelte`,
-      [
-        '<script lang="ts">',
-        "  import '@analytics-chart/element/svelte';",
-        '</script>',
-        '<analytics-chart theme="blue"></analytics-chart>',
-        '<analytics-chart refresh="often"></analytics-chart>',
-        '<analytics-chart refreshEvery={5}></analytics-chart>',
-        '<analytics-chart onanalytics-chart-load={(e) => e.detail.rows}></analytics-chart>',
-        // Right types, and what any element takes: data-*, aria-*, class.
-        '<analytics-chart theme="auto" refresh={30} data-x="1" aria-label="Views" class="c"></analytics-chart>',
-        '',
-      ].join('\n'),
-    );
-    const { code, output } = await run(
-      'npx',
-      ['svelte-check', '--tsconfig', './tsconfig.app.json', '--output', 'machine'],
-      app,
-    );
-    rmSync(`${app}/src/Wrong.svelte`);
-    expect(code).not.toBe(0);
-    const errors = output.split('\n').filter((line) => / ERROR /.test(line));
-    expect(
-      errors.map((line) => /^\d+ ERROR "([^"]+)" (\d+):/.exec(line)?.slice(1).join(':')),
-      output,
-    ).toEqual([
+    const checker = ['svelte-check', '--tsconfig', './tsconfig.app.json', '--output', 'machine'];
+    const { at, output } = await typeErrors(app, 'src/Wrong.svelte', checker, [
+      '<script lang="ts">',
+      "  import '@analytics-chart/element/svelte';",
+      '</script>',
+      '<analytics-chart theme="blue"></analytics-chart>',
+      '<analytics-chart refresh="often"></analytics-chart>',
+      '<analytics-chart refreshEvery={5}></analytics-chart>',
+      '<analytics-chart onanalytics-chart-load={(e) => e.detail.rows}></analytics-chart>',
+      // Right types, and what any element takes: data-*, aria-*, class.
+      '<analytics-chart theme="auto" refresh={30} data-x="1" aria-label="Views" class="c"></analytics-chart>',
+    ]);
+    expect(at, output).toEqual([
       'src/Wrong.svelte:4',
       'src/Wrong.svelte:5',
       'src/Wrong.svelte:6',

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { mustRun } from './run.ts';
 
 /**
- * Copies one of the example apps (`react-app`, `vue-app`, `svelte-app`) into `parent`, points its
+ * Copies one of the example apps (`react-app`, `preact-app`, `vue-app`, `svelte-app`) into `parent`, points its
  * `@analytics-chart/*` dependencies at the packed tarballs, and installs it with npm, as a user
  * with the published packages would. Returns the app's directory.
  */

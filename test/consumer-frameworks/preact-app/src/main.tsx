@@ -1,0 +1,5 @@
+import { render } from 'preact';
+import { App } from './App.tsx';
+
+const target = document.getElementById('app');
+if (target) render(<App />, target);
