@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../src/tokens/keyring.ts';
 import { generateSigningKey, parseSigningKeys } from '../src/tokens/signing-keys.ts';
 import { verifyQueryId } from '../src/tokens/verify-query-id.ts';
+import { type AnalyticsBackend, startAnalyticsBackend } from './support/analytics-backend.ts';
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -71,12 +72,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('pnpm edge', () => {
   let keysText = '';
 
-  it.each(['keygen', 'sign', 'inspect', 'serve'])('%s --help prints its usage', async (name) => {
-    const out = await edge([name, '--help']);
-    expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toMatch(new RegExp(`^analytics-edge ${name} `));
-    expect(out.stderr).toBe('');
-  });
+  it.each(['keygen', 'sign', 'inspect', 'check', 'serve'])(
+    '%s --help prints its usage',
+    async (name) => {
+      const out = await edge([name, '--help']);
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toMatch(new RegExp(`^analytics-edge ${name} `));
+      expect(out.stderr).toBe('');
+    },
+  );
 
   it('keygen prints a strong key and how to set it', async () => {
     const first = await edge(['keygen']);
@@ -208,13 +212,30 @@ describe('pnpm edge', () => {
     [['serve', '--config', 'typo.json'], /Unrecognized key: "allowedOrigin"/],
     [['serve', '--config', 'not-json.json'], /not-json\.json is not JSON/],
     [['serve', '--config', 'serve.json'], /ANALYTICS_BASE_URL is not set/],
+    [['check', '--config', 'serve.json'], /^analytics-edge: ANALYTICS_API_KEY is not set/],
   ])('fails with one clear sentence (%#)', async (args, message) => {
     const out = await edge(args);
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(/^analytics-edge: [^\n]+\n$/);
+    // The library names itself in its errors; the command does not say it twice.
+    expect(out.stderr).not.toMatch(/analytics.edge: analytics.edge/i);
     expect(out.stderr).toMatch(message);
     expect(out.stderr).not.toMatch(/\n\s+at /);
   });
+});
+
+it('without a config, names every file it looked for', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'edge-cli-empty-'));
+  try {
+    const out = await edge(['sign', '--query', 'x', '--public'], {}, empty);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(
+      'analytics-edge.config.ts, analytics-edge.config.mts, analytics-edge.config.js, analytics-edge.config.mjs, analytics-edge.config.json',
+    );
+    expect(out.stderr).toContain('pass --config FILE, a .json file on any Node');
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
 });
 
 describe('pnpm edge serve', () => {
@@ -266,5 +287,102 @@ describe('pnpm edge serve', () => {
     const exited = new Promise<number | null>((done) => child.once('exit', done));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  }, 30_000);
+});
+
+describe('pnpm edge check', () => {
+  const apiKey = 'cli-check-key';
+  let service: AnalyticsBackend;
+  beforeAll(async () => {
+    service = await startAnalyticsBackend(apiKey);
+    // As a newcomer once wrote it from the README: `events`, where demo data and ingest write
+    // `all_events` by default.
+    writeFileSync(
+      join(dir, 'wrong-collection.json'),
+      JSON.stringify({
+        queries: {
+          visits: { query: { graph_type: 'Single Line', start: '7 days ago', end: 'now' } },
+          signups: {
+            query: {
+              collection: 'events',
+              graph_type: 'Single Line',
+              start: '7 days ago',
+              end: 'now',
+            },
+          },
+        },
+      }),
+    );
+    writeFileSync(
+      join(dir, 'right-collection.json'),
+      JSON.stringify({
+        queries: {
+          byPage: {
+            query: { graph_type: 'Bar Chart', split: 'page', start: '7 days ago', end: 'now' },
+          },
+        },
+      }),
+    );
+  });
+  afterAll(() => service.close());
+
+  it('exits 1 naming a collection the workspace lacks, and passes a config that fits', async () => {
+    const env = { ANALYTICS_BASE_URL: service.url, ANALYTICS_API_KEY: apiKey };
+    const wrong = await edge(['check', '--config', 'wrong-collection.json'], env);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain('✓ query "visits"');
+    expect(wrong.stdout).toMatch(
+      /✗ query "signups": reads collection 'events', which the workspace does not have \(it has: all_events\)/,
+    );
+    expect(wrong.stdout).toMatch(/1 error, 0 warnings\n$/);
+    expect(wrong.stdout + wrong.stderr).not.toContain(apiKey);
+
+    const right = await edge(['check', '--config', 'right-collection.json'], env);
+    expect(right.code, right.stdout + right.stderr).toBe(0);
+    expect(right.stdout).toContain('Every query runs');
+  });
+
+  it('serve warns at start-up about the collection, and serves anyway', async () => {
+    const key = generateSigningKey();
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'serve',
+        '--config',
+        'wrong-collection.json',
+        '--port',
+        '0',
+      ],
+      {
+        cwd: packageDir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          INIT_CWD: dir,
+          EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}`,
+          ANALYTICS_BASE_URL: service.url,
+          ANALYTICS_API_KEY: apiKey,
+        },
+      },
+    );
+    try {
+      let err = '';
+      const warned = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          err += chunk;
+          if (/checks every query\n/.test(err)) resolve(err);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+      });
+      expect(warned).toMatch(
+        /^analytics-edge: warning: query "signups": reads collection 'events', which the workspace does not have/m,
+      );
+      expect(warned).not.toMatch(/visits/);
+      expect(warned).not.toContain(apiKey);
+    } finally {
+      child.kill('SIGTERM');
+    }
   }, 30_000);
 });

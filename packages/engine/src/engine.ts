@@ -1,4 +1,5 @@
 import {
+  type CollectionsAnswer,
   type Envelope,
   type ErrorBody,
   isSqlQuery,
@@ -60,10 +61,8 @@ export interface IngestAnswer {
   count: number;
 }
 
-/** What `/api/collections` answers. */
-export interface CollectionsAnswer {
-  list: Array<{ name: string }>;
-}
+/** What `/api/collections` answers (the protocol's definition). */
+export type { CollectionsAnswer } from '@analytics-chart/protocol';
 
 /**
  * The Data Query API over a storage driver (embedded DuckDB, or ClickHouse). Every method takes

@@ -1,5 +1,6 @@
 export * from './bucket-start.ts';
 export * from './chart-payload.ts';
+export * from './collections.ts';
 export * from './describe-error.ts';
 export * from './edge-errors.ts';
 export * from './envelope.ts';

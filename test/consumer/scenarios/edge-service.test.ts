@@ -61,6 +61,37 @@ describe('analytics-edge serve --config FILE.json', () => {
     expect(edge?.process.output()).toContain(`sessions from ${sessions?.url}`);
   });
 
+  it('analytics-edge check passes the README config against the engine, and fails a wrong collection', async () => {
+    const env = { ANALYTICS_BASE_URL: inject('consumer').engineUrl, ANALYTICS_API_KEY: apiKey };
+    const ok = await run(
+      'npx',
+      ['--no', 'analytics-edge', 'check', '--config', 'analytics-edge.config.json'],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('✓ query "signups-per-day"');
+    // The same config as a newcomer wrote it with the demo data's default collection in mind.
+    const config = JSON.parse(readFileSync(join(dir, 'analytics-edge.config.json'), 'utf8'));
+    config.queries['signups-per-day'].query.collection = 'signups';
+    writeFileSync(join(dir, 'wrong-collection.json'), JSON.stringify(config));
+    const wrong = await run(
+      'npx',
+      ['--no', 'analytics-edge', 'check', '--config', 'wrong-collection.json'],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toMatch(
+      /✗ query "signups-per-day": reads collection 'signups', which the workspace does not have \(it has: [^)]*\bevents\b/,
+    );
+    expect(wrong.stdout + wrong.stderr).not.toContain(apiKey);
+  });
+
   it('serves the installed element bundle', async () => {
     const served = await fetch(`${edge?.url}/analytics-chart.js`);
     expect(served.status).toBe(200);

@@ -1,4 +1,5 @@
 import {
+  collectionsAnswerSchema,
   type Envelope,
   envelopeSchema,
   errorBodySchema,
@@ -12,6 +13,11 @@ import {
 export interface Backend {
   /** Runs one request body (without `api_key`) and resolves to the envelope, or throws a {@link BackendError}. */
   query(body: Record<string, unknown>, signal?: AbortSignal): Promise<Envelope>;
+  /**
+   * The workspace's collection names (`POST /api/collections`), for checking a config against
+   * the workspace; optional, since a host's own backend may have no such call.
+   */
+  collections?(signal?: AbortSignal): Promise<string[]>;
   /** Strings the edge's logger must scrub (the key). */
   readonly secrets?: readonly string[];
 }
@@ -42,6 +48,18 @@ export class BackendError extends Error {
   }
 }
 
+/** Interprets one answer of `POST /api/collections` as {@link readEnvelope} does the data endpoint's. */
+export function readCollections(status: number, body: unknown): string[] {
+  if (status >= 200 && status < 300) {
+    const parsed = collectionsAnswerSchema.safeParse(body);
+    if (!parsed.success) {
+      throw new BackendError('malformed', 'the answer is not a list of collections', status);
+    }
+    return parsed.data.list.map((collection) => collection.name);
+  }
+  return readFailure(status, body);
+}
+
 /**
  * Interprets one answer of `POST /api/visualize/data` (status and parsed JSON body) the way the
  * spec tells clients to: 2xx must be an envelope; `Invalid API KEY` is a key problem whatever
@@ -55,6 +73,11 @@ export function readEnvelope(status: number, body: unknown): Envelope {
       throw new BackendError('malformed', 'the answer is not an envelope', status);
     return parsed.data;
   }
+  return readFailure(status, body);
+}
+
+/** The error a failed answer (outside 2xx) stands for, thrown. */
+function readFailure(status: number, body: unknown): never {
   const error = errorBodySchema.safeParse(body);
   const message = error.success ? error.data.error.slice(0, 300) : `HTTP ${status}`;
   if (error.success && error.data.error.trim() === INVALID_API_KEY) {

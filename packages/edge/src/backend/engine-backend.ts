@@ -1,5 +1,4 @@
-import type { Backend } from './backend.ts';
-import { BackendError, readEnvelope } from './backend.ts';
+import { type Backend, BackendError, readCollections, readEnvelope } from './backend.ts';
 
 /**
  * What the edge needs of the engine: its `query` (the engine package's `Engine.query`), which
@@ -8,6 +7,8 @@ import { BackendError, readEnvelope } from './backend.ts';
  */
 export interface QueryableEngine {
   query(body: unknown): Promise<{ status: number; body: unknown }>;
+  /** `Engine.collections`: lets `analytics-edge check` see the workspace's collections. */
+  collections?(body: unknown): Promise<{ status: number; body: unknown }>;
 }
 
 /** Options of {@link engineBackend}. */
@@ -28,28 +29,41 @@ export function engineBackend(engine: QueryableEngine, options: EngineBackendOpt
     throw new Error('engineBackend: apiKey is missing (set ANALYTICS_API_KEY)');
   }
   const timeoutMs = options.timeoutMs ?? 10_000;
-  return {
-    secrets: [apiKey],
-    async query(body) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new BackendError('timeout', `no answer within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      });
+
+  /** One call of the engine within the time limit, its answer read by `read`. */
+  async function call<T>(
+    answer: () => Promise<{ status: number; body: unknown }>,
+    read: (status: number, body: unknown) => T,
+  ): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new BackendError('timeout', `no answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      let answered: { status: number; body: unknown };
       try {
-        let answer: { status: number; body: unknown };
-        try {
-          answer = await Promise.race([engine.query({ ...body, api_key: apiKey }), deadline]);
-        } catch (error) {
-          if (error instanceof BackendError) throw error;
-          throw new BackendError('unavailable', `engine failure: ${(error as Error).message}`);
-        }
-        return readEnvelope(answer.status, answer.body);
-      } finally {
-        clearTimeout(timer);
+        answered = await Promise.race([answer(), deadline]);
+      } catch (error) {
+        if (error instanceof BackendError) throw error;
+        throw new BackendError('unavailable', `engine failure: ${(error as Error).message}`);
       }
-    },
+      return read(answered.status, answered.body);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  const backend: Backend = {
+    secrets: [apiKey],
+    query: (body) => call(() => engine.query({ ...body, api_key: apiKey }), readEnvelope),
   };
+  const { collections } = engine;
+  if (collections) {
+    backend.collections = () =>
+      call(() => collections.call(engine, { api_key: apiKey }), readCollections);
+  }
+  return backend;
 }

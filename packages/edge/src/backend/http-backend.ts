@@ -1,5 +1,4 @@
-import type { Envelope } from '@analytics-chart/protocol';
-import { type Backend, BackendError, readEnvelope } from './backend.ts';
+import { type Backend, BackendError, readCollections, readEnvelope } from './backend.ts';
 import { inlineSqlParameters } from './sql-literal.ts';
 
 /** Options of {@link httpBackend}. */
@@ -30,7 +29,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * The hosted service (or a self-hosted engine) over HTTP: `POST {baseUrl}/api/visualize/data`
- * with the key in the body. SQL parameters are written into the SQL as typed literals
+ * with the key in the body (and `POST {baseUrl}/api/collections` for
+ * `analytics-edge check`). SQL parameters are written into the SQL as typed literals
  * ({@link inlineSqlParameters}), since the service's API has no bind parameters. Retries time-outs, network failures and 5xx with exponential
  * back-off; `Invalid API KEY` and other 4xx are final at once.
  */
@@ -44,11 +44,11 @@ export function httpBackend(options: HttpBackendOptions): Backend {
       'httpBackend: apiKey has leading or trailing whitespace; the service would reject it',
     );
   }
-  let endpoint: string;
+  let baseHref: string;
   try {
     const base = new URL(options.baseUrl);
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error();
-    endpoint = `${base.href.replace(/\/+$/, '')}/api/visualize/data`;
+    baseHref = base.href.replace(/\/+$/, '');
   } catch {
     throw new Error(`httpBackend: baseUrl '${options.baseUrl}' is not an http(s) URL`);
   }
@@ -57,7 +57,16 @@ export function httpBackend(options: HttpBackendOptions): Backend {
   const backoffMs = options.backoffMs ?? 100;
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
-  async function attempt(payload: string, signal?: AbortSignal): Promise<Envelope> {
+  const dataEndpoint = `${baseHref}/api/visualize/data`;
+  const collectionsEndpoint = `${baseHref}/api/collections`;
+
+  /** One POST of `payload` to `endpoint`, its answer read by `read`. */
+  async function attempt<T>(
+    endpoint: string,
+    payload: string,
+    read: (status: number, body: unknown) => T,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -97,7 +106,7 @@ export function httpBackend(options: HttpBackendOptions): Backend {
           response.status,
         );
       }
-      return readEnvelope(response.status, body);
+      return read(response.status, body);
     } catch (error) {
       if (error instanceof BackendError) throw error;
       if (timedOut) throw new BackendError('timeout', `no answer within ${timeoutMs} ms`);
@@ -106,6 +115,22 @@ export function httpBackend(options: HttpBackendOptions): Backend {
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async function withRetries<T>(
+    call: (signal?: AbortSignal) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    for (let n = 0; ; n++) {
+      try {
+        return await call(signal);
+      } catch (error) {
+        const failure = error as BackendError;
+        if (!failure.retryable || n >= retries || signal?.aborted) throw failure;
+        const delay = backoffMs * 2 ** n;
+        await sleep(delay / 2 + Math.random() * delay, signal);
+      }
     }
   }
 
@@ -120,16 +145,11 @@ export function httpBackend(options: HttpBackendOptions): Backend {
         throw new BackendError('refused', `SQL parameters: ${(error as Error).message}`);
       }
       const payload = JSON.stringify({ ...inlined, api_key: apiKey });
-      for (let n = 0; ; n++) {
-        try {
-          return await attempt(payload, signal);
-        } catch (error) {
-          const failure = error as BackendError;
-          if (!failure.retryable || n >= retries || signal?.aborted) throw failure;
-          const delay = backoffMs * 2 ** n;
-          await sleep(delay / 2 + Math.random() * delay, signal);
-        }
-      }
+      return withRetries((s) => attempt(dataEndpoint, payload, readEnvelope, s), signal);
+    },
+    collections(signal) {
+      const payload = JSON.stringify({ api_key: apiKey });
+      return withRetries((s) => attempt(collectionsEndpoint, payload, readCollections, s), signal);
     },
   };
 }

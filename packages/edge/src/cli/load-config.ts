@@ -44,7 +44,9 @@ export async function loadEdgeModuleConfig(
     ? resolve(cwd, file)
     : CONFIG_NAMES.map((name) => resolve(cwd, name)).find((candidate) => existsSync(candidate));
   if (!path) {
-    throw new Error(`no ${CONFIG_NAMES[0]} in ${cwd}; pass --config FILE`);
+    throw new Error(
+      `no config in ${cwd} (looked for ${CONFIG_NAMES.join(', ')}); pass --config FILE, a .json file on any Node`,
+    );
   }
   if (!existsSync(path)) throw new Error(`config file ${path} does not exist`);
   if (extname(path) === '.json') {

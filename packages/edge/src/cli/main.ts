@@ -19,6 +19,7 @@ import { Keyring } from '../tokens/keyring.ts';
 import { createQuerySigner, SignError } from '../tokens/query-signer.ts';
 import { generateSigningKey, parseSigningKeys, type SigningKey } from '../tokens/signing-keys.ts';
 import { verifyQueryId } from '../tokens/verify-query-id.ts';
+import { checkCommand } from './check-command.ts';
 import { loadEdgeModuleConfig } from './load-config.ts';
 import { serveCommand } from './serve-command.ts';
 import { elementSnippetText, publicSnippetsText } from './snippets-text.ts';
@@ -48,18 +49,27 @@ const SERVE_USAGE = `analytics-edge serve [--config FILE] [--port 8787] [--host 
     EDGE_REVOKED_IDS, PORT.
 `;
 
+const CHECK_USAGE = `analytics-edge check [--config FILE]
+    Runs every query of the config against the workspace it will query (ANALYTICS_BASE_URL with
+    ANALYTICS_API_KEY, or the config's backend) and names what would draw wrong: a collection the
+    workspace does not have, a query the service refuses, a field no event has. Exits 1 on errors.
+`;
+
 const USAGE = `Usage: analytics-edge <command> [options]   (analytics-edge <command> --help)
 
 ${KEYGEN_USAGE}
 ${SIGN_USAGE}
 ${INSPECT_USAGE}
+${CHECK_USAGE}
 ${SERVE_USAGE}`;
 
 const cwd = process.env.INIT_CWD ?? process.cwd();
 
 /** One line on stderr, exit code 1: the answer to every bad input. */
 function fail(message: string): never {
-  process.stderr.write(`analytics-edge: ${message.replaceAll('\n', ' ')}\n`);
+  // The library's errors name it ("analytics edge: …") for host logs; here the prefix says it.
+  const text = message.replace(/^analytics edge: /, '').replaceAll('\n', ' ');
+  process.stderr.write(`analytics-edge: ${text}\n`);
   process.exit(1);
 }
 
@@ -240,6 +250,14 @@ async function inspect(args: string[]) {
   );
 }
 
+async function check(args: string[]) {
+  const { values } = parseArgs({ args, options: { config: { type: 'string' } } });
+  const code = await checkCommand({ config: values.config }, cwd, process.env, (text) =>
+    process.stdout.write(text),
+  );
+  process.exitCode = code;
+}
+
 async function serve(args: string[]) {
   const { values } = parseArgs({
     args,
@@ -266,6 +284,7 @@ const COMMANDS: Record<string, { usage: string; run(args: string[]): unknown }> 
   keygen: { usage: KEYGEN_USAGE, run: keygen },
   sign: { usage: SIGN_USAGE, run: sign },
   inspect: { usage: INSPECT_USAGE, run: inspect },
+  check: { usage: CHECK_USAGE, run: check },
   serve: { usage: SERVE_USAGE, run: serve },
 };
 

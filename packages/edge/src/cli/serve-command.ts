@@ -1,7 +1,11 @@
 import { nodeEdgeConfig } from '../adapter/node/node-edge-config.ts';
 import { serveEdge } from '../adapter/node/serve-edge.ts';
+import type { Backend } from '../backend/backend.ts';
 import { createEdge } from '../create-edge.ts';
+import { checkDefinitions } from '../registry/check-definitions.ts';
+import { compileRegistry } from '../registry/compile-definition.ts';
 import { forwardSession } from '../session/forward-session.ts';
+import { findingLine } from './check-command.ts';
 import { loadEdgeModuleConfig } from './load-config.ts';
 
 /** Options of `analytics-edge serve`, as parsed from the command line. */
@@ -11,6 +15,9 @@ export interface ServeOptions {
   host?: string | undefined;
   basePath?: string | undefined;
 }
+
+/** How long the start-up check of the config may take before it gives up. */
+const CHECK_TIMEOUT_MS = 10_000;
 
 function portNumber(text: string | undefined): number {
   if (text === undefined) return 8787;
@@ -60,9 +67,45 @@ export async function serveCommand(
   process.stdout.write(
     `analytics-edge listening on ${served.url} (${Object.keys(config.queries).length} queries from ${path}; backend ${baseUrl ?? 'from the config'}; ${sessions})\n`,
   );
+  warnAboutCollections(edgeConfig.backend, compileRegistry(config.queries), path);
   const stop = () => {
     served.close().then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * Warns on stderr, without delaying start-up, about queries that read a collection the workspace
+ * does not have: the service answers those with empty charts and status 200, so nothing else
+ * would tell. The full check (every query run, every field looked for) is `analytics-edge check`.
+ */
+function warnAboutCollections(
+  backend: Backend,
+  registry: ReturnType<typeof compileRegistry>,
+  configPath: string,
+): void {
+  if (!backend.collections || registry.size === 0) return;
+  checkDefinitions(registry, backend, {
+    run: false,
+    fields: false,
+    signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
+  }).then(
+    (findings) => {
+      for (const finding of findings) {
+        process.stderr.write(`analytics-edge: warning: ${findingLine(finding).slice(2)}\n`);
+      }
+      if (findings.length) {
+        process.stderr.write(
+          `analytics-edge: warning: analytics-edge check --config ${configPath} checks every query\n`,
+        );
+      }
+    },
+    (error: unknown) => {
+      // A check that cannot finish must not stop a server that otherwise runs.
+      process.stderr.write(
+        `analytics-edge: warning: the config could not be checked: ${(error as Error).message}\n`,
+      );
+    },
+  );
 }

@@ -1,3 +1,4 @@
+import type { Backend } from '../backend/backend.ts';
 import { httpBackend } from '../backend/http-backend.ts';
 import type { EdgeConfig } from './edge-config.ts';
 
@@ -46,6 +47,36 @@ function list(value: string | undefined): string[] | undefined {
 }
 
 /**
+ * The HTTP backend the environment describes: `ANALYTICS_BASE_URL` with `ANALYTICS_API_KEY`, and
+ * optionally `ANALYTICS_TIMEOUT_MS` and `ANALYTICS_RETRIES`. Throws a sentence naming what is
+ * missing.
+ */
+export function backendFromEnv(env: EdgeEnv): Backend {
+  const apiKey = env.ANALYTICS_API_KEY;
+  const baseUrl = text(env, 'ANALYTICS_BASE_URL');
+  if (typeof apiKey !== 'string' || apiKey.trim() === '') {
+    throw new Error(
+      'analytics edge: ANALYTICS_API_KEY is not set (the workspace key, from a secret store)',
+    );
+  }
+  if (!baseUrl) {
+    throw new Error('analytics edge: ANALYTICS_BASE_URL is not set (the analytics service URL)');
+  }
+  const timeout = number(env, 'ANALYTICS_TIMEOUT_MS');
+  const retries = number(env, 'ANALYTICS_RETRIES');
+  try {
+    return httpBackend({
+      baseUrl,
+      apiKey,
+      ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+      ...(retries !== undefined ? { retries } : {}),
+    });
+  } catch (error) {
+    throw new Error(`analytics edge: ${(error as Error).message}`);
+  }
+}
+
+/**
  * Builds an edge config from the environment plus code-side settings (`overrides`: at least the
  * query registry). Secrets only come from the environment; `overrides.backend` replaces the HTTP
  * backend (e.g. the in-process engine), and then `ANALYTICS_BASE_URL` is not needed. Throws a
@@ -61,31 +92,7 @@ export function edgeConfigFromEnv(
       'analytics edge: EDGE_SIGNING_KEYS is not set; run `npx analytics-edge keygen` and set it to kid:secret',
     );
   }
-  let backend = overrides.backend;
-  if (!backend) {
-    const apiKey = env.ANALYTICS_API_KEY;
-    const baseUrl = text(env, 'ANALYTICS_BASE_URL');
-    if (typeof apiKey !== 'string' || apiKey.trim() === '') {
-      throw new Error(
-        'analytics edge: ANALYTICS_API_KEY is not set (the workspace key, from a secret store)',
-      );
-    }
-    if (!baseUrl) {
-      throw new Error('analytics edge: ANALYTICS_BASE_URL is not set (the analytics service URL)');
-    }
-    const timeout = number(env, 'ANALYTICS_TIMEOUT_MS');
-    const retries = number(env, 'ANALYTICS_RETRIES');
-    try {
-      backend = httpBackend({
-        baseUrl,
-        apiKey,
-        ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
-        ...(retries !== undefined ? { retries } : {}),
-      });
-    } catch (error) {
-      throw new Error(`analytics edge: ${(error as Error).message}`);
-    }
-  }
+  const backend = overrides.backend ?? backendFromEnv(env);
   const origins = overrides.allowedOrigins ?? list(text(env, 'EDGE_ALLOWED_ORIGINS'));
   const revoked = list(text(env, 'EDGE_REVOKED_IDS'));
   const publicUrl = overrides.publicUrl ?? text(env, 'EDGE_PUBLIC_URL')?.trim();

@@ -37,7 +37,7 @@ export class DefinitionError extends Error {
   override name = 'DefinitionError';
 }
 
-/** Values that fit each SQL parameter type, for the start-up trial run. */
+/** Values that fit each SQL parameter type, for the trial run. */
 const SQL_SAMPLES: Record<SqlParameterType, ParamValue> = {
   String: 'sample',
   Int64: 1,
@@ -47,7 +47,7 @@ const SQL_SAMPLES: Record<SqlParameterType, ParamValue> = {
   DateTime: 0,
 };
 
-/** A value that satisfies a parameter, for the start-up trial run. */
+/** A value that satisfies a parameter, for the trial run. */
 function sampleValue(spec: ParamSpec, sqlType: SqlParameterType | undefined): ParamValue {
   if (spec.from === 'session') return sqlType ? SQL_SAMPLES[sqlType] : 'sample';
   if (spec.default !== undefined) return spec.default;
@@ -161,28 +161,13 @@ export function compileDefinition(
       if (!problem.ok) fail(`params.${param}.default ${problem.error}`);
     }
   }
-  const samples: Record<string, ParamValue> = {};
-  for (const [param, spec] of Object.entries(params)) {
-    samples[param] = sampleValue(spec, sqlParams.get(param));
-  }
-
   const rangeKeys = Object.keys(definition.ranges ?? {});
   if (definition.defaultRange !== undefined && !rangeKeys.includes(definition.defaultRange)) {
     fail(`defaultRange '${definition.defaultRange}' is not one of its ranges`);
   }
-  const trials = rangeKeys.length ? rangeKeys : [undefined];
   let graph: GraphType | undefined;
   let sql = false;
-  for (const rangeKey of trials) {
-    const body = applyRange(
-      withSqlParameters(
-        substituteParams(definition.query, samples) as Record<string, unknown>,
-        sqlParams,
-        samples,
-      ),
-      definition,
-      rangeKey,
-    );
+  for (const { rangeKey, body } of trialBodies(definition, params, sqlParams)) {
     const parsed = parseQueryRequest(body);
     if (!parsed.ok) fail(`${rangeKey ? `with range '${rangeKey}', ` : ''}${parsed.error}`);
     else {
@@ -219,6 +204,32 @@ export function compileDefinition(
       definition.seriesNames ?? {},
     ]),
   };
+}
+
+/**
+ * The request bodies of a definition's trial run: one per range it allows (or one without a
+ * range), each parameter filled with a value that satisfies it. Compiling validates them; the
+ * config check (`analytics-edge check`) runs them against the workspace.
+ */
+export function trialBodies(
+  definition: QueryDefinition,
+  params: Readonly<Record<string, ParamSpec>>,
+  sqlParams: ReadonlyMap<string, SqlParameterType>,
+): Array<{ rangeKey: string | undefined; body: Record<string, unknown> }> {
+  const samples: Record<string, ParamValue> = {};
+  for (const [param, spec] of Object.entries(params)) {
+    samples[param] = sampleValue(spec, sqlParams.get(param));
+  }
+  const withValues = withSqlParameters(
+    substituteParams(definition.query, samples) as Record<string, unknown>,
+    sqlParams,
+    samples,
+  );
+  const rangeKeys = Object.keys(definition.ranges ?? {});
+  return (rangeKeys.length ? rangeKeys : [undefined]).map((rangeKey) => ({
+    rangeKey,
+    body: applyRange(withValues, definition, rangeKey),
+  }));
 }
 
 /** Adds the values of the SQL's `{name:Type}` parameters to a body as `parameters` (a copy). */
