@@ -375,6 +375,14 @@ describe('load', () => {
       const result = await run(['load', '--data', 'data-held', 'one.ndjson']);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/default\.duckdb is in use by another process/);
+      // serve says the same in one line, not DuckDB's lock text.
+      const serve = await run(['serve', '--data', 'data-held', '--port', '0'], {
+        ANALYTICS_API_KEY: 'k',
+      });
+      expect(serve.code).toBe(1);
+      expect(serve.stderr).toMatch(
+        /^analytics-engine serve: \S*default\.duckdb is in use by another process \(is an engine serving it\? stop it first\)\n$/,
+      );
     });
   }, 30_000);
 

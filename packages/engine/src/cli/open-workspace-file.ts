@@ -5,7 +5,7 @@ import { UsageError } from './usage-error.ts';
 
 /**
  * Opens `<dataDir>/<workspace>.duckdb` for a command that writes it directly. DuckDB locks the
- * file, so this fails while an engine serves the same data directory; the message says so.
+ * file, so this fails while an engine serves the same data directory, with a sentence saying so.
  */
 export async function openWorkspaceFile(
   dataDir: string,
@@ -16,15 +16,6 @@ export async function openWorkspaceFile(
     throw new UsageError(`--workspace '${workspace}' must be letters, digits, '_' or '-'`);
   }
   await mkdir(dataDir, { recursive: true });
-  const file = join(dataDir, `${workspace}.duckdb`);
-  try {
-    return await WorkspaceDb.open(file, options);
-  } catch (error) {
-    if (/lock/i.test((error as Error).message)) {
-      throw new Error(
-        `${file} is in use by another process (is an engine serving it? stop it first)`,
-      );
-    }
-    throw error;
-  }
+  // A file another process holds fails with WorkspaceInUseError's sentence.
+  return WorkspaceDb.open(join(dataDir, `${workspace}.duckdb`), options);
 }

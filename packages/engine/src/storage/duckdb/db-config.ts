@@ -93,6 +93,18 @@ export function openLoaderInstance(
 }
 
 /**
+ * A workspace file another process holds open: DuckDB lets one process write a file, so a second
+ * engine (or `engine load`) on the same data folder stops here with a sentence, not DuckDB's
+ * lock text.
+ */
+export class WorkspaceInUseError extends Error {
+  override name = 'WorkspaceInUseError';
+  constructor(readonly file: string) {
+    super(`${file} is in use by another process (is an engine serving it? stop it first)`);
+  }
+}
+
+/**
  * Creates the instance, runs `setup` and then the settings every workspace shares (UTC, then the
  * lock) on a connection that is closed before the instance is handed out.
  */
@@ -101,7 +113,9 @@ async function openLocked(
   config: Record<string, string>,
   setup: readonly string[],
 ): Promise<DuckDBInstance> {
-  const instance = await DuckDBInstance.create(path, config);
+  const instance = await DuckDBInstance.create(path, config).catch((error: Error) => {
+    throw /Could not set lock/i.test(error.message) ? new WorkspaceInUseError(path) : error;
+  });
   try {
     const conn = await instance.connect();
     try {
