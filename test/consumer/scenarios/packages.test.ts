@@ -2,14 +2,23 @@
  * The tarballs as a registry would receive them, and what an npm install of them leaves in
  * node_modules: compiled JavaScript with types, no workspace ranges, nothing that needs tsx.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { PACKAGES } from '../harness/pack.ts';
 import { runOk } from '../harness/processes.ts';
+import { readmeBlock, shellLine } from '../harness/readme.ts';
 import { installed } from '../harness/scratch.ts';
 
-const { tarballs } = inject('consumer');
+const { tarballs, root } = inject('consumer');
 
 interface Manifest {
   name: string;
@@ -131,5 +140,39 @@ describe.each(['node-host-app', 'engine-service'])('npm install of %s', (project
     expect(existsSync(join(dir, 'node_modules/tsx'))).toBe(false);
     const lock = readFileSync(join(dir, 'package-lock.json'), 'utf8');
     expect(lock).not.toMatch(/"node_modules\/tsx"/);
+  });
+});
+
+describe.each(['element', 'edge'] as const)("the %s README's install from tarballs", (name) => {
+  it('installs its tarball beside the protocol one alone, and the package then loads', async () => {
+    const line = readmeBlock(name, 'tarball-install').trim();
+    const dir = mkdtempSync(join(root, `tarball-${name}-`));
+    writeFileSync(
+      join(dir, 'package.json'),
+      '{ "name": "fresh", "private": true, "type": "module" }\n',
+    );
+    // The tarballs lie beside the project under the names the README writes, which must be the
+    // names pnpm pack gives them (a version bump without the README's fails here).
+    const { argv } = shellLine(line);
+    const files = argv.filter((arg) => arg.endsWith('.tgz'));
+    expect(files.length).toBeGreaterThan(1);
+    const byFile = new Map(PACKAGES.map((p) => [basename(tarballs[p]), tarballs[p]]));
+    for (const file of files) {
+      const tarball = byFile.get(basename(file));
+      expect(tarball, `${file} is not a tarball pnpm pack makes`).toBeDefined();
+      copyFileSync(tarball as string, join(dir, file));
+    }
+    await runOk(argv[0] as string, [...argv.slice(1), '--no-audit', '--no-fund'], {
+      cwd: dir,
+      timeoutMs: 300_000,
+    });
+    // npm ls exits non-zero on a missing or invalid dependency anywhere in the tree.
+    await runOk('npm', ['ls', '--all'], { cwd: dir });
+    if (name === 'edge') {
+      const probe =
+        "const m = await import('@analytics-chart/edge'); console.log(typeof m.createEdge);";
+      const out = await runOk(process.execPath, ['--input-type=module', '-e', probe], { cwd: dir });
+      expect(out.stdout.trim()).toBe('function');
+    }
   });
 });
