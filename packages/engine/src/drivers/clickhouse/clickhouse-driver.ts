@@ -3,11 +3,13 @@ import type { ClickHouseClient } from '@clickhouse/client-web';
 import { runClickHouseCollectionQuery } from '../../collection/clickhouse/clickhouse-collection-query.ts';
 import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
 import { EngineError } from '../../engine-error.ts';
+import { mergeKeys } from '../../ingest/discover-keys.ts';
+import { GroupCommit } from '../../ingest/group-commit.ts';
 import type { IngestBatch } from '../../ingest/ingest-request.ts';
 import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.ts';
 import { registerCollection } from '../../storage/clickhouse/clickhouse-collections.ts';
 import { isConnectionError, limitFailure } from '../../storage/clickhouse/clickhouse-errors.ts';
-import { insertBatch } from '../../storage/clickhouse/clickhouse-ingest.ts';
+import { insertBatches } from '../../storage/clickhouse/clickhouse-ingest.ts';
 import { KeyColumns } from '../../storage/clickhouse/clickhouse-key-columns.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import {
@@ -89,6 +91,12 @@ export async function openClickHouseDriver(
   return new ClickHouseDriver(workspaces);
 }
 
+/** Inserts running at once per workspace. */
+const INSERTERS = 2;
+
+/** Events per insert at most, so that an event's index fits the five digits of its `seq`. */
+const MAX_INSERT_EVENTS = 50_000;
+
 class ClickHouseWorkspace implements DriverWorkspace {
   readonly database: string;
   readonly client: ClickHouseClient;
@@ -97,6 +105,15 @@ class ClickHouseWorkspace implements DriverWorkspace {
   readonly #memoryLimit: string;
   /** Collections known to be in the catalog, so ingest registers each one once per process. */
   readonly #known = new Set<string>();
+  /**
+   * Ingest requests arriving while an insert runs share the next one: each MergeTree insert makes
+   * a part, so one insert per request would cost ClickHouse a part (and a merge) per request.
+   */
+  readonly #inserts = new GroupCommit<IngestBatch>((batches) => this.#insert(batches), {
+    concurrency: INSERTERS,
+    maxSize: MAX_INSERT_EVENTS,
+    sizeOf: (batch) => batch.records.length,
+  });
 
   constructor(
     database: string,
@@ -142,9 +159,31 @@ class ClickHouseWorkspace implements DriverWorkspace {
     if (RESERVED_NAMES.has(batch.collection)) {
       throw new EngineError(400, `collection name '${batch.collection}' is reserved`);
     }
-    await this.#register(batch.collection);
-    await this.columns.ensure(batch.keys);
-    await insertBatch(this.client, this.database, batch, isConnectionError, this.columns.forms());
+    await this.#inserts.submit(batch);
+  }
+
+  /** Resolves when every insert asked for so far has ended. */
+  inserted(): Promise<void> {
+    return this.#inserts.idle();
+  }
+
+  /** One group of requests: their collections registered, their keys' columns made, one insert. */
+  async #insert(batches: IngestBatch[]): Promise<void> {
+    for (const collection of new Set(batches.map((b) => b.collection))) {
+      await this.#register(collection);
+    }
+    await this.columns.ensure(
+      batches.length === 1
+        ? (batches[0] as IngestBatch).keys
+        : mergeKeys(batches.map((b) => b.keys)),
+    );
+    await insertBatches(
+      this.client,
+      this.database,
+      batches,
+      isConnectionError,
+      this.columns.forms(),
+    );
   }
 
   /** Records a collection in the catalog and gives it its SQL-mode view (both idempotent). */
@@ -186,6 +225,10 @@ class ClickHouseDriver implements StorageDriver {
   }
 
   async close(): Promise<void> {
-    for (const w of this.workspaces.values()) await w.client.close();
+    for (const w of this.workspaces.values()) {
+      // Requests already acknowledged as stored wait for their insert, as on DuckDB.
+      await w.inserted();
+      await w.client.close();
+    }
   }
 }

@@ -9,29 +9,35 @@ import { EVENTS_TABLE, quoteClickHouseIdentifier } from './clickhouse-schema.ts'
 const ATTEMPTS = 3;
 
 /**
- * Writes a batch and resolves only once ClickHouse has acknowledged it (a synchronous insert),
- * with the forms of each key path in `forms` computed here, except those JavaScript cannot be
- * sure of for some event of the batch, which the insert leaves to the columns' DEFAULT.
- * Every attempt carries the same `insert_deduplication_token`, so an attempt that reached
- * ClickHouse before its connection broke is not written twice by the retry; a token is drawn
- * per request, so two requests with the same events are both kept, as the DuckDB driver does.
+ * Writes batches (the requests a group commit gathered) as one insert, and resolves only once
+ * ClickHouse has acknowledged it (a synchronous insert), with the forms of each key path in
+ * `forms` computed here, except those JavaScript cannot be sure of for some event, which the
+ * insert leaves to the columns' DEFAULT. Every attempt carries the same
+ * `insert_deduplication_token`, so an attempt that reached ClickHouse before its connection broke
+ * is not written twice by the retry; a token is drawn per insert, so two requests with the same
+ * events are both kept, as the DuckDB driver does.
  */
-export async function insertBatch(
+export async function insertBatches(
   client: ClickHouseClient,
   database: string,
-  batch: IngestBatch,
+  batches: readonly IngestBatch[],
   isConnectionError: (error: unknown) => boolean,
   forms: readonly FormColumns[] = [],
 ): Promise<void> {
   const token = randomUUID();
-  // Orders events within a second as they arrived: the request's millisecond, then its index.
+  // Orders events within a second as they arrived: the insert's millisecond, then its index
+  // (requests in the order they came, each request's events in its order).
   const ms = String(Date.now());
-  const values: EventRow[] = batch.records.map((r, i) => ({
-    collection: batch.collection,
-    timestamp: r.timestamp,
-    seq: `${ms}${String(i).padStart(5, '0')}`,
-    json: r.payload,
-  }));
+  const values: EventRow[] = batches.flatMap((batch) =>
+    batch.records.map((r) => ({
+      collection: batch.collection,
+      timestamp: r.timestamp,
+      seq: '',
+      json: r.payload,
+    })),
+  );
+  if (values.length === 0) return;
+  for (const [i, row] of values.entries()) row.seq = `${ms}${String(i).padStart(5, '0')}`;
   const columns = addForms(values, forms);
   for (let attempt = 1; ; attempt++) {
     try {

@@ -1,0 +1,70 @@
+import { describe, expect, test } from 'vitest';
+import { GroupCommit } from '../src/ingest/group-commit.ts';
+
+/** A commit function that records each group it is given and fails for items marked bad. */
+function recorder(delayMs = 5) {
+  const groups: string[][] = [];
+  const commit = async (items: string[]) => {
+    groups.push([...items]);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (items.some((item) => item.startsWith('bad'))) throw new Error(`refused ${items.join(',')}`);
+  };
+  return { groups, commit };
+}
+
+describe('GroupCommit', () => {
+  test('items arriving while a commit runs share the next one, in arrival order', async () => {
+    const { groups, commit } = recorder();
+    const queue = new GroupCommit(commit, { concurrency: 1, maxSize: 100, sizeOf: () => 1 });
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map((item) => queue.submit(item)));
+    expect(groups).toEqual([['a'], ['b', 'c', 'd', 'e']]);
+  });
+
+  test('a group never passes maxSize, but an item larger than it still goes alone', async () => {
+    const { groups, commit } = recorder();
+    const queue = new GroupCommit(commit, {
+      concurrency: 1,
+      maxSize: 5,
+      sizeOf: (item: string) => item.length,
+    });
+    await Promise.all(['x', 'aa', 'bbb', 'cc', 'dddddddd', 'e'].map((item) => queue.submit(item)));
+    expect(groups).toEqual([['x'], ['aa', 'bbb'], ['cc'], ['dddddddd'], ['e']]);
+  });
+
+  test('a failed group is retried item by item, so only the culprit fails', async () => {
+    const { groups, commit } = recorder();
+    const queue = new GroupCommit(commit, { concurrency: 1, maxSize: 100, sizeOf: () => 1 });
+    const outcomes = await Promise.allSettled(
+      ['first', 'ok1', 'bad', 'ok2'].map((item) => queue.submit(item)),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((outcomes[2] as PromiseRejectedResult).reason.message).toBe('refused bad');
+    expect(groups).toEqual([['first'], ['ok1', 'bad', 'ok2'], ['ok1'], ['bad'], ['ok2']]);
+  });
+
+  test('runs up to `concurrency` commits at once, and idle waits for all of them', async () => {
+    let running = 0;
+    let most = 0;
+    let done = 0;
+    const queue = new GroupCommit(
+      async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        running--;
+        done++;
+      },
+      { concurrency: 2, maxSize: 1, sizeOf: () => 1 },
+    );
+    for (let i = 0; i < 6; i++) void queue.submit(i);
+    await queue.idle();
+    expect(done).toBe(6);
+    expect(most).toBe(2);
+    await queue.idle();
+  });
+});
