@@ -32,6 +32,24 @@ async function edge(args: string[], env: Record<string, string> = {}, cwd = dir)
   }
 }
 
+/** `pnpm edge serve --config FILE --port 0` as a child process, with a fresh signing key. */
+function serve(config: string, env: Record<string, string> = {}) {
+  const key = generateSigningKey();
+  return spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--config', config, '--port', '0'],
+    {
+      cwd: packageDir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        INIT_CWD: dir,
+        EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}`,
+        ...env,
+      },
+    },
+  );
+}
+
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'edge-cli-'));
   writeFileSync(
@@ -248,28 +266,7 @@ describe('pnpm edge serve', () => {
 };
 `,
     );
-    const key = generateSigningKey();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
-        'serve',
-        '--config',
-        'serve.config.mjs',
-        '--port',
-        '0',
-      ],
-      {
-        cwd: packageDir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          INIT_CWD: dir,
-          EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}`,
-        },
-      },
-    );
+    const child = serve('serve.config.mjs');
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
@@ -343,30 +340,10 @@ describe('pnpm edge check', () => {
   });
 
   it('serve warns at start-up about the collection, and serves anyway', async () => {
-    const key = generateSigningKey();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
-        'serve',
-        '--config',
-        'wrong-collection.json',
-        '--port',
-        '0',
-      ],
-      {
-        cwd: packageDir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          INIT_CWD: dir,
-          EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}`,
-          ANALYTICS_BASE_URL: service.url,
-          ANALYTICS_API_KEY: apiKey,
-        },
-      },
-    );
+    const child = serve('wrong-collection.json', {
+      ANALYTICS_BASE_URL: service.url,
+      ANALYTICS_API_KEY: apiKey,
+    });
     try {
       let err = '';
       const warned = await new Promise<string>((resolve, reject) => {

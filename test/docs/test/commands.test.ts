@@ -1,21 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { markdown, root } from './support/markdown-files.ts';
 
 /**
  * Command lines the documents give users, checked against what the packages support on the
  * documented minimum Node (20.19): there, `npx analytics-edge` cannot load a TypeScript config
  * unless tsx is imported (`pnpm edge` in this repository runs under tsx, so it may).
  */
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const markdown = execFileSync('git', ['ls-files', '*.md', '**/*.md'], {
-  cwd: root,
-  encoding: 'utf8',
-})
-  .split('\n')
-  .filter(Boolean);
 
 /** Shell commands with their continuation lines joined, from a Markdown text. */
 function commandLines(text: string): string[] {

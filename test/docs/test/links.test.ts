@@ -1,17 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import GithubSlugger from 'github-slugger';
 import { describe, expect, it } from 'vitest';
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const markdown = execFileSync('git', ['ls-files', '*.md', '**/*.md'], {
-  cwd: root,
-  encoding: 'utf8',
-})
-  .split('\n')
-  .filter(Boolean);
+import { markdown, root } from './support/markdown-files.ts';
 
 /** The text outside fenced code blocks and inline code, where a bracket is not a link. */
 function prose(text: string): string {
