@@ -11,8 +11,8 @@ export const PACKAGES = ['protocol', 'engine', 'edge', 'element'] as const;
 export type PackageName = (typeof PACKAGES)[number];
 
 /**
- * Packs every package with `pnpm pack` (which runs its prepack build and rewrites `workspace:`
- * ranges and publishConfig) into `dest`; answers each package's tarball path.
+ * Packs every package with `pnpm pack` (whose prepack builds a stale `dist/`, and which rewrites
+ * `workspace:` ranges and publishConfig) into `dest`; answers each package's tarball path.
  */
 export async function packAll(dest: string): Promise<Record<PackageName, string>> {
   mkdirSync(dest, { recursive: true });
