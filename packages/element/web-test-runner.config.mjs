@@ -5,9 +5,9 @@
  * for the cross-origin tests. The CDN bundle is built before the run so its test loads the file a
  * host would serve.
  */
+import { spawnSync } from 'node:child_process';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
-import { build } from 'vite';
 import { CHROME_PATH, CHROMIUM_ARGS, UNTHROTTLED_ARGS } from '../../scripts/chromium.mjs';
 import { fixtureEdge } from './test/server/fixture-edge.mjs';
 import { realEdgePlugin } from './test/server/real-edge-plugin.mjs';
@@ -15,12 +15,19 @@ import { serveBundle } from './test/server/serve-bundle.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 
-/** Builds dist/analytics-chart.js once per run, before the browser starts. */
+/**
+ * Builds the package (dist/analytics-chart.js among it) before the browser starts when it is
+ * missing or older than its sources: the freshness check of `pnpm test`, so a run beside other
+ * suites never rewrites a bundle they are serving.
+ */
 function buildBundlePlugin() {
   return {
     name: 'build-cdn-bundle',
-    async serverStart() {
-      await build({ root: here, configFile: `${here}vite.config.ts`, logLevel: 'warn' });
+    serverStart() {
+      const built = spawnSync(process.execPath, [`${here}../../scripts/build-packages.mjs`], {
+        stdio: 'inherit',
+      });
+      if (built.status !== 0) throw new Error('building the element failed');
     },
   };
 }
