@@ -337,7 +337,7 @@ describe('pnpm edge check', () => {
     const right = await edge(['check', '--config', 'right-collection.json'], env);
     expect(right.code, right.stdout + right.stderr).toBe(0);
     expect(right.stdout).toContain('Every query runs');
-  });
+  }, 30_000);
 
   it('serve warns at start-up about the collection, and serves anyway', async () => {
     const child = serve('wrong-collection.json', {

@@ -232,7 +232,7 @@ async function expectJsxMistakesRejected(app: string, entry: 'react' | 'preact')
   const { at, output } = await typeErrors(
     app,
     'src/Wrong.tsx',
-    ['tsc', '-p', 'tsconfig.app.json'],
+    ['tsc', '-p', 'tsconfig.app.json', '--pretty', 'false'],
     [
       `import '@analytics-chart/element/${entry}';`,
       'export const wrongTheme = <analytics-chart theme="blue" />;',
@@ -318,7 +318,7 @@ describe('a Vite + Vue 3 app with isCustomElement', () => {
     const { at, output } = await typeErrors(
       app,
       'src/Wrong.vue',
-      ['vue-tsc', '--noEmit'],
+      ['vue-tsc', '--noEmit', '--pretty', 'false'],
       [
         '<script setup lang="ts"></script>',
         '<template>',
