@@ -1,12 +1,31 @@
 #!/usr/bin/env node
 /**
- * `pnpm test`: runs every workspace package's `test` script one after another (all of them, even
- * after a failure, so one run shows every broken package), streams their output, and closes with
- * one line totalling the runners' own summaries: `Total: N passed, N failed`. Exits non-zero when
- * any package fails or when no test ran at all.
+ * `pnpm test`: runs every workspace package's `test` script, all of them even after a failure, so
+ * one run shows every broken package. Packages run side by side (TEST_CONCURRENCY, default 2),
+ * the longest first: most suites spend much of their time waiting on servers, browsers and npm,
+ * so two at a time keep both cores busy. Each package's output is printed whole when it ends,
+ * then one line totals the runners' own summaries (`Total: N passed, N failed`) and the run's
+ * time. Exits non-zero when any package fails or when no test ran at all.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// The last run's times, to start the longest first; a guess until there is one.
+const timesFile = join(root, 'node_modules/.cache/test-all/times.json');
+const GUESS = {
+  '@analytics-chart/engine': 300,
+  '@analytics-chart/consumer-tests': 150,
+  '@analytics-chart/reliability': 130,
+  '@analytics-chart/consumer-frameworks': 110,
+  '@analytics-chart/e2e': 100,
+  '@analytics-chart/edge': 70,
+  '@analytics-chart/element': 30,
+};
 
 // vitest: "      Tests  2 failed | 466 passed (468)"
 const VITEST = /^\s*Tests\s+(?:(\d+) failed\s*\|\s*)?(?:(\d+) passed)?/;
@@ -14,52 +33,169 @@ const VITEST = /^\s*Tests\s+(?:(\d+) failed\s*\|\s*)?(?:(\d+) passed)?/;
 const WTR_PROGRESS = /test files \| (\d+) passed, (\d+) failed/;
 const WTR_DONE = /^Finished running tests/;
 
-const totals = { passed: 0, failed: 0, runs: 0 };
-let wtr = null;
-let pending = '';
-
-function count(line) {
-  const plain = stripVTControlCharacters(line).replaceAll('\r', '');
-  const vitest = VITEST.exec(plain);
-  if (vitest && (vitest[1] || vitest[2])) {
-    totals.failed += Number(vitest[1] ?? 0);
-    totals.passed += Number(vitest[2] ?? 0);
-    totals.runs++;
-    return;
+/** Totals the runners' summary lines of one package's output. */
+function summarize(output) {
+  const totals = { passed: 0, failed: 0, runs: 0 };
+  let wtr = null;
+  for (const line of output.split('\n')) {
+    const plain = stripVTControlCharacters(line).replaceAll('\r', '');
+    const vitest = VITEST.exec(plain);
+    if (vitest && (vitest[1] || vitest[2])) {
+      totals.failed += Number(vitest[1] ?? 0);
+      totals.passed += Number(vitest[2] ?? 0);
+      totals.runs++;
+      continue;
+    }
+    const progress = [...plain.matchAll(new RegExp(WTR_PROGRESS, 'g'))].at(-1);
+    if (progress) wtr = { passed: Number(progress[1]), failed: Number(progress[2]) };
+    if (WTR_DONE.test(plain.trim()) && wtr) {
+      totals.passed += wtr.passed;
+      totals.failed += wtr.failed;
+      totals.runs++;
+      wtr = null;
+    }
   }
-  const progress = [...plain.matchAll(new RegExp(WTR_PROGRESS, 'g'))].at(-1);
-  if (progress) wtr = { passed: Number(progress[1]), failed: Number(progress[2]) };
-  if (WTR_DONE.test(plain.trim()) && wtr) {
-    totals.passed += wtr.passed;
-    totals.failed += wtr.failed;
-    totals.runs++;
-    wtr = null;
+  return totals;
+}
+
+/** `1m 05s` */
+function duration(ms) {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+}
+
+/** The workspace packages that have a `test` script. */
+function testedPackages() {
+  const listed = JSON.parse(
+    execFileSync('pnpm', ['-r', 'ls', '--depth', '-1', '--json'], { cwd: root, encoding: 'utf8' }),
+  );
+  return listed
+    .filter((p) => p.path !== root)
+    .map((p) => ({ name: p.name, dir: p.path }))
+    .filter(({ dir }) => {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      return typeof manifest.scripts?.test === 'string';
+    });
+}
+
+function readTimes() {
+  try {
+    return JSON.parse(readFileSync(timesFile, 'utf8'));
+  } catch {
+    return {};
   }
 }
 
-function read(chunk, out) {
-  out.write(chunk);
-  pending += chunk.toString('utf8');
-  const lines = pending.split('\n');
-  pending = lines.pop() ?? '';
-  for (const line of lines) count(line);
+// GNU time, where installed, adds each package's CPU time (its processes and theirs) to the report.
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+
+/** The CPU seconds GNU time wrote to `file`, or null. */
+function cpuSeconds(file) {
+  try {
+    const [user, system] = readFileSync(file, 'utf8').trim().split('\n').at(-1).split(' ');
+    const total = Number(user) + Number(system);
+    return Number.isFinite(total) ? total : null;
+  } catch {
+    return null;
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
-const child = spawn(
-  'pnpm',
-  ['-r', '--workspace-concurrency=1', '--no-bail', '--reporter-hide-prefix', 'test'],
-  { stdio: ['ignore', 'pipe', 'pipe'] },
+/** Runs one package's tests; resolves to its output, exit status, time and CPU time. */
+function runPackage({ name, dir }) {
+  const started = Date.now();
+  const cpuFile = join(tmpdir(), `test-all-${process.pid}-${name.replace(/\W/g, '_')}.cpu`);
+  const [command, ...args] = [
+    ...(GNU_TIME ? [GNU_TIME, '-f', '%U %S', '-o', cpuFile] : []),
+    'pnpm',
+    '--silent',
+    'test',
+  ];
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('close', (code, signal) => {
+      resolve({
+        name,
+        dir,
+        output,
+        ok: code === 0 && signal === null,
+        ms: Date.now() - started,
+        cpu: GNU_TIME ? cpuSeconds(cpuFile) : null,
+      });
+    });
+  });
+}
+
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || 2);
+const previous = readTimes();
+const weight = (name) => previous[name] ?? GUESS[name] ?? 10;
+const queue = testedPackages().sort((a, b) => weight(b.name) - weight(a.name));
+const started = Date.now();
+const results = [];
+console.log(
+  `pnpm test: ${queue.length} packages, ${concurrency} at a time: ${queue.map((p) => p.name.replace('@analytics-chart/', '')).join(', ')}`,
 );
-child.stdout.on('data', (chunk) => read(chunk, process.stdout));
-child.stderr.on('data', (chunk) => read(chunk, process.stderr));
-child.on('close', (code, signal) => {
-  if (pending) count(pending);
-  const failedRun = code !== 0 || signal !== null;
-  console.log(`\n${totals.runs} test runs`);
-  console.log(`Total: ${totals.passed} passed, ${totals.failed} failed`);
-  if (totals.passed + totals.failed === 0) {
-    console.error('No test ran.');
-    process.exit(1);
+
+async function lane() {
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    console.log(`▶ ${next.name} (${relative(root, next.dir)})`);
+    const result = await runPackage(next);
+    const totals = summarize(result.output);
+    results.push({ ...result, ...totals });
+    const mark = result.ok && totals.failed === 0 ? '✓' : '✗';
+    process.stdout.write(
+      `\n${'─'.repeat(8)} ${mark} ${result.name}: ${totals.passed} passed, ${totals.failed} failed, ${duration(result.ms)} ${'─'.repeat(8)}\n${result.output}\n`,
+    );
   }
-  process.exit(failedRun || totals.failed > 0 ? 1 : 0);
-});
+}
+
+await Promise.all(Array.from({ length: concurrency }, () => lane()));
+
+const total = results.reduce(
+  (sum, r) => ({
+    passed: sum.passed + r.passed,
+    failed: sum.failed + r.failed,
+    runs: sum.runs + r.runs,
+  }),
+  { passed: 0, failed: 0, runs: 0 },
+);
+const broken = results.filter((r) => !r.ok || r.failed > 0);
+try {
+  mkdirSync(dirname(timesFile), { recursive: true });
+  writeFileSync(
+    timesFile,
+    JSON.stringify(Object.fromEntries(results.map((r) => [r.name, Math.round(r.ms / 1000)]))),
+  );
+} catch {
+  // Only the next run's order depends on it.
+}
+
+console.log('\nPackage times (wall, and CPU where GNU time is installed):');
+for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
+  const cpu = r.cpu === null ? '' : `cpu ${duration(r.cpu * 1000)}`;
+  console.log(
+    `  ${r.ok && r.failed === 0 ? '✓' : '✗'} ${duration(r.ms).padStart(7)} ${cpu.padStart(11)}  ${r.name}`,
+  );
+}
+console.log(`\n${total.runs} test runs`);
+console.log(`Total: ${total.passed} passed, ${total.failed} failed`);
+if (broken.length) console.log(`Failed: ${broken.map((r) => r.name).join(', ')}`);
+const cpu = results.every((r) => r.cpu !== null)
+  ? `, CPU ${duration(results.reduce((sum, r) => sum + r.cpu, 0) * 1000)}`
+  : '';
+console.log(
+  `Total time: ${duration(Date.now() - started)} (${concurrency} packages at a time${cpu})`,
+);
+if (total.passed + total.failed === 0) {
+  console.error('No test ran.');
+  process.exit(1);
+}
+process.exit(broken.length > 0 ? 1 : 0);
