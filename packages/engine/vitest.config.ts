@@ -21,10 +21,20 @@ const CONFORMANCE = [
 // The ClickHouse tests share one chdb-backed server, started only when one of them runs.
 export default defineConfig({
   test: {
+    // Files share a worker's loaded modules (the engine, DuckDB's and chdb's bindings) instead of
+    // loading them again each: no test here changes module state, and each one opens its own
+    // engine, data directory and databases.
+    isolate: false,
     projects: [
       {
         extends: true,
-        test: { name: 'duckdb', include: ['test/*.test.ts'], provide: { driver: 'duckdb' } },
+        test: {
+          name: 'duckdb',
+          include: ['test/*.test.ts'],
+          // cli.test.ts runs the compiled CLI (dist/cli/main.js), as the package's bin on npm.
+          globalSetup: ['test/helpers/fresh-dist.ts'],
+          provide: { driver: 'duckdb' },
+        },
       },
       {
         extends: true,

@@ -6,9 +6,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createEngine, type Engine } from '../src/index.ts';
 import { DuckDBInstance } from '../src/storage/duckdb/duckdb-api.ts';
 
-/** The `analytics-engine` CLI as users run it, in a child process. */
+/**
+ * The `analytics-engine` CLI as users run it, in a child process: the compiled
+ * `dist/cli/main.js` that the published package's bin names (the global setup keeps it fresh).
+ */
 
-const BIN = join(import.meta.dirname, '../bin/analytics-engine.mjs');
+const BIN = join(import.meta.dirname, '../dist/cli/main.js');
 let dir: string;
 
 beforeAll(() => {

@@ -187,7 +187,7 @@ describe('several writers', () => {
     } finally {
       await viaLog.close();
     }
-  });
+  }, 30_000);
 
   test('a failing append: what committed before it stays, in order; nothing after it', async () => {
     // Writer 0 commits 0-3, writer 1 commits 4-7; writer 0's next transaction fails.
