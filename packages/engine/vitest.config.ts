@@ -1,22 +1,5 @@
 import { defineConfig } from 'vitest/config';
-
-/**
- * The suites about the API's answers, which hold for every storage driver: the `duckdb` project
- * runs them on DuckDB files, `duckdb-clustered` again with every collection's rows reordered as
- * `engine load` leaves them, the `clickhouse` project on ClickHouse (`test/helpers/driver.ts`).
- */
-const CONFORMANCE = [
-  'test/queries.test.ts',
-  'test/dst.test.ts',
-  'test/field-paths.test.ts',
-  'test/generated-requests.test.ts',
-  'test/samples.test.ts',
-  'test/real-client-requests.test.ts',
-  'test/special-keys.test.ts',
-  'test/errors.test.ts',
-  'test/zone-transitions.test.ts',
-  'test/sql-parameters.test.ts',
-];
+import { CLUSTERED_CONFORMANCE, CONFORMANCE } from './test/helpers/conformance.ts';
 
 // The ClickHouse tests share one chdb-backed server, started only when one of them runs.
 export default defineConfig({
@@ -40,7 +23,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'duckdb-clustered',
-          include: CONFORMANCE,
+          include: CLUSTERED_CONFORMANCE,
           provide: { driver: 'duckdb', clustered: true },
         },
       },
