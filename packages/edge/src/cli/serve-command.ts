@@ -2,6 +2,8 @@ import { nodeEdgeConfig } from '../adapter/node/node-edge-config.ts';
 import { serveEdge } from '../adapter/node/serve-edge.ts';
 import { createEdge } from '../create-edge.ts';
 import { forwardSession } from '../session/forward-session.ts';
+import type { Session } from '../session/session.ts';
+import type { EdgeStore } from '../store/edge-store.ts';
 import { loadEdgeModuleConfig } from './load-config.ts';
 
 /** Options of `analytics-edge serve`, as parsed from the command line. */
@@ -17,6 +19,31 @@ function portNumber(text: string | undefined): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65535) throw new Error(`--port must be 0-65535, not '${text}'`);
   return port;
+}
+
+/**
+ * The Redis store when `EDGE_REDIS_URL` is set (prefix `EDGE_REDIS_PREFIX`), else undefined: the
+ * edge then keeps its state in this process and says so. The client is loaded only then.
+ */
+export async function storeFrom(
+  env: Record<string, string | undefined>,
+): Promise<EdgeStore | undefined> {
+  const url = env.EDGE_REDIS_URL?.trim();
+  if (!url) return undefined;
+  let module: typeof import('../store/redis-store.ts');
+  try {
+    module = await import('../store/redis-store.ts');
+  } catch (error) {
+    throw new Error(
+      `EDGE_REDIS_URL is set but the Redis client could not be loaded (install the \`redis\` package next to the edge): ${(error as Error).message}`,
+    );
+  }
+  const prefix = env.EDGE_REDIS_PREFIX?.trim();
+  try {
+    return await module.redisStore({ url, ...(prefix ? { prefix } : {}) });
+  } catch (error) {
+    throw new Error(`cannot reach Redis at EDGE_REDIS_URL: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -41,13 +68,22 @@ export async function serveCommand(
       'ANALYTICS_BASE_URL is not set: serve runs queries over HTTP against the analytics service (or `analytics-engine serve`)',
     );
   }
-  const { session: configured, publicUrl: _publicUrl, ...settings } = config;
+  const { session: configured, publicUrl: _publicUrl, admins, ...settings } = config;
+  const store = await storeFrom(env);
+  const subjects = new Set(admins?.subjects ?? []);
+  const admin =
+    settings.admin ?? (subjects.size ? (s: Session) => subjects.has(s.subject) : undefined);
   // The session endpoint usually differs per environment: EDGE_SESSION_URL overrides the file.
   const sessionUrl = env.EDGE_SESSION_URL?.trim() || configured?.url;
   const session = sessionUrl ? { ...configured, url: sessionUrl } : undefined;
   const authorize = settings.authorize ?? (session ? forwardSession(session) : undefined);
   const { config: edgeConfig } = await nodeEdgeConfig(
-    { ...settings, ...(authorize ? { authorize } : {}) },
+    {
+      ...settings,
+      ...(authorize ? { authorize } : {}),
+      ...(store ? { store } : {}),
+      ...(admin ? { admin } : {}),
+    },
     env,
   );
   const edge = createEdge(edgeConfig);
@@ -61,7 +97,10 @@ export async function serveCommand(
     `analytics-edge listening on ${served.url} (${Object.keys(config.queries).length} queries from ${path}; backend ${baseUrl ?? 'from the config'}; ${sessions})\n`,
   );
   const stop = () => {
-    served.close().then(() => process.exit(0));
+    served
+      .close()
+      .then(() => store?.close())
+      .then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
