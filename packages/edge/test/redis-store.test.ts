@@ -18,6 +18,9 @@ const logs: LogEntry[] = [];
 const stores: EdgeStore[] = [];
 const served: { url: string; close(): Promise<void> }[] = [];
 let edges: Edge[] = [];
+/** Backend calls by query start (each query below has its own). */
+const calls = new Map<string, number>();
+let failing = false;
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -27,9 +30,24 @@ beforeAll(async () => {
     stores.push(store);
     const edge = createEdge({
       signingKeys: [key],
-      backend: { query: async () => ({ result: [{ value: 7 }], metadata: {} }) },
+      backend: {
+        query: async (body) => {
+          const name = String(body.graph_type);
+          calls.set(name, (calls.get(name) ?? 0) + 1);
+          await new Promise((r) => setTimeout(r, 150));
+          if (failing) throw new Error('the service is down');
+          return { result: [{ value: 7 }], metadata: {} };
+        },
+      },
       queries: {
         total: { query: { graph_type: 'Single Value', start: '1 day ago', end: 'now' } },
+        brief: {
+          query: { graph_type: 'Bar Chart', start: '1 day ago', end: 'now', split: 'plan' },
+          cacheSeconds: 1,
+        },
+        series: {
+          query: { graph_type: 'Single Line', start: '1 day ago', end: 'now', time_bucket: 'hour' },
+        },
       },
       store,
       rateLimit: { perId: RATE, perIp: { perSecond: 10_000, burst: 10_000 } },
@@ -54,6 +72,33 @@ const get = (url: string, id: string) =>
   });
 
 describe('the Redis store shared by three edges', () => {
+  it('the same chart asked on three edges at once costs one backend query per freshness window', async () => {
+    const { id } = await (edges[2] as Edge).signQueryId({ query: 'series', public: true });
+    const first = await Promise.all(served.map((s) => get(s.url, id)));
+    expect(first.map((r) => r.status)).toEqual([200, 200, 200]);
+    const bodies = await Promise.all(first.map((r) => r.text()));
+    expect(new Set(bodies).size).toBe(1);
+    const again = await Promise.all(served.map((s) => get(s.url, id)));
+    expect(again.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(calls.get('Single Line')).toBe(1);
+  });
+
+  it('stale-if-error still answers on every edge when the backend fails after the window', async () => {
+    const { id } = await (edges[0] as Edge).signQueryId({ query: 'brief', public: true });
+    const first = await Promise.all(served.map((s) => get(s.url, id)));
+    expect(first.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(calls.get('Bar Chart')).toBe(1);
+    await new Promise((r) => setTimeout(r, 1100));
+    failing = true;
+    try {
+      const later = await Promise.all(served.map((s) => get(s.url, id)));
+      expect(later.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(logs.filter((e) => e.event === 'data.stale').length).toBe(3);
+    } finally {
+      failing = false;
+    }
+  });
+
   it('a per-id limit holds across the three within 10% of its configured rate', async () => {
     const { id } = await (edges[0] as Edge).signQueryId({ query: 'total', public: true });
     const started = performance.now();

@@ -70,7 +70,13 @@ export function dataRoute(parts: DataRouteParts) {
       checkSession(parts.readSession, deny),
       resolveForViewer(deny),
       countView(parts.store),
-      fetchResult({ cache, backend: parts.backend, settings, logger }),
+      fetchResult({
+        cache,
+        backend: parts.backend,
+        settings,
+        logger,
+        shared: parts.store.results,
+      }),
     ],
     sendChart(parts.cors),
   );

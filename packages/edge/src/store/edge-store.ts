@@ -1,5 +1,6 @@
 import type { ParamValue } from '@analytics-chart/protocol';
 import type { RateLimitStore } from '../protection/rate-limit.ts';
+import type { LoadedResult } from '../protection/result-cache.ts';
 
 /** One minted id as the registry keeps it. Times are ISO instants. */
 export interface IssuedId {
@@ -59,10 +60,30 @@ export interface EdgeStore {
   list(cursor: string | undefined, limit: number): Promise<IssuedIdPage>;
   /** Notes a view; counted in memory and written later, never awaited by a request. */
   seen(jti: string, nowMs: number): void;
+  /** A result cache shared between replicas, when the store has one (Redis does). */
+  readonly results?: SharedResults | undefined;
   /** Rate-limit buckets shared as widely as the store is. */
   readonly rateLimits: RateLimitStore;
   /** Stops timers and closes connections. */
   close(): Promise<void>;
+}
+
+/** A backend answer as replicas share it: what was loaded, and when. */
+export interface SharedResult extends LoadedResult {
+  fetchedAt: number;
+}
+
+/**
+ * Backend answers shared between replicas, and a lock so that one replica loads while the
+ * others wait for its answer. Every method may reject with {@link StoreUnavailableError}.
+ */
+export interface SharedResults {
+  read(key: string): Promise<SharedResult | undefined>;
+  /** Keeps `result` for `keepMs` (its freshness plus its stale-if-error window). */
+  write(key: string, result: SharedResult, keepMs: number): Promise<void>;
+  /** Takes the load lock of `key` for at most `ttlMs`; false when another replica holds it. */
+  lock(key: string, ttlMs: number): Promise<boolean>;
+  unlock(key: string): Promise<void>;
 }
 
 /** Refuses labels that could break a page or a terminal: control, bidi and `<` `>` characters. */

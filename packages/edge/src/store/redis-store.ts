@@ -3,6 +3,7 @@
  * entry so that Workers bundles, which cannot open TCP connections to Redis, never pull in the
  * client.
  */
+import { createHash, randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import type { LogSink } from '../log/logger.ts';
 import { consoleLogSink } from '../log/logger.ts';
@@ -15,6 +16,8 @@ import {
   type EdgeStore,
   type IssuedId,
   type IssuedIdPage,
+  type SharedResult,
+  type SharedResults,
   StoreUnavailableError,
 } from './edge-store.ts';
 
@@ -62,6 +65,10 @@ if tokens >= 1 then tokens = tokens - 1; ok = 1 end
 redis.call('HSET', KEYS[1], 't', tostring(tokens), 'a', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return {ok, tostring(tokens)}`;
+
+const UNLOCK_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
 
 const MAX_PENDING_VIEWS = 10_000;
 
@@ -232,6 +239,39 @@ export async function redisStore(options: RedisStoreOptions): Promise<EdgeStore>
     },
   };
 
+  // Keys are the resolved query's canonical JSON, hashed to keep Redis keys short.
+  const resultKey = (key: string) =>
+    `${prefix}result:${createHash('sha256').update(key).digest('base64url')}`;
+  const lockKey = (key: string) => `${resultKey(key)}:lock`;
+  const owner = randomUUID();
+  const results: SharedResults = {
+    async read(key) {
+      if (!client.isReady) throw new StoreUnavailableError('Redis is not connected');
+      const text = await within(timeoutMs, client.get(resultKey(key)));
+      return text ? (JSON.parse(text) as SharedResult) : undefined;
+    },
+    async write(key, result, keepMs) {
+      await within(
+        timeoutMs,
+        client.set(resultKey(key), JSON.stringify(result), { PX: Math.max(1, keepMs) }),
+      );
+    },
+    async lock(key, ttlMs) {
+      if (!client.isReady) throw new StoreUnavailableError('Redis is not connected');
+      const taken = await within(
+        timeoutMs,
+        client.set(lockKey(key), owner, { NX: true, PX: ttlMs }),
+      );
+      return taken === 'OK';
+    },
+    async unlock(key) {
+      await within(
+        timeoutMs,
+        client.eval(UNLOCK_SCRIPT, { keys: [lockKey(key)], arguments: [owner] }),
+      );
+    },
+  };
+
   const toIssued = (jti: string, fields: Record<string, string>): IssuedId | null => {
     if (!fields.doc) return null;
     const doc = JSON.parse(fields.doc) as IssuedId;
@@ -313,6 +353,7 @@ export async function redisStore(options: RedisStoreOptions): Promise<EdgeStore>
       }
     },
     rateLimits,
+    results,
     async close() {
       closed = true;
       clearInterval(beat);
