@@ -71,12 +71,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('pnpm edge', () => {
   let keysText = '';
 
-  it.each(['keygen', 'sign', 'inspect', 'serve'])('%s --help prints its usage', async (name) => {
-    const out = await edge([name, '--help']);
-    expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toMatch(new RegExp(`^analytics-edge ${name} `));
-    expect(out.stderr).toBe('');
-  });
+  it.each(['keygen', 'sign', 'inspect', 'serve', 'ids'])(
+    '%s --help prints its usage',
+    async (name) => {
+      const out = await edge([name, '--help']);
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toMatch(new RegExp(`^analytics-edge ${name} `));
+      expect(out.stderr).toBe('');
+    },
+  );
 
   it('keygen prints a strong key and how to set it', async () => {
     const first = await edge(['keygen']);

@@ -114,6 +114,7 @@ beforeAll(async () => {
   backend: { query: async () => ({ result: [{ value: 7 }], metadata: {} }) },
   authorize: (c) => { const user = c.req.header('x-user'); return user ? { subject: user } : null; },
   admin: (session) => session.subject === 'root',
+  publicUrl: 'https://app.example.com/analytics',
   rateLimit: { perIp: { perSecond: 5000, burst: 5000 }, perId: { perSecond: 5000, burst: 5000 } },
   cache: { ttl: 0 },
 };
@@ -184,6 +185,19 @@ describe('three replicas on one Redis', () => {
     expect((await admin(a, '', undefined)).status).toBe(401);
     expect((await admin(a, `/${cliId.jti}/revoke`, 'ann', 'POST')).status).toBe(403);
   }, 20_000);
+
+  it("serve honours the config file's publicUrl: oEmbed answers and the embed page links it", async () => {
+    const url = replicas[0]?.url as string;
+    const embedUrl = `https://app.example.com/analytics/embed/${minted.listed.id}`;
+    const oembed = await fetch(`${url}/oembed?url=${encodeURIComponent(embedUrl)}`);
+    expect(oembed.status).toBe(200);
+    expect(await oembed.json()).toMatchObject({
+      type: 'rich',
+      provider_url: expect.stringContaining('https://app.example.com'),
+    });
+    const page = await (await fetch(`${url}/embed/${minted.listed.id}`)).text();
+    expect(page).toContain('application/json+oembed');
+  });
 
   it('refuses hostile input with a JSON sentence and the right status', async () => {
     const a = replicas[0]?.url as string;
@@ -349,7 +363,12 @@ describe('three replicas on one Redis', () => {
       }),
     );
     for (const ms of recoveredAfter) expect(ms).toBeLessThan(5000);
-    for (const r of replicas) expect(r.log()).toContain('"event":"store.recovered"');
+    // The child's stdout may reach this process a moment after its answers do.
+    await expect
+      .poll(() => replicas.every((r) => r.log().includes('"event":"store.recovered"')), {
+        timeout: 2000,
+      })
+      .toBe(true);
     // AOF kept the registry's record of the revocation through the crash.
     const shown = await cli(['ids', 'show', revokedBefore.jti]);
     expect(JSON.parse(shown.stdout).revokedAt).toMatch(/^\d{4}-/);

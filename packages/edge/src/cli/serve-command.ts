@@ -68,7 +68,9 @@ export async function serveCommand(
       'ANALYTICS_BASE_URL is not set: serve runs queries over HTTP against the analytics service (or `analytics-engine serve`)',
     );
   }
-  const { session: configured, publicUrl: _publicUrl, admins, ...settings } = config;
+  const { session: configured, publicUrl: filePublicUrl, admins, ...settings } = config;
+  // As for `analytics-edge sign`: EDGE_PUBLIC_URL first, then the file's publicUrl.
+  const publicUrl = env.EDGE_PUBLIC_URL?.trim() || filePublicUrl;
   const store = await storeFrom(env);
   const subjects = new Set(admins?.subjects ?? []);
   const admin =
@@ -80,6 +82,7 @@ export async function serveCommand(
   const { config: edgeConfig } = await nodeEdgeConfig(
     {
       ...settings,
+      ...(publicUrl ? { publicUrl } : {}),
       ...(authorize ? { authorize } : {}),
       ...(store ? { store } : {}),
       ...(admin ? { admin } : {}),

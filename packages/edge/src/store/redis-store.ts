@@ -150,6 +150,7 @@ export async function redisStore(options: RedisStoreOptions): Promise<EdgeStore>
     if (lost.length) await within(timeoutMs, client.sAdd(revokedKey, lost));
     synced = true;
     lastHeardMs = Date.now();
+    recovered();
   }
 
   subscriber.on('ready', () => {
