@@ -129,7 +129,11 @@ export async function redisStore(options: RedisStoreOptions): Promise<EdgeStore>
     down = false;
     log({ level: 'info', event: 'store.recovered', message: 'Redis answers again' });
   };
-  client.on('error', (error: Error) => problem(`Redis: ${error.message}`));
+  let lastError: string | undefined;
+  client.on('error', (error: Error) => {
+    lastError = error.message;
+    problem(`Redis: ${error.message}`);
+  });
   subscriber.on('error', (error: Error) => {
     synced = false;
     problem(`Redis subscription: ${error.message}`);
@@ -160,13 +164,27 @@ export async function redisStore(options: RedisStoreOptions): Promise<EdgeStore>
     }, 0);
   });
 
-  await within(2000, client.connect());
-  await within(2000, subscriber.connect());
-  await within(
-    2000,
-    subscriber.subscribe(channel, (jti) => revoked.add(jti)),
-  );
-  await resync();
+  try {
+    await within(2000, client.connect());
+    await within(2000, subscriber.connect());
+    await within(
+      2000,
+      subscriber.subscribe(channel, (jti) => revoked.add(jti)),
+    );
+    await resync();
+  } catch (error) {
+    // Otherwise the clients would go on reconnecting and keep the process alive.
+    const reason = lastError ?? (error as Error).message;
+    closed = true;
+    for (const c of [client, subscriber]) {
+      try {
+        c.destroy();
+      } catch {
+        // Not open yet: nothing to close.
+      }
+    }
+    throw new StoreUnavailableError(reason);
+  }
 
   /** The heartbeat: Redis answered recently, and holds no revoked id the copy lacks. */
   const beat = setInterval(
