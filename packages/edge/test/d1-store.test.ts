@@ -49,7 +49,10 @@ afterAll(async () => {
 });
 
 const admin = (path: string, method = 'GET') =>
-  fetch(`${served.url}/api/admin/ids${path}`, { method, headers: { 'x-user': 'root' } });
+  fetch(`${served.url}/api/admin/ids${path}`, {
+    method,
+    headers: { 'x-user': 'root', 'content-type': 'application/json' },
+  });
 
 describe('the D1 registry', () => {
   it('records, pages, counts views and revokes into KV', async () => {

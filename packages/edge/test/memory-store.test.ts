@@ -34,7 +34,10 @@ afterAll(() => served.close());
 const admin = (path: string, user?: string, method = 'GET') =>
   fetch(`${served.url}/api/admin/ids${path}`, {
     method,
-    headers: user ? { 'x-user': user } : {},
+    headers: {
+      ...(user ? { 'x-user': user } : {}),
+      ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+    },
   });
 
 describe('the in-process store', () => {
@@ -68,6 +71,13 @@ describe('the in-process store', () => {
     expect(page.items.find((i) => i.jti === server.jti)?.views).toBe(2);
 
     expect((await admin('', 'ann')).status).toBe(403);
+    // Without a JSON content type (a cross-site form): refused, nothing revoked.
+    const form = await fetch(`${served.url}/api/admin/ids/${server.jti}/revoke`, {
+      method: 'POST',
+      headers: { 'x-user': 'root', 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(form.status).toBe(415);
+    expect((await get()).status).toBe(200);
     expect((await admin(`/${server.jti}/revoke`, 'root', 'POST')).status).toBe(200);
     expect((await get()).status).toBe(401);
     const shown = (await (await admin(`/${server.jti}`, 'root')).json()) as { revokedAt?: string };

@@ -92,7 +92,10 @@ const data = (url: string, id: string, user?: string) =>
 const admin = (url: string, path: string, user: string | undefined, method = 'GET') =>
   fetch(`${url}/api/admin/ids${path}`, {
     method,
-    headers: user ? { 'x-user': user } : {},
+    headers: {
+      ...(user ? { 'x-user': user } : {}),
+      ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+    },
     signal: AbortSignal.timeout(5000),
   });
 

@@ -96,6 +96,13 @@ export function adminRoutes(parts: AdminRouteParts) {
     },
     async revoke(c: Context): Promise<Response> {
       const session = await admit(c);
+      // As on sign: a JSON content type forces a CORS preflight, which these routes never
+      // answer, so another site's form or script cannot revoke with an admin's cookie.
+      if (!/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
+        throw new EdgeError('bad_request', 'Send the request as application/json.', {
+          status: 415,
+        });
+      }
       const jti = jtiOf(c);
       await fromStore(() => revocation.revoke(jti));
       logger.log({

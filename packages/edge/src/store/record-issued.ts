@@ -17,7 +17,8 @@ export function issuedIdOf(
     label,
     public: claims.pub === true,
     mintedBy,
-    issuedAt: new Date(claims.iat * 1000).toISOString(),
+    // The recording instant, in milliseconds: `iat` has whole seconds, too coarse to order by.
+    issuedAt: new Date(Math.max(Date.now(), claims.iat * 1000)).toISOString(),
     expiresAt: new Date(claims.exp * 1000).toISOString(),
     revokedAt: undefined,
     lastSeenAt: undefined,
