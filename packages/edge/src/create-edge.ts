@@ -16,18 +16,22 @@ import {
 import { BUNDLE_SECURITY_HEADERS, withApiSecurityHeaders } from './http/security-headers.ts';
 import { createLogger } from './log/logger.ts';
 import { dataCors } from './protection/data-cors.ts';
-import { memoryRateLimitStore } from './protection/rate-limit.ts';
 import { requestLimits } from './protection/request-limits.ts';
 import { revocationList } from './protection/revocation.ts';
 import { compileRegistry } from './registry/compile-definition.ts';
+import { adminRoutes } from './routes/admin-routes.ts';
 import { bundleAssets } from './routes/bundle-asset.ts';
 import { dataRoute } from './routes/data-route.ts';
 import { embedRoutes } from './routes/embed-routes.ts';
 import { signRoutes } from './routes/sign-routes.ts';
 import { sessionReader } from './session/session-check.ts';
+import { type EdgeStore, LABEL_PATTERN } from './store/edge-store.ts';
+import { memoryStore } from './store/memory-store.ts';
+import { recordIssued } from './store/record-issued.ts';
 import { Keyring } from './tokens/keyring.ts';
 import {
   createQuerySigner,
+  SignError,
   type SignedQueryId,
   type SignQueryIdOptions,
 } from './tokens/query-signer.ts';
@@ -37,10 +41,18 @@ import { parseSigningKeys, type SigningKey } from './tokens/signing-keys.ts';
 export interface Edge {
   /** Mount it (`hostApp.route('/analytics', edge.app)`) or serve it alone. */
   app: Hono;
-  /** Mints an id on the server, for hosts that render pages themselves. */
-  signQueryId(options: SignQueryIdOptions): Promise<SignedQueryId>;
-  /** Revokes an id by its `jti` at once, also for ids already remembered as verified. */
-  revoke(jti: string): void;
+  /**
+   * Mints an id on the server, for hosts that render pages themselves, and records it in the
+   * registry (minted by the subject, or `server` for public ids) with an optional label.
+   */
+  signQueryId(options: SignQueryIdOptions & { label?: string }): Promise<SignedQueryId>;
+  /**
+   * Revokes an id by its `jti` at once in this process, also for ids already remembered as
+   * verified; resolves once the store (every replica sharing it) has it.
+   */
+  revoke(jti: string): Promise<void>;
+  /** The edge's state (`store` of the config, else this process's memory). */
+  store: EdgeStore;
   /** Replaces the signing keys (rotation without a restart); ids of removed kids stop working at once. */
   setSigningKeys(keys: readonly SigningKey[] | string): void;
   /** The content-hashed bundle file name (`analytics-chart.<hash>.js`), or null without a bundle. */
@@ -111,14 +123,23 @@ export function createEdge(config: EdgeConfig): Edge {
   );
 
   const signer = createQuerySigner(keyring, registry, settings);
+  const store = config.store ?? memoryStore();
+  if (!config.store) {
+    logger.log({
+      level: 'info',
+      event: 'store.memory',
+      message:
+        'state lives in this process: revocations, the id registry and rate limits are not shared with other replicas (pass store: redisStore(...) or set EDGE_REDIS_URL)',
+    });
+  }
   const limits = requestLimits(
-    config.rateLimit?.store ?? memoryRateLimitStore(),
+    config.rateLimit?.store ?? store.rateLimits,
     settings,
     config.clientIp ?? defaultClientIp,
   );
-  const revocation = revocationList(config.revokedIds ?? [], config.isRevoked, logger);
+  const revocation = revocationList(config.revokedIds ?? [], config.isRevoked, logger, store);
   const readSession = sessionReader(config.authorize, logger);
-  const shared = { settings, logger, keyring, registry, limits, revocation };
+  const shared = { settings, logger, keyring, registry, limits, revocation, store };
   const corsForData = config.allowedOrigins?.length ? dataCors(config.allowedOrigins) : undefined;
   const data = dataRoute({
     ...shared,
@@ -129,6 +150,7 @@ export function createEdge(config: EdgeConfig): Edge {
   const { sign, renew } = signRoutes({ ...shared, signer, readSession });
   const bundle = bundleAssets(config.bundle);
   const embed = embedRoutes({ ...shared, bundle });
+  const admin = adminRoutes({ ...shared, readSession, isAdmin: config.admin });
   const allowed = (config.allowedOrigins ?? []).filter((o) => o !== '*');
 
   /**
@@ -226,6 +248,13 @@ export function createEdge(config: EdgeConfig): Edge {
   app.post('/api/renew', limitBody, safe(renew));
   refuseOtherMethods('/api/sign', 'POST, OPTIONS');
   refuseOtherMethods('/api/renew', 'POST, OPTIONS');
+  app.use('/api/admin/*', withApiSecurityHeaders);
+  app.get('/api/admin/ids', safe(admin.list));
+  refuseOtherMethods('/api/admin/ids', 'GET, HEAD');
+  app.get('/api/admin/ids/:jti', safe(admin.show));
+  refuseOtherMethods('/api/admin/ids/:jti', 'GET, HEAD');
+  app.post('/api/admin/ids/:jti/revoke', safe(admin.revoke));
+  refuseOtherMethods('/api/admin/ids/:jti/revoke', 'POST');
   app.get('/health', () => jsonResponse({ ok: true }));
   refuseOtherMethods('/health', 'GET, HEAD');
   app.get(
@@ -269,8 +298,19 @@ export function createEdge(config: EdgeConfig): Edge {
 
   return {
     app,
-    signQueryId: (options) => signer.sign(options),
+    signQueryId: async ({ label, ...options }) => {
+      if (label !== undefined && !LABEL_PATTERN.test(label)) {
+        throw new SignError(
+          'bad_request',
+          'label must be 1-200 characters of plain text (no control characters, < or >)',
+        );
+      }
+      const signed = await signer.sign(options);
+      await recordIssued(store, signed.claims, options.subject ?? 'server', label);
+      return signed;
+    },
     revoke: (jti) => revocation.revoke(jti),
+    store,
     setSigningKeys: (keys) => {
       const list = typeof keys === 'string' ? parseSigningKeys(keys) : keys;
       keyring.replace(list);

@@ -56,6 +56,15 @@ export type {
 export { type ForwardSessionOptions, forwardSession } from './session/forward-session.ts';
 export { type JwtSessionOptions, jwtSession } from './session/jwt-session.ts';
 export type { Authorize, Session } from './session/session.ts';
+export {
+  type EdgeStore,
+  type IssuedId,
+  type IssuedIdPage,
+  type SharedResult,
+  type SharedResults,
+  StoreUnavailableError,
+} from './store/edge-store.ts';
+export { type MemoryStoreOptions, memoryStore } from './store/memory-store.ts';
 export { parseTtl } from './tokens/parse-ttl.ts';
 export type { QueryIdClaims } from './tokens/query-id-claims.ts';
 export { SignError, type SignedQueryId, type SignQueryIdOptions } from './tokens/query-signer.ts';

@@ -90,7 +90,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('pnpm edge', () => {
   let keysText = '';
 
-  it.each(['keygen', 'sign', 'inspect', 'check', 'serve'])(
+  it.each(['keygen', 'sign', 'inspect', 'check', 'serve', 'ids'])(
     '%s --help prints its usage',
     async (name) => {
       const out = await edge([name, '--help']);

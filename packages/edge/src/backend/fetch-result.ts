@@ -3,10 +3,12 @@ import type { Step } from '../http/pipeline.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CachedResult, ResultCache } from '../protection/result-cache.ts';
 import type { ResolvedQuery } from '../registry/resolve-query.ts';
+import type { SharedResults } from '../store/edge-store.ts';
 import type { VerifiedId } from '../tokens/verified-ids.ts';
 import type { Backend } from './backend.ts';
 import { backendFailure } from './backend-failure.ts';
 import { loadResult } from './load-result.ts';
+import { sharedLoad } from './shared-load.ts';
 
 /** What {@link fetchResult} needs: the cache, the backend and the cache settings. */
 export interface FetchResultParts {
@@ -14,6 +16,8 @@ export interface FetchResultParts {
   backend: Backend;
   settings: Pick<EdgeSettings, 'cacheTtl' | 'staleIfError'>;
   logger: Logger;
+  /** Answers shared between replicas (the Redis store's), consulted on a local miss. */
+  shared?: SharedResults | undefined;
 }
 
 /**
@@ -38,8 +42,15 @@ export function fetchResult(parts: FetchResultParts): Step<{
       return undefined;
     }
     const ttl = (verified.compiled.definition.cacheSeconds ?? settings.cacheTtl) * 1000;
-    const load = () => loadResult(backend, query, nowMs);
-    return cache.get(query.cacheKey, ttl, settings.staleIfError * 1000, load).then(
+    const staleMs = settings.staleIfError * 1000;
+    const load =
+      parts.shared && ttl > 0
+        ? () =>
+            sharedLoad(parts.shared as SharedResults, query.cacheKey, ttl, staleMs, () =>
+              loadResult(backend, query, nowMs),
+            )
+        : () => loadResult(backend, query, nowMs);
+    return cache.get(query.cacheKey, ttl, staleMs, load).then(
       (outcome) => {
         if (outcome.stale) {
           backendFailure(logger, outcome.error, verified.tag);

@@ -15,13 +15,15 @@ import type { EdgeModuleConfig } from '../config/edge-module-config.ts';
 import { snippetsFor } from '../embed/embed-snippets.ts';
 import { compileRegistry } from '../registry/compile-definition.ts';
 import type { QueryDefinition } from '../registry/query-definition.ts';
+import { type IssuedId, JTI_PATTERN, LABEL_PATTERN } from '../store/edge-store.ts';
+import { recordIssued } from '../store/record-issued.ts';
 import { Keyring } from '../tokens/keyring.ts';
 import { createQuerySigner, SignError } from '../tokens/query-signer.ts';
 import { generateSigningKey, parseSigningKeys, type SigningKey } from '../tokens/signing-keys.ts';
 import { verifyQueryId } from '../tokens/verify-query-id.ts';
 import { checkCommand } from './check-command.ts';
 import { loadEdgeModuleConfig } from './load-config.ts';
-import { serveCommand } from './serve-command.ts';
+import { serveCommand, storeFrom } from './serve-command.ts';
 import { elementSnippetText, publicSnippetsText } from './snippets-text.ts';
 
 const KEYGEN_USAGE = `analytics-edge keygen [--kid NAME]
@@ -30,11 +32,17 @@ const KEYGEN_USAGE = `analytics-edge keygen [--kid NAME]
 
 const SIGN_USAGE = `analytics-edge sign --query NAME [--param k=v]... [--ttl 30d] [--public | --subject ID]
                     [--range KEY] [--aud ORIGIN]... [--definition FILE.json] [--config FILE]
-                    [--keys FILE] [--base URL]
+                    [--keys FILE] [--base URL] [--label TEXT]
     Signs a query id and prints it with ready-to-paste HTML: for --public, the script + element
     snippet, the iframe snippet (for CMSs that strip scripts) and the embed URL (for oEmbed).
     Keys: --keys FILE, else EDGE_SIGNING_KEYS, else the config's signingKeys.
     Config: --config FILE, else analytics-edge.config.{ts,mts,js,mjs,json} in this directory.
+    With EDGE_REDIS_URL set, the id is recorded in the shared registry (minted by \`cli\`).
+`;
+
+const IDS_USAGE = `analytics-edge ids list [--limit 50] [--cursor C] [--json] | show JTI | revoke JTI
+    Lists, shows and revokes issued ids in the registry the edge replicas share (EDGE_REDIS_URL,
+    EDGE_REDIS_PREFIX). A revocation reaches every replica within a second, without a restart.
 `;
 
 const INSPECT_USAGE = `analytics-edge inspect ID [--keys FILE]
@@ -46,7 +54,9 @@ const SERVE_USAGE = `analytics-edge serve [--config FILE] [--port 8787] [--host 
     where the runtime loads it), queries over HTTP to ANALYTICS_BASE_URL with ANALYTICS_API_KEY,
     ids signed with EDGE_SIGNING_KEYS, and signed-in viewers recognised by forwarding their
     cookie to the config's session.url (or EDGE_SESSION_URL). Optional: EDGE_ALLOWED_ORIGINS,
-    EDGE_REVOKED_IDS, PORT.
+    EDGE_REVOKED_IDS, PORT, EDGE_REDIS_URL (state shared by replicas: revocations, the id registry,
+    rate limits; without it the edge keeps them in its process and says so), EDGE_REDIS_PREFIX.
+    The config's admins.subjects may use the admin API (/api/admin/ids).
 `;
 
 const CHECK_USAGE = `analytics-edge check [--config FILE]
@@ -61,7 +71,8 @@ ${KEYGEN_USAGE}
 ${SIGN_USAGE}
 ${INSPECT_USAGE}
 ${CHECK_USAGE}
-${SERVE_USAGE}`;
+${SERVE_USAGE}
+${IDS_USAGE}`;
 
 const cwd = process.env.INIT_CWD ?? process.cwd();
 
@@ -144,8 +155,12 @@ async function sign(args: string[]) {
       config: { type: 'string' },
       keys: { type: 'string' },
       base: { type: 'string' },
+      label: { type: 'string' },
     },
   });
+  if (values.label !== undefined && !LABEL_PATTERN.test(values.label)) {
+    fail('--label: 1-200 characters of plain text (no control characters, < or >)');
+  }
   if (!values.query && !values.definition)
     fail('sign needs --query NAME (or --definition FILE.json)');
   if (values.query && values.definition) fail('give --query or --definition, not both');
@@ -191,6 +206,14 @@ async function sign(args: string[]) {
     ...(values.range ? { range: values.range } : {}),
     ...(values.aud?.length ? { audience: values.aud } : {}),
   });
+  const store = await storeFrom(process.env);
+  if (store) {
+    try {
+      await recordIssued(store, signed.claims, 'cli', values.label);
+    } finally {
+      await store.close();
+    }
+  }
   const base = (
     values.base ??
     process.env.EDGE_PUBLIC_URL ??
@@ -204,8 +227,13 @@ async function sign(args: string[]) {
 ${signed.id}
 
 ${values.public ? publicSnippetsText(snippets) : elementSnippetText(snippets)}
-To revoke it before it expires, add its jti (${signed.jti}) to EDGE_REVOKED_IDS, or on Workers
-put it in the EDGE_REVOCATIONS KV namespace.
+${
+  store
+    ? `Recorded in the shared registry. To revoke it: analytics-edge ids revoke ${signed.jti}`
+    : `To revoke it before it expires, add its jti (${signed.jti}) to EDGE_REVOKED_IDS (or, with
+EDGE_REDIS_URL set, run analytics-edge ids revoke ${signed.jti}); on Workers put it in the
+EDGE_REVOCATIONS KV namespace.`
+}
 `);
 }
 
@@ -280,12 +308,79 @@ async function serve(args: string[]) {
   );
 }
 
+/** Plain text for a terminal: control characters of stored fields shown as `?`. */
+const printable = (text: string) => text.replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069]/gu, '?');
+
+function idLine(id: IssuedId): string {
+  const state = id.revokedAt ? `revoked ${id.revokedAt}` : `expires ${id.expiresAt}`;
+  const what = id.query ?? `inline${id.title ? ` "${id.title}"` : ''}`;
+  return printable(
+    `${id.jti}  ${what}  ${id.public ? 'public' : 'session'}  by ${id.mintedBy}  ${id.issuedAt}  ${state}  views ${id.views}${id.label ? `  "${id.label}"` : ''}`,
+  );
+}
+
+async function ids(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const [verb, jti] = positionals;
+  if (verb !== 'list' && verb !== 'show' && verb !== 'revoke') {
+    fail('ids needs list, show JTI or revoke JTI (analytics-edge ids --help)');
+  }
+  if (verb !== 'list' && (jti === undefined || !JTI_PATTERN.test(jti))) {
+    fail(`ids ${verb} needs a jti (the id's 22-character name, as ids list prints it)`);
+  }
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) fail('--limit must be 1-1000');
+  if (values.cursor !== undefined && !/^\d{1,9}$/.test(values.cursor)) {
+    fail('--cursor must be the value a previous list printed');
+  }
+  const store = await storeFrom(process.env);
+  if (!store) {
+    fail(
+      'ids needs EDGE_REDIS_URL: the registry the replicas share (an edge without one keeps its registry in its own process; use its admin API)',
+    );
+  }
+  try {
+    if (verb === 'list') {
+      const page = await store.list(values.cursor, limit);
+      if (values.json) process.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
+      else {
+        for (const id of page.items) process.stdout.write(`${idLine(id)}\n`);
+        if (page.next)
+          process.stdout.write(`more: analytics-edge ids list --cursor ${page.next}\n`);
+      }
+    } else if (verb === 'show') {
+      const found = await store.get(jti as string);
+      if (!found) fail(`no id ${jti} is on record`);
+      // JSON escapes control characters itself; bidi overrides are escaped too.
+      const json = JSON.stringify(found, null, 2).replace(
+        /[\u202A-\u202E\u2066-\u2069]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16)}`,
+      );
+      process.stdout.write(`${json}\n`);
+    } else {
+      await store.revoke(jti as string, Date.now());
+      process.stdout.write(`revoked ${jti}: every replica refuses it within a second\n`);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
 const COMMANDS: Record<string, { usage: string; run(args: string[]): unknown }> = {
   keygen: { usage: KEYGEN_USAGE, run: keygen },
   sign: { usage: SIGN_USAGE, run: sign },
   inspect: { usage: INSPECT_USAGE, run: inspect },
   check: { usage: CHECK_USAGE, run: check },
   serve: { usage: SERVE_USAGE, run: serve },
+  ids: { usage: IDS_USAGE, run: ids },
 };
 
 async function main() {

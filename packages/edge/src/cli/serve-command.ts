@@ -5,6 +5,8 @@ import { createEdge } from '../create-edge.ts';
 import { checkDefinitions } from '../registry/check-definitions.ts';
 import { compileRegistry } from '../registry/compile-definition.ts';
 import { forwardSession } from '../session/forward-session.ts';
+import type { Session } from '../session/session.ts';
+import type { EdgeStore } from '../store/edge-store.ts';
 import { findingLine } from './check-command.ts';
 import { loadEdgeModuleConfig } from './load-config.ts';
 
@@ -24,6 +26,31 @@ function portNumber(text: string | undefined): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65535) throw new Error(`--port must be 0-65535, not '${text}'`);
   return port;
+}
+
+/**
+ * The Redis store when `EDGE_REDIS_URL` is set (prefix `EDGE_REDIS_PREFIX`), else undefined: the
+ * edge then keeps its state in this process and says so. The client is loaded only then.
+ */
+export async function storeFrom(
+  env: Record<string, string | undefined>,
+): Promise<EdgeStore | undefined> {
+  const url = env.EDGE_REDIS_URL?.trim();
+  if (!url) return undefined;
+  let module: typeof import('../store/redis-store.ts');
+  try {
+    module = await import('../store/redis-store.ts');
+  } catch (error) {
+    throw new Error(
+      `EDGE_REDIS_URL is set but the Redis client could not be loaded (install the \`redis\` package next to the edge): ${(error as Error).message}`,
+    );
+  }
+  const prefix = env.EDGE_REDIS_PREFIX?.trim();
+  try {
+    return await module.redisStore({ url, ...(prefix ? { prefix } : {}) });
+  } catch (error) {
+    throw new Error(`cannot reach Redis at EDGE_REDIS_URL: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -48,13 +75,25 @@ export async function serveCommand(
       'ANALYTICS_BASE_URL is not set: serve runs queries over HTTP against the analytics service (or `analytics-engine serve`)',
     );
   }
-  const { session: configured, publicUrl: _publicUrl, ...settings } = config;
+  const { session: configured, publicUrl: filePublicUrl, admins, ...settings } = config;
+  // As for `analytics-edge sign`: EDGE_PUBLIC_URL first, then the file's publicUrl.
+  const publicUrl = env.EDGE_PUBLIC_URL?.trim() || filePublicUrl;
+  const store = await storeFrom(env);
+  const subjects = new Set(admins?.subjects ?? []);
+  const admin =
+    settings.admin ?? (subjects.size ? (s: Session) => subjects.has(s.subject) : undefined);
   // The session endpoint usually differs per environment: EDGE_SESSION_URL overrides the file.
   const sessionUrl = env.EDGE_SESSION_URL?.trim() || configured?.url;
   const session = sessionUrl ? { ...configured, url: sessionUrl } : undefined;
   const authorize = settings.authorize ?? (session ? forwardSession(session) : undefined);
   const { config: edgeConfig } = await nodeEdgeConfig(
-    { ...settings, ...(authorize ? { authorize } : {}) },
+    {
+      ...settings,
+      ...(publicUrl ? { publicUrl } : {}),
+      ...(authorize ? { authorize } : {}),
+      ...(store ? { store } : {}),
+      ...(admin ? { admin } : {}),
+    },
     env,
   );
   const edge = createEdge(edgeConfig);
@@ -69,7 +108,10 @@ export async function serveCommand(
   );
   warnAboutCollections(edgeConfig.backend, compileRegistry(config.queries), path);
   const stop = () => {
-    served.close().then(() => process.exit(0));
+    served
+      .close()
+      .then(() => store?.close())
+      .then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -10,6 +10,8 @@ import type { ForwardSessionOptions } from '../session/forward-session.ts';
 export type ServeConfig = EdgeModuleConfig & {
   /** The host's session endpoint (see `forwardSession`); without it only public ids work. */
   session?: Omit<ForwardSessionOptions, 'fetch'>;
+  /** Who may use the admin API over issued ids: session subjects, listed. */
+  admins?: { subjects: string[] };
 };
 
 const duration = z.union([z.string(), z.number()]);
@@ -35,6 +37,7 @@ const jsonServeConfig = z.strictObject({
     })
     .optional(),
   allowedOrigins: z.array(z.string()).optional(),
+  admins: z.strictObject({ subjects: z.array(z.string().min(1).max(200)).max(1000) }).optional(),
   revokedIds: z.array(z.string()).optional(),
   maxBodyBytes: z.number().int().positive().optional(),
   ids: z

@@ -3,7 +3,8 @@ import type { Backend } from '../backend/backend.ts';
 import type { LogSink } from '../log/logger.ts';
 import type { RateLimitStore, RateRule } from '../protection/rate-limit.ts';
 import type { QueryDefinition } from '../registry/query-definition.ts';
-import type { Authorize } from '../session/session.ts';
+import type { Authorize, Session } from '../session/session.ts';
+import type { EdgeStore } from '../store/edge-store.ts';
 import { requireTtl } from '../tokens/parse-ttl.ts';
 import type { SigningKey } from '../tokens/signing-keys.ts';
 
@@ -57,7 +58,7 @@ export interface RateLimitSettings {
   perId?: RateRule | false;
   /** Per client address, on every API route. @default { perSecond: 50, burst: 200 } */
   perIp?: RateRule | false;
-  /** Where buckets live. @default memoryRateLimitStore() */
+  /** Where buckets live. @default the `store`'s buckets */
   store?: RateLimitStore;
 }
 
@@ -83,6 +84,16 @@ export interface EdgeConfig {
   ids?: IdSettings;
   cache?: CacheSettings;
   rateLimit?: RateLimitSettings;
+  /**
+   * The edge's state: revoked ids, the registry of minted ids, rate-limit buckets. Several
+   * replicas share one `redisStore` (`@analytics-chart/edge/redis`). @default memoryStore()
+   */
+  store?: EdgeStore;
+  /**
+   * Which signed-in sessions may use the admin API over issued ids (`/api/admin/ids`). Without
+   * it, nobody may.
+   */
+  admin?: (session: Session) => boolean | Promise<boolean>;
   /** Revoked ids by `jti`; `edge.revoke(jti)` adds more at run time. */
   revokedIds?: Iterable<string>;
   /**

@@ -24,6 +24,8 @@ export interface CachedResult {
 export interface LoadedResult {
   envelope: Envelope;
   window: { start: number; end: number } | undefined;
+  /** When the answer was fetched, if earlier than now (another replica's load). */
+  fetchedAt?: number;
 }
 
 /** A lookup's outcome: the entry, and whether it is a stale copy served because the load failed. */
@@ -70,9 +72,10 @@ export class ResultCache {
     let pending = this.#inflight.get(key);
     if (!pending) {
       pending = load().then((loaded) => {
-        const fetchedAt = this.#now();
+        const fetchedAt = loaded.fetchedAt ?? this.#now();
         const entry: CachedResult = {
-          ...loaded,
+          envelope: loaded.envelope,
+          window: loaded.window,
           fetchedAt,
           freshUntil: fetchedAt + ttlMs,
           staleUntil: fetchedAt + ttlMs + staleMs,

@@ -2,6 +2,7 @@ import type { Deny } from '../http/deny.ts';
 import { EdgeError } from '../http/edge-error.ts';
 import type { Step } from '../http/pipeline.ts';
 import type { Logger } from '../log/logger.ts';
+import { type EdgeStore, StoreUnavailableError } from '../store/edge-store.ts';
 import type { VerifiedId } from '../tokens/verified-ids.ts';
 
 /** Revoked ids: the edge's own list, and the host's `isRevoked` hook when it has one. */
@@ -12,23 +13,44 @@ export interface Revocation {
    * silent "not revoked".
    */
   isRevoked(jti: string): boolean | Promise<boolean>;
-  /** Revokes an id at once, also one already remembered as verified. */
-  revoke(jti: string): void;
+  /**
+   * Revokes an id at once in this process, also one already remembered as verified; resolves
+   * once the store (and so every replica sharing it) has it.
+   */
+  revoke(jti: string): Promise<void>;
 }
 
-/** The revocation list of one edge: `revokedIds` from the config, then `revoke` calls, then the hook. */
+/** Retry-After of the 503 a stale revocation list answers: the store reconnects within it. */
+const STORE_RETRY_SECONDS = 1;
+
+/**
+ * The revocation list of one edge: `revokedIds` from the config and `revoke` calls, then the
+ * store's list (shared by replicas when the store is), then the hook. A store that cannot vouch
+ * for its list fails the request closed: a 503 and one `store.unavailable` line from the store.
+ */
 export function revocationList(
   revokedIds: Iterable<string>,
   hook: ((jti: string) => boolean | Promise<boolean>) | undefined,
   logger: Logger,
+  store: EdgeStore,
 ): Revocation {
   const revoked = new Set(revokedIds);
   return {
     revoke: (jti) => {
       revoked.add(jti);
+      return store.revoke(jti, Date.now());
     },
     isRevoked(jti) {
       if (revoked.has(jti)) return true;
+      try {
+        if (store.isRevoked(jti)) return true;
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError)) throw error;
+        throw new EdgeError('backend', 'This chart could not be checked; try again shortly.', {
+          status: 503,
+          retryAfter: STORE_RETRY_SECONDS,
+        });
+      }
       if (!hook) return false;
       return (async () => {
         try {

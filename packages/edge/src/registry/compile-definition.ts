@@ -67,7 +67,32 @@ export function checkSqlParamValue(
   const type = compiled.sqlParams.get(name);
   if (type === undefined) return null;
   const checked = checkSqlParameterValue(type, value);
-  return checked.ok ? null : checked.error;
+  if (!checked.ok) return checked.error;
+  return portableProblem(type, checked.value);
+}
+
+/** The DateTime range (Unix seconds) every backend holds exactly: ClickHouse's DateTime. */
+const DATETIME_MAX = 0xffff_ffff;
+
+/**
+ * Why a well-typed value would not run the same on every backend, or null. An id lives for
+ * months and its edge may change backends: a value one of them cannot carry exactly (a
+ * backslash or NUL through a literal-only API, an instant ClickHouse's DateTime would clamp or
+ * the database cannot hold) is refused when the id is minted, never discovered as a 502 on
+ * every view.
+ */
+function portableProblem(type: SqlParameterType, value: unknown): string | null {
+  if (
+    type === 'String' &&
+    typeof value === 'string' &&
+    (value.includes('\\') || value.includes('\u0000'))
+  ) {
+    return 'holds a backslash or NUL, which not every backend can carry exactly';
+  }
+  if (type === 'DateTime' && typeof value === 'number' && (value < 0 || value > DATETIME_MAX)) {
+    return 'is outside 1970-01-01 to 2106-02-07, the DateTime range every backend holds exactly';
+  }
+  return null;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Backend } from '../backend/backend.ts';
 import { fetchResult } from '../backend/fetch-result.ts';
 import type { EdgeSettings } from '../config/edge-config.ts';
 import { type Deny, denier } from '../http/deny.ts';
-import { pipeline } from '../http/pipeline.ts';
+import { pipeline, type Step } from '../http/pipeline.ts';
 import type { Logger } from '../log/logger.ts';
 import { sendChart } from '../payload/chart-response.ts';
 import { checkAudience } from '../protection/audience.ts';
@@ -16,6 +16,7 @@ import type { CompiledDefinition } from '../registry/compile-definition.ts';
 import { resolveForViewer } from '../registry/resolve-for-viewer.ts';
 import type { ResolvedQuery } from '../registry/resolve-query.ts';
 import { checkSession, type ReadSession } from '../session/session-check.ts';
+import type { EdgeStore } from '../store/edge-store.ts';
 import type { Keyring } from '../tokens/keyring.ts';
 import { type VerifiedId, verifiedIds, verifyId } from '../tokens/verified-ids.ts';
 
@@ -42,6 +43,8 @@ export interface DataRouteParts {
   limits: RequestLimits;
   revocation: Revocation;
   readSession: ReadSession;
+  /** Counts views of each id for the registry. */
+  store: EdgeStore;
   /** With it, every answer carries the CORS headers for the request's origin. */
   cors?: DataCors | undefined;
 }
@@ -66,7 +69,14 @@ export function dataRoute(parts: DataRouteParts) {
       checkAudience(deny),
       checkSession(parts.readSession, deny),
       resolveForViewer(deny),
-      fetchResult({ cache, backend: parts.backend, settings, logger }),
+      countView(parts.store),
+      fetchResult({
+        cache,
+        backend: parts.backend,
+        settings,
+        logger,
+        shared: parts.store.results,
+      }),
     ],
     sendChart(parts.cors),
   );
@@ -86,5 +96,14 @@ export function dataRoute(parts: DataRouteParts) {
       cache.clear();
       ids.clear();
     },
+  };
+}
+
+/** Step: the registry's view count and last-seen time (counted in memory, never awaited). */
+function countView(
+  store: EdgeStore,
+): Step<{ readonly nowMs: number; readonly verified: VerifiedId }> {
+  return ({ nowMs, verified }) => {
+    store.seen(verified.claims.jti, nowMs);
   };
 }

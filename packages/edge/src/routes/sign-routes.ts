@@ -11,6 +11,8 @@ import { type CompiledDefinition, compileDefinition } from '../registry/compile-
 import { signerRefusal } from '../registry/signer-rules.ts';
 import type { Session } from '../session/session.ts';
 import { type ReadSession, sessionMismatch } from '../session/session-check.ts';
+import { type EdgeStore, LABEL_PATTERN, StoreUnavailableError } from '../store/edge-store.ts';
+import { recordIssued } from '../store/record-issued.ts';
 import type { Keyring } from '../tokens/keyring.ts';
 import { type QuerySigner, SignError } from '../tokens/query-signer.ts';
 import { verifyQueryId } from '../tokens/verify-query-id.ts';
@@ -22,6 +24,12 @@ const signBodySchema = z.strictObject({
   params: z.record(z.string().max(64), paramValue).optional(),
   range: z.string().max(64).optional(),
   ttl: z.union([z.string().max(20), z.number()]).optional(),
+  label: z
+    .string()
+    .regex(LABEL_PATTERN, {
+      error: 'label must be 1-200 characters of plain text (no control characters, < or >)',
+    })
+    .optional(),
 });
 
 const renewBodySchema = z.strictObject({
@@ -71,11 +79,27 @@ export interface SignRouteParts {
   limits: RequestLimits;
   revocation: Revocation;
   readSession: ReadSession;
+  store: EdgeStore;
 }
 
 /** `POST /api/sign` and `POST /api/renew`: ids for the signed-in viewer. */
 export function signRoutes(parts: SignRouteParts) {
-  const { registry, signer, settings, keyring, logger, limits, revocation, readSession } = parts;
+  const { registry, signer, settings, keyring, logger, limits, revocation, readSession, store } =
+    parts;
+
+  /** An id the registry cannot hold is not handed out: it could not be listed or managed. */
+  async function record(claims: Parameters<typeof recordIssued>[1], by: string, label?: string) {
+    try {
+      await recordIssued(store, claims, by, label);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      logger.log({ level: 'error', event: 'sign.record_failed', message: error.message });
+      throw new EdgeError('backend', 'The id could not be recorded; try again shortly.', {
+        status: 503,
+        retryAfter: 1,
+      });
+    }
+  }
 
   /** The definition an id names or carries; an inline one that no longer compiles is invalid. */
   function definitionOf(claims: { q?: string; d?: unknown }): CompiledDefinition | undefined {
@@ -142,6 +166,7 @@ export function signRoutes(parts: SignRouteParts) {
     } catch (error) {
       signFailure(error);
     }
+    await record(signed.claims, session.subject, body.label);
     logger.log({
       level: 'info',
       event: 'sign.issued',
@@ -201,6 +226,7 @@ export function signRoutes(parts: SignRouteParts) {
     if (mismatch) deny('This id belongs to another account.', mismatch);
     const lifetime = Math.min(Math.max(claims.exp - claims.iat, 60), settings.maxSessionTtl);
     const renewed = await signer.reissue(claims, lifetime, now);
+    await record(renewed.claims, session.subject);
     logger.log({
       level: 'info',
       event: 'renew.issued',

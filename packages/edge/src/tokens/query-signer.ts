@@ -37,6 +37,8 @@ export interface SignedQueryId {
   /** ISO instant. */
   expiresAt: string;
   jti: string;
+  /** What it carries, for the registry of issued ids. */
+  claims: QueryIdClaims;
 }
 
 /** Thrown when the options cannot make an id; `kind` picks the HTTP status on the sign route. */
@@ -194,6 +196,7 @@ export function createQuerySigner(
         id: await signClaims(claims, keyring),
         expiresAt: new Date((nowSeconds + ttl) * 1000).toISOString(),
         jti,
+        claims,
       };
     },
 
@@ -206,6 +209,7 @@ export function createQuerySigner(
         id: await signClaims(next, keyring),
         expiresAt: new Date((nowSeconds + ttl) * 1000).toISOString(),
         jti,
+        claims: next,
       };
     },
   };

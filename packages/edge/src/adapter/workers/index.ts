@@ -4,7 +4,9 @@
  * code. The edge is built on the first request and reused while the isolate lives. With a
  * Durable Object binding `EDGE_RATE_LIMITER` (class {@link RateLimiterObject}, exported from the
  * Worker's main module), rate limits hold across all of the Worker's isolates; with a KV binding
- * `EDGE_REVOCATIONS`, ids whose `jti` is a key there are refused (see {@link kvRevocationCheck}).
+ * `EDGE_REVOCATIONS`, ids whose `jti` is a key there are refused (see {@link kvRevocationCheck});
+ * with a D1 binding `EDGE_REGISTRY`, minted ids are recorded there for the admin API, and its
+ * revocations are written to `EDGE_REVOCATIONS` (see {@link d1Store}).
  *
  * @example
  * // worker.ts
@@ -22,6 +24,7 @@ import type { EdgeConfig } from '../../config/edge-config.ts';
 import { createEdge, type Edge } from '../../create-edge.ts';
 import { mountEdge } from '../../http/mount-edge.ts';
 import { jsonResponse } from '../../http/respond.ts';
+import { d1Store, type RegistryDatabase, type RevocationWriter } from './d1-store.ts';
 import { durableObjectRateLimitStore, type RateLimiterNamespace } from './durable-rate-limit.ts';
 import { kvRevocationCheck, type RevocationNamespace } from './kv-revocation.ts';
 
@@ -69,12 +72,22 @@ export function createWorker(configure: WorkerConfigure, options: WorkerOptions 
       ]);
       const isRevoked =
         overrides.isRevoked ?? (revocations ? kvRevocationCheck(revocations) : undefined);
+      const registry = binding<RegistryDatabase>(env, 'EDGE_REGISTRY', 'a D1 database', [
+        'prepare',
+        'exec',
+      ]);
+      const writable =
+        revocations && typeof (revocations as Partial<RevocationWriter>).put === 'function'
+          ? (revocations as unknown as RevocationWriter)
+          : undefined;
+      const store = overrides.store ?? (registry ? d1Store(registry, writable) : undefined);
       const edge = createEdge(
         edgeConfigFromEnv(env, {
           clientIp: (c) => c.req.header('cf-connecting-ip'),
           ...overrides,
           rateLimit,
           isRevoked,
+          ...(store ? { store } : {}),
         }),
       );
       built = { env, app: mountEdge(edge, options.basePath), edge };
@@ -109,6 +122,11 @@ function binding<T>(env: EdgeEnv, name: string, kind: string, methods: string[])
 }
 
 export * from '../../index.ts';
+export {
+  d1Store,
+  type RegistryDatabase,
+  type RevocationWriter,
+} from './d1-store.ts';
 export {
   type DurableRateLimitOptions,
   durableObjectRateLimitStore,
