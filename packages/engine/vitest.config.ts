@@ -16,6 +16,7 @@ const CONFORMANCE = [
   'test/errors.test.ts',
   'test/zone-transitions.test.ts',
   'test/sql-parameters.test.ts',
+  'test/number-rule.test.ts',
 ];
 
 // The ClickHouse tests share one chdb-backed server, started only when one of them runs.
