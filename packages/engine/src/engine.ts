@@ -7,6 +7,7 @@ import {
 } from '@analytics-chart/protocol';
 import { ApiKeys, authenticate } from './auth/verify-api-key.ts';
 import { planCollectionQuery } from './collection/plan/collection-plan.ts';
+import { refuseNonFinite } from './collection/plan/number-rule.ts';
 import {
   type ClickHouseOptions,
   openClickHouseDriver,
@@ -183,6 +184,7 @@ class EngineFront implements Engine {
         now,
         timeoutMs: this.#queryTimeoutMs,
       });
+      refuseNonFinite(answer.envelope);
       return { body: answer.envelope, json: answer.json };
     });
   }

@@ -89,6 +89,19 @@ describe('every blocked statement kind answers exactly 400 read-only', () => {
     'CREATE SECRET': `CREATE SECRET s (TYPE s3, KEY_ID 'x', SECRET 'y')`,
     'WITH … INSERT': 'WITH x AS (SELECT 1) INSERT INTO store.events SELECT * FROM x',
     PIVOT: 'PIVOT all_events ON json USING count(*)',
+    'SHOW TABLES': 'SHOW TABLES',
+    'SHOW DATABASES': 'SHOW DATABASES',
+    DESCRIBE: 'DESCRIBE all_events',
+    'DESCRIBE a query': 'DESCRIBE SELECT 1',
+    'a commented SHOW': '/* x */ -- y\n SHOW TABLES',
+    'SELECT FROM a SHOW': 'SELECT * FROM (SHOW TABLES)',
+    "ClickHouse's OPTIMIZE": 'OPTIMIZE TABLE all_events FINAL',
+    "ClickHouse's SYSTEM": 'SYSTEM FLUSH LOGS',
+    "ClickHouse's EXISTS": 'EXISTS TABLE all_events',
+    "ClickHouse's SHOW CREATE": 'SHOW CREATE TABLE all_events',
+    "ClickHouse's KILL": `KILL QUERY WHERE query_id = 'x'`,
+    "ClickHouse's RENAME": 'RENAME TABLE all_events TO x',
+    "ClickHouse's WATCH": 'WATCH all_events',
   };
   for (const [kind, sql] of Object.entries(blocked)) {
     test(kind, async () => {
@@ -379,17 +392,17 @@ const hostile: Record<string, Hostile> = {
   'DESCRIBE a storage table': {
     sql: 'DESCRIBE store.events',
     status: 400,
-    error: 'DESCRIBE, SHOW and SUMMARIZE are not available in SQL mode',
+    error: READ_ONLY_SQL,
   },
   'SHOW TABLES': {
     sql: 'SHOW TABLES',
     status: 400,
-    error: 'DESCRIBE, SHOW and SUMMARIZE are not available in SQL mode',
+    error: READ_ONLY_SQL,
   },
   'SUMMARIZE a collection': {
     sql: 'SUMMARIZE all_events',
     status: 400,
-    error: 'DESCRIBE, SHOW and SUMMARIZE are not available in SQL mode',
+    error: READ_ONLY_SQL,
   },
   'time travel': {
     sql: 'SELECT * FROM all_events AT (VERSION => 1)',

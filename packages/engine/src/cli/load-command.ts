@@ -3,6 +3,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol/vocabulary';
+import type { ClickHouseOptions } from '../drivers/clickhouse/clickhouse-driver.ts';
 import type { LoadScratch } from '../ingest/load-scratch.ts';
 import { defaultParseWorkers, NdjsonParsers } from '../ingest/ndjson-parsers.ts';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
@@ -41,6 +42,15 @@ export async function loadCommand(
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspace = stringOption(options.workspace, 'default');
   const collection = stringOption(options.collection, DEFAULT_COLLECTION);
+  if (options.clickhouse !== undefined) {
+    // Imported only here: the DuckDB load below must not wait for the server's modules.
+    const { clickhouseFrom } = await import('./serve-command.ts');
+    const clickhouse = clickhouseFrom(options) as ClickHouseOptions;
+    if (options['cluster-by'] !== undefined || options['no-cluster'] !== undefined) {
+      throw new UsageError('--cluster-by and --no-cluster order DuckDB files, not ClickHouse');
+    }
+    return loadClickHouse(file, size, clickhouse, workspace, collection);
+  }
   // The loader stages checked events in a directory of its own that only it may read from SQL.
   const stagingDir = await mkdtemp(join(tmpdir(), 'analytics-engine-load-'));
   // Stopped by a signal, the load still removes its staged files, then dies of the signal as
@@ -154,5 +164,53 @@ export async function loadCommand(
     await rm(stagingDir, { recursive: true, force: true });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/**
+ * `load --clickhouse URL FILE`: the same checks, bad-line report, progress bar, summary and exit
+ * code as into DuckDB, written through the ClickHouse driver's ingest
+ * (`drivers/load-into-clickhouse.ts`).
+ */
+async function loadClickHouse(
+  file: string,
+  size: number,
+  clickhouse: ClickHouseOptions,
+  workspace: string,
+  collection: string,
+): Promise<number> {
+  const { loadIntoClickHouse } = await import('../drivers/load-into-clickhouse.ts');
+  const bar = new ProgressBar();
+  const started = performance.now();
+  let shown = 0;
+  try {
+    const result = await loadIntoClickHouse(file, clickhouse, workspace, collection, {
+      onBadLine: ({ line, reason }) => {
+        if (shown++ >= SHOWN_BAD_LINES) return;
+        bar.clear();
+        process.stderr.write(`line ${line}: ${reason}\n`);
+      },
+      onProgress: (p) => {
+        const seconds = (performance.now() - started) / 1000;
+        bar.update(
+          p.totalBytes ? p.bytesRead / p.totalBytes : 1,
+          `${p.events.toLocaleString('en-US')} events, ${Math.round(p.events / Math.max(seconds, 0.001)).toLocaleString('en-US')}/s`,
+        );
+      },
+    });
+    bar.clear();
+    if (result.badLines > SHOWN_BAD_LINES) {
+      process.stderr.write(`… and ${result.badLines - SHOWN_BAD_LINES} more bad lines\n`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(
+      `loaded ${result.events.toLocaleString('en-US')} events into ${workspace}/${collection} ` +
+        `(ClickHouse) in ${seconds.toFixed(1)} s` +
+        (result.badLines ? `; ${result.badLines.toLocaleString('en-US')} bad lines skipped` : '') +
+        ` [${(size / 1e6).toFixed(1)} MB read]\n`,
+    );
+    return result.badLines > 0 ? 1 : 0;
+  } finally {
+    bar.clear();
   }
 }

@@ -29,12 +29,13 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD); --clickhouse-sort-field KEY
              sorts a projection of the events by that top-level payload key (e.g. event)
 `;
-const LOAD_USAGE = `  load       [--data .data] [--workspace default] [--collection all_events]
+const LOAD_USAGE = `  load       [--data .data | --clickhouse URL] [--workspace default] [--collection all_events]
              [--cluster-by KEY | --no-cluster] FILE
              load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection, then
              order its rows by a top-level key and time, so that filters on the key skip the
              rows of its other values: KEY, or by default the key that tells its events apart
-             (an event name or type), if one does
+             (an event name or type), if one does; --clickhouse URL loads into the workspace in
+             ClickHouse instead (user and password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD)
 `;
 const DEMO_DATA_USAGE = `  demo-data  [--data .data] [--events 1000000] [--workspace default] [--seed 42] [--force]
              write a seeded demo workspace (the last 90 days)
@@ -71,6 +72,7 @@ const COMMANDS = {
       collection: { type: 'string' },
       'cluster-by': { type: 'string' },
       'no-cluster': { type: 'boolean' },
+      clickhouse: { type: 'string' },
     },
     usage: LOAD_USAGE,
     run: loadCommand,

@@ -272,12 +272,19 @@ export function storedStringForm(
 }
 
 /**
- * The numeric form of a string form: DuckDB's own reading of it as a finite DOUBLE, else NULL.
- * Booleans, arrays and words have none; `"42"` and `42` both have 42. Filter values get the
- * same treatment at query time, so the two sides always agree.
+ * A decimal number in text, as the numeric form reads strings (RE2, as ClickHouse's
+ * `NUMERIC_TEXT`): DuckDB's cast alone would also read `1_000`, which no other reader does.
+ */
+const NUMERIC_TEXT = String.raw`\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*`;
+
+/**
+ * The numeric form of a string form: a decimal number (sign, exponent and surrounding white
+ * space allowed) read as the nearest DOUBLE where that is finite, else NULL. Booleans, arrays
+ * and words have none; `"42"` and `42` both have 42. Filter values get the same treatment at
+ * query time, so the two sides always agree.
  */
 export function numericForm(stringForm: string): string {
-  return `CASE WHEN isfinite(TRY_CAST(${stringForm} AS DOUBLE)) THEN TRY_CAST(${stringForm} AS DOUBLE) END`;
+  return `CASE WHEN regexp_full_match(${stringForm}, '${NUMERIC_TEXT}') AND isfinite(TRY_CAST(${stringForm} AS DOUBLE)) THEN TRY_CAST(${stringForm} AS DOUBLE) END`;
 }
 
 /** Re-export for callers that only need the key type. */

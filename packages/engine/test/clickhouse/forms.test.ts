@@ -1,6 +1,6 @@
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { formsOf, parsePayload } from '../../src/storage/clickhouse/clickhouse-forms.ts';
+import { formsOf, parsePayload, valueAt } from '../../src/storage/clickhouse/clickhouse-forms.ts';
 import {
   addForms,
   type EventRow,
@@ -151,6 +151,14 @@ async function formsTable(): Promise<FormColumns[]> {
   }));
 }
 
+/** Whether JSON text holds an integer token outside ClickHouse's Int64 and UInt64. */
+function beyondIntegers(text: string): boolean {
+  return (text.match(/-?\d+(?![.\deE])/g) ?? []).some((t) => {
+    const n = BigInt(t);
+    return n < -(2n ** 63n) || n >= 2n ** 64n;
+  });
+}
+
 describe('form columns: JavaScript at ingest and ClickHouse DEFAULTs agree', () => {
   let columns: FormColumns[];
   let sureCount = 0;
@@ -202,7 +210,18 @@ describe('form columns: JavaScript at ingest and ClickHouse DEFAULTs agree', () 
     const differing = engine
       .map((row, i) => ({ payload: PAYLOADS[i], engine: row, clickhouse: clickhouse[i] }))
       .filter((r) => r.engine !== r.clickhouse);
-    expect(differing).toEqual([]);
+    // ClickHouse cannot read a document holding an integer token of 2^64 or more (its DEFAULTs
+    // read NULL for every path); there the engine's forms are JavaScript's, the rule's.
+    const unreadable = differing.filter((r) => beyondIntegers(r.payload as string));
+    expect(differing.filter((r) => !unreadable.includes(r))).toEqual([]);
+    for (const r of unreadable) {
+      const payload: unknown = JSON.parse(r.payload as string);
+      const expected = columns.flatMap((c) => {
+        const value = valueAt(payload, c.path);
+        return typeof value === 'number' ? [value, JSON.stringify(value)] : [null, null];
+      });
+      expect((JSON.parse(r.engine) as unknown[]).slice(1)).toEqual(expected);
+    }
   });
 
   test('JavaScript is sure of most values, and of the common ones', () => {
@@ -211,6 +230,7 @@ describe('form columns: JavaScript at ingest and ClickHouse DEFAULTs agree', () 
       expect(formsOf(value)).toBeDefined();
     }
     expect(parsePayload('{"v":1,"v":2}')).toBeUndefined();
-    expect(parsePayload('{ "v" : 1 }')).toEqual({ v: 1 });
+    expect(parsePayload('{ "v" : 1 }')).toEqual({ value: { v: 1 }, canonical: false });
+    expect(parsePayload('{"v":1}')).toEqual({ value: { v: 1 }, canonical: true });
   });
 });

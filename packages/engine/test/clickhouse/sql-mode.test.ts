@@ -1,6 +1,10 @@
 import { READ_ONLY_SQL } from '@analytics-chart/protocol';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { USER_ERROR_CODES } from '../../src/sql-mode/clickhouse/clickhouse-sql-mode.ts';
+import {
+  SERVER_ERROR_CODES,
+  TIME_LIMIT_CODES,
+  USER_ERROR_CODES,
+} from '../../src/sql-mode/clickhouse/clickhouse-sql-mode.ts';
 import { OUT_OF_MEMORY, RESULT_TOO_LARGE } from '../../src/sql-mode/result-limits.ts';
 import {
   type Answer,
@@ -20,6 +24,8 @@ const OTHER_KEY = 'other-key-9876543210';
 const CANARY = 'canary-of-the-other-workspace';
 const PREFIX = 'sqlmode_';
 let server: TestServer;
+/** What the engine logged: a user's mistake is not our error, and is never logged. */
+const logged: string[] = [];
 const EVENTS = Array.from({ length: 30 }, (_, i) => ({
   timestamp: 1_700_000_000 + i * 60,
   json: { country: ['US', 'GB', 'DE'][i % 3] as string, price: i },
@@ -28,6 +34,7 @@ const EVENTS = Array.from({ length: 30 }, (_, i) => ({
 beforeAll(async () => {
   server = await startServer({
     sqlTimeoutMs: 1000,
+    logError: (message, error) => logged.push(`${message} ${String(error)}`),
     clickhouse: {
       url: inject('clickhouseUrl'),
       password: inject('clickhousePassword'),
@@ -247,6 +254,34 @@ describe('SQL mode on ClickHouse refuses', () => {
     expect(column.body.error).toMatch(/nonexistent_column/);
   });
 
+  // Errors ClickHouse raises while running the user's own SQL were 500s, logged with a stack,
+  // and the edge, which retries 5xx, sent each three times.
+  const runtime: Record<string, RegExp> = {
+    'SELECT throwIf(1)': /^Value passed to 'throwIf' function is non-zero$/,
+    "SELECT throwIf(number = 3, 'three is one too many') FROM numbers(10)":
+      /^three is one too many$/,
+    'SELECT assumeNotNull(NULL)': /^[A-Z][^\n]*$/,
+    'SELECT sleepEachRow(3) FROM numbers(10)': /^The maximum sleep time is/,
+    "SELECT toInt32('x')": /^Cannot parse/,
+    'SELECT intDiv(1, 0)': /^Division by zero$/,
+  };
+  for (const [text, message] of Object.entries(runtime)) {
+    test(`${text} is a 400 sentence, not logged`, async () => {
+      const before = logged.length;
+      const answer = await sql(text);
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.body.error).toMatch(message);
+      expect(answer.body.error).not.toMatch(/while executing|FUNCTION|:: /);
+      expect(logged.slice(before)).toEqual([]);
+    });
+  }
+  test('a query that sleeps past the time limit is a 504, not logged', async () => {
+    const before = logged.length;
+    const answer = await sql('SELECT sleepEachRow(0.3) FROM numbers(10)');
+    expect(answer).toMatchObject({ status: 504, body: { error: 'Query timed out' } });
+    expect(logged.slice(before)).toEqual([]);
+  });
+
   // Syntax errors whose quoted SQL holds an upper-case word in parentheses, or a NUL: the client
   // took the word for the exception's name (or found none), and these were 500s.
   for (const text of [
@@ -264,7 +299,8 @@ describe('SQL mode on ClickHouse refuses', () => {
   }
 
   test("the engine's names of ClickHouse's error codes are ClickHouse's", async () => {
-    for (const [code, name] of Object.entries(USER_ERROR_CODES)) {
+    const codes = { ...USER_ERROR_CODES, ...SERVER_ERROR_CODES, ...TIME_LIMIT_CODES };
+    for (const [code, name] of Object.entries(codes)) {
       const answer = await sql(`SELECT toString(errorCodeToName(${Number(code)})) AS n`);
       expect(answer.body.result).toEqual([{ n: name }]);
     }

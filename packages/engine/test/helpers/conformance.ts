@@ -14,6 +14,7 @@ export const CONFORMANCE = [
   'test/errors.test.ts',
   'test/zone-transitions.test.ts',
   'test/sql-parameters.test.ts',
+  'test/number-rule.test.ts',
 ];
 
 /**

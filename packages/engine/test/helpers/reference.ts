@@ -81,11 +81,27 @@ function stringForm(value: unknown): string | null {
   return null; // objects are not values
 }
 
+/**
+ * The number rule: a JSON number, or a string that is a decimal number (sign, exponent,
+ * surrounding white space), as the nearest double; none where that is beyond ±1.8e308.
+ */
 function numericForm(value: unknown): number | null {
-  if (typeof value === 'number') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value !== 'string') return null;
   if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) return null;
-  return Number(value);
+  const n = Number(value);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** The mean, computed so that it does not overflow: scaled down by 2^64 where the sum would. */
+function mean(values: number[]): number | null {
+  if (values.length === 0) return null;
+  let sum = 0;
+  for (const v of values) sum += v;
+  if (Number.isFinite(sum / values.length)) return sum / values.length;
+  let scaled = 0;
+  for (const v of values) scaled += v / 2 ** 64;
+  return (scaled / values.length) * 2 ** 64;
 }
 
 function filterText(v: FilterValue): string {
@@ -133,7 +149,10 @@ export function quantile(values: number[], p: number): number | null {
   const h = (sorted.length - 1) * p;
   const lo = Math.floor(h);
   const hi = Math.ceil(h);
-  return (sorted[lo] as number) + (h - lo) * ((sorted[hi] as number) - (sorted[lo] as number));
+  const [a, b, d] = [sorted[lo] as number, sorted[hi] as number, h - lo];
+  const value = a + d * (b - a);
+  // Where the ranks' distance overflows (±1.8e308 on both sides), weights instead.
+  return Number.isFinite(value) ? value : a * (1 - d) + b * d;
 }
 
 const P: Record<string, number> = { P50: 0.5, P75: 0.75, P90: 0.9, P95: 0.95, P99: 0.99 };
@@ -148,8 +167,7 @@ function aggregate(
     .map((e) => numericForm(valueAt(e.json, metric ?? '')))
     .filter((n): n is number => n !== null);
   if (aggregation === 'Sum') return values.reduce((a, b) => a + b, 0);
-  if (aggregation === 'Avg')
-    return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+  if (aggregation === 'Avg') return mean(values);
   return quantile(values, P[aggregation] as number);
 }
 

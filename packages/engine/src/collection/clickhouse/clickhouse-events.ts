@@ -37,8 +37,35 @@ export async function rowsOf<T>(
     clickhouse_settings: {
       ...clickHouseSettings(run),
       output_format_json_quote_64bit_integers: 0,
-      output_format_json_quote_denormals: 0,
+      // Infinite sums arrive as "inf", not as null, which would read as "no values".
+      output_format_json_quote_denormals: 1,
     },
   });
-  return result.json<T>();
+  const rows = await result.json<Record<string, unknown>>();
+  for (const row of rows) {
+    for (const [name, value] of Object.entries(row)) {
+      if (!TEXT_COLUMNS.has(name)) row[name] = denormal(value);
+    }
+  }
+  return rows as T[];
 }
+
+/** A value with ClickHouse's texts of infinities and NaN read as numbers, inside arrays too. */
+function denormal(value: unknown): unknown {
+  if (typeof value === 'string' && Object.hasOwn(DENORMALS, value)) return DENORMALS[value];
+  if (Array.isArray(value)) return value.map(denormal);
+  return value;
+}
+
+/** The columns of the statements above that hold text, which is never a number. */
+const TEXT_COLUMNS = new Set(['sp', 'json']);
+
+/** ClickHouse's JSON texts of the floats JSON has no number for. */
+const DENORMALS: Record<string, number> = {
+  inf: Number.POSITIVE_INFINITY,
+  '+inf': Number.POSITIVE_INFINITY,
+  '-inf': Number.NEGATIVE_INFINITY,
+  nan: Number.NaN,
+  '+nan': Number.NaN,
+  '-nan': Number.NaN,
+};

@@ -12,7 +12,9 @@ import { comparePaths } from '../../storage/key-path.ts';
  * event, the first key path spelling the field at which it holds a value ({@link fieldSpellings}).
  * A spelling whose path has key columns reads its forms from them (present where the string form
  * is not NULL), else from `json` at the path with the same definitions (`clickhouse-forms.ts`).
- * Array tests (`includes`) read the JSON, which alone tells an array from a string. Field names
+ * Array tests (`includes`) read the JSON, which alone tells an array from a string; substring
+ * tests read the string form, which a payload ClickHouse cannot parse (an integer token of 2^64
+ * or more) still has from ingest. Field names
  * and filter values are bound parameters.
  *
  * - array elements: the string forms of an array's elements.
@@ -132,7 +134,7 @@ function conditionSql([field, operator, value]: FilterCondition, params: ClickHo
       fieldSql(field, reading, params, jsonSpelling);
     return `coalesce(if(${json((s) => `JSONType(${s.json}) = 'Array'`)},
       has(${json((s) => arrayForm(s.json))}, ${v}),
-      position(${json((s) => s.string)}, ${v}) > 0), false)`;
+      position(${stringFieldSql(field, params)}, ${v}) > 0), false)`;
   };
   switch (operator) {
     case '=':

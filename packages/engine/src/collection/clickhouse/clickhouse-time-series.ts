@@ -15,6 +15,7 @@ import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts'
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import { type CalendarUnits, calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
+import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
 import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
@@ -188,10 +189,20 @@ async function singleLine(
   const cumulative = query.graph_type === 'Cumulative Line';
   // A running average needs each bucket's sum and count; a non-additive line's combined value
   // is the aggregate over the window, the empty grouping set of the same statement.
-  const running = cumulative && !additive ? `, sumOrNull(${m}) AS s, count(${m}) AS c` : '';
+  const running =
+    cumulative && !additive
+      ? `, sumOrNull(${m}) AS s, count(${m}) AS c, sumOrNull(${m} / ${MEAN_SCALE}.) AS s2`
+      : '';
   const units = additive ? calendarUnits(plan, lo, hi) : undefined;
   const bucketRows: Promise<
-    Array<{ k: number; v: number | null; s?: number | null; c?: number; g?: number }>
+    Array<{
+      k: number;
+      v: number | null;
+      s?: number | null;
+      c?: number;
+      s2?: number | null;
+      g?: number;
+    }>
   > =
     units === undefined
       ? rowsOf(
@@ -223,6 +234,7 @@ async function singleLine(
   let sum = 0;
   let runningSum = 0;
   let runningCount = 0;
+  let runningScaled = 0;
   let quantile: number | null = null;
   for (const bucket of plan.buckets) {
     const row = byKey.get(bucket.key);
@@ -230,6 +242,7 @@ async function singleLine(
     sum += value ?? 0;
     runningSum += row?.s ?? 0;
     runningCount += row?.c ?? 0;
+    runningScaled += row?.s2 ?? 0;
     if (hide && !row) continue;
     let shown = value;
     if (growing) {
@@ -237,7 +250,7 @@ async function singleLine(
       shown = quantile;
     } else if (cumulative) {
       if (additive) shown = sum;
-      else shown = runningCount === 0 ? null : runningSum / runningCount;
+      else shown = meanOf(runningSum, runningScaled, runningCount);
     }
     rows.push({ timestamp: bucket.label, [key]: shown });
   }
@@ -262,8 +275,13 @@ async function growingQuantiles(
   const found = await rowsOf<{ k: number; q: number | null }>(
     run,
     `SELECT k, max(q) AS q FROM (
-       SELECT k, quantileExactInclusive(${p})(m) OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS q
-       FROM (SELECT ${k} AS k, ${m} AS m FROM ${source(run)} WHERE ${inWindow(query, lo, hi, params)})
+       SELECT k, if(isFinite(q1), q1, q2 * ${MEAN_SCALE}.) AS q FROM (
+         SELECT k,
+           quantileExactInclusive(${p})(m) OVER w AS q1,
+           -- Where the ranks' distance overflows, the same on values scaled down by 2^64.
+           quantileExactInclusive(${p})(m / ${MEAN_SCALE}.) OVER w AS q2
+         FROM (SELECT ${k} AS k, ${m} AS m FROM ${source(run)} WHERE ${inWindow(query, lo, hi, params)})
+         WINDOW w AS (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
      ) GROUP BY k`,
     params,
   );

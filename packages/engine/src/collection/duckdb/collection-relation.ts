@@ -55,10 +55,13 @@ export async function queryRows(
   return ctx.db.read((conn) => readPrepared(conn, sql, params), ctx.timeoutMs);
 }
 
-/** A DuckDB result value as a JSON number (or null). */
+/**
+ * A DuckDB result value as a number (or null). An infinite sum stays infinite: the engine
+ * refuses such an answer rather than show `null` or 0 (`plan/number-rule.ts`).
+ */
 export function toNumber(value: DuckDBValue): number | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'bigint') return Number(value);
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'number') return value;
   return Number(value);
 }

@@ -10,6 +10,7 @@ import { setSeriesValue } from '../../set-own.ts';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive } from '../plan/collection-plan.ts';
+import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
 import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './aggregate-sql.ts';
@@ -273,15 +274,16 @@ async function cumulative(
   const percentile = !['Count', 'Sum', 'Avg'].includes(query.aggregation);
   const sql = percentile
     ? `SELECT k, count(*), max(q), NULL FROM (
-         SELECT k, ${aggregateSql(query.aggregation, 'm')} OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS q
+         SELECT k, ${aggregateSql(query.aggregation, 'm', 'TRUE', ' OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)')} AS q
          FROM (${base})
        ) GROUP BY k`
-    : `SELECT k, count(*), sum(m), count(m) FROM (${base}) GROUP BY k`;
+    : `SELECT k, count(*), sum(m), count(m), sum(m / ${MEAN_SCALE}::DOUBLE) FROM (${base}) GROUP BY k`;
   const rows = await queryRows(ctx, sql, params);
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
   const counts = plan.buckets.map(() => 0);
   const sums = plan.buckets.map(() => 0);
   const numeric = plan.buckets.map(() => 0);
+  const scaled = plan.buckets.map(() => 0);
   const quantiles: (number | null)[] = plan.buckets.map(() => null);
   for (const row of rows) {
     const i = index.get(toNumber(row[0] ?? null) ?? Number.NaN);
@@ -291,15 +293,18 @@ async function cumulative(
     else {
       sums[i] = toNumber(row[2] ?? null) ?? 0;
       numeric[i] = toNumber(row[3] ?? null) ?? 0;
+      scaled[i] = toNumber(row[4] ?? null) ?? 0;
     }
   }
   let count = 0;
   let sum = 0;
+  let scaledSum = 0;
   let n = 0;
   let last: number | null = null;
   const values = plan.buckets.map((_, i) => {
     count += counts[i] ?? 0;
     sum += sums[i] ?? 0;
+    scaledSum += scaled[i] ?? 0;
     n += numeric[i] ?? 0;
     if (percentile) {
       if ((counts[i] ?? 0) > 0) last = quantiles[i] ?? last;
@@ -307,7 +312,7 @@ async function cumulative(
     }
     if (query.aggregation === 'Count') return count;
     if (query.aggregation === 'Sum') return sum;
-    return n > 0 ? sum / n : null;
+    return meanOf(sum, scaledSum, n);
   });
   return {
     rows: rowsOf(ctx, plan.buckets, counts, (i, row) => {
@@ -403,44 +408,53 @@ async function splitCells(
   const params = new SqlParams();
   const rows = await queryRows(
     ctx,
-    `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : ', sum(m), count(m)'}
+    `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : `, sum(m), count(m), sum(m / ${MEAN_SCALE}::DOUBLE)`}
      FROM (${base(params)}) WHERE sp IS NOT NULL
      GROUP BY sp, k LIMIT ${params.integer(MAX_SPLIT_CELLS + 1)}`,
     params,
   );
   if (rows.length > MAX_SPLIT_CELLS) return null;
   const { aggregation } = ctx.query;
-  const valueFrom = (count: number, sum: number, numeric: number) =>
-    aggregation === 'Count' ? count : aggregation === 'Sum' ? sum : numeric ? sum / numeric : null;
+  type Totals = { count: number; sum: number; numeric: number; scaled: number };
+  const valueFrom = (t: Totals) =>
+    aggregation === 'Count'
+      ? t.count
+      : aggregation === 'Sum'
+        ? t.sum
+        : meanOf(t.sum, t.scaled, t.numeric);
   const cells = new Map<string, Map<number, Cell>>();
-  const totals = new Map<string, { count: number; sum: number; numeric: number }>();
-  const all = { count: 0, sum: 0, numeric: 0 };
-  const add = (t: typeof all, count: number, sum: number, numeric: number) => {
-    t.count += count;
-    t.sum += sum;
-    t.numeric += numeric;
+  const totals = new Map<string, Totals>();
+  const all: Totals = { count: 0, sum: 0, numeric: 0, scaled: 0 };
+  const add = (t: Totals, cell: Totals) => {
+    t.count += cell.count;
+    t.sum += cell.sum;
+    t.numeric += cell.numeric;
+    t.scaled += cell.scaled;
   };
-  for (const [sp, k, c, s, n] of rows) {
+  for (const [sp, k, c, s, n, scaled] of rows) {
     const name = String(sp);
-    const count = toNumber(c ?? null) ?? 0;
-    const sum = toNumber(s ?? null) ?? 0;
-    const numeric = toNumber(n ?? null) ?? 0;
+    const cell: Totals = {
+      count: toNumber(c ?? null) ?? 0,
+      sum: toNumber(s ?? null) ?? 0,
+      numeric: toNumber(n ?? null) ?? 0,
+      scaled: toNumber(scaled ?? null) ?? 0,
+    };
     let byKey = cells.get(name);
     let total = totals.get(name);
     if (!byKey || !total) {
       byKey = new Map();
       cells.set(name, byKey);
-      total = { count: 0, sum: 0, numeric: 0 };
+      total = { count: 0, sum: 0, numeric: 0, scaled: 0 };
       totals.set(name, total);
     }
-    byKey.set(toNumber(k ?? null) ?? 0, { value: valueFrom(count, sum, numeric), count });
-    add(total, count, sum, numeric);
-    add(all, count, sum, numeric);
+    byKey.set(toNumber(k ?? null) ?? 0, { value: valueFrom(cell), count: cell.count });
+    add(total, cell);
+    add(all, cell);
   }
   return {
     cells,
-    ranked: [...totals].map(([name, t]) => ({ name, value: valueFrom(t.count, t.sum, t.numeric) })),
-    combined: valueFrom(all.count, all.sum, all.numeric),
+    ranked: [...totals].map(([name, t]) => ({ name, value: valueFrom(t) })),
+    combined: valueFrom(all),
   };
 }
 

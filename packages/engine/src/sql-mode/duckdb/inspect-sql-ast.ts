@@ -187,7 +187,7 @@ function inspectNode(
   }
   if (type.endsWith('_NODE') && !QUERY_NODES.has(type)) return refuse(READ_ONLY_SQL);
   if (REFUSED_TABLE_REFS.has(type)) {
-    return refuse('DESCRIBE, SHOW and SUMMARIZE are not available in SQL mode');
+    return refuse(READ_ONLY_SQL);
   }
   if (type === 'TABLE_FUNCTION') {
     const fn = isObject(node.function) ? node.function : {};

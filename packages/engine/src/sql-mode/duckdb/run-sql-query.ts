@@ -19,6 +19,7 @@ import {
 } from '../../storage/duckdb/duckdb-api.ts';
 import { MAX_RESULT_BYTES, RESULT_TOO_LARGE } from '../result-limits.ts';
 import { type SqlResultTable, shapeSqlResult } from '../shape-sql-result.ts';
+import { startsAsOtherStatement } from '../statement-kind.ts';
 import { bindParameters, sqlWithParameters } from './bind-sql-parameters.ts';
 import { macroStatementsFor, NOW_VARIABLE, ZONE_VARIABLE } from './clickhouse-macros.ts';
 import { collectionViewStatements } from './collection-views.ts';
@@ -114,6 +115,9 @@ async function readLocked(
 ): Promise<SqlResultTable> {
   // Placeholders become named parameters: values are bound below, never written into the SQL.
   const sql = sqlWithParameters(query);
+  // Statements that are not a query (SHOW, DESCRIBE, ClickHouse's OPTIMIZE…) get the one
+  // read-only sentence, not DuckDB's parse error.
+  if (startsAsOtherStatement(sql)) throw new EngineError(400, READ_ONLY_SQL);
   // Layer 1: DuckDB's parser. The SQL travels as a bound parameter, never as SQL text.
   const parsed = await connection.runAndReadAll(
     'SELECT json_serialize_sql($1::VARCHAR)',

@@ -60,11 +60,15 @@ export function clickHouseMessage(error: ClickHouseError): string {
     error.message,
   );
   if (syntax) return `Syntax error at position ${syntax[1]} (${syntax[2]})`;
-  return error.message
-    .replace(/\s*\(version [^)]*\)\s*$/, '')
-    .replace(/\.?:?\s*in scope [\s\S]*?(\. Maybe you meant|$)/i, '$1')
-    .replace(/\s+$/, '')
-    .replace(/\.$/, '');
+  return (
+    error.message
+      .replace(/\s*\(version [^)]*\)\s*$/, '')
+      // Where ClickHouse was in the query: `while executing 'FUNCTION throwIf(…)'` quotes it.
+      .replace(/[.:]?\s*while (executing|processing)\b[\s\S]*$/i, '')
+      .replace(/\.?:?\s*in scope [\s\S]*?(\. Maybe you meant|$)/i, '$1')
+      .replace(/\s+$/, '')
+      .replace(/\.$/, '')
+  );
 }
 
 /** The limits that ClickHouse enforces for the engine, as the failures the engine answers for. */

@@ -3,7 +3,7 @@
  * and once in JavaScript for ingest, which must agree value for value:
  *
  * - numeric form: a JSON number, or a string that is a decimal number (sign, exponent and
- *   surrounding spaces allowed); else NULL.
+ *   surrounding spaces allowed), as the nearest double where that is finite; else NULL.
  * - string form: strings as they are, numbers as their JSON text (ClickHouse's, with the `+` of
  *   a positive exponent that JavaScript writes), booleans as `true`/`false`, arrays as compact
  *   JSON (ClickHouse's serialisation); objects, null and missing values have none. A value is
@@ -20,10 +20,11 @@ export const NUMERIC_TEXT = '^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s
 
 /** The numeric form of the JSON value at `keys` (`json, 'a'` or a column of JSON text). */
 export function numericFormSql(keys: string, pattern: string): string {
-  return `multiIf(JSONType(${keys}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(${keys}),
+  // A decimal text beyond ±1.8e308 (`"1e400"`) reads as infinity: it has no numeric form.
+  return `nullIf(nullIf(multiIf(JSONType(${keys}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(${keys}),
       JSONType(${keys}) = 'String' AND match(JSONExtractString(${keys}), ${pattern}),
         toFloat64OrNull(replaceRegexpOne(trimBoth(JSONExtractString(${keys})), '^\\\\+', '')),
-      NULL)`;
+      NULL), inf), -inf)`;
 }
 
 /** The string form of the JSON value at `keys` (also used for array elements, keys = `e`). */
@@ -56,12 +57,16 @@ const INDEX_KEY = /^\d+$/;
  * integers below 2^53 and for fractions, but a larger integer may have been an integer token
  * that ClickHouse keeps exactly or cannot read, and `-0` may have been `-0` or `-0.0`.
  */
-function plainNumber(n: number): boolean {
-  return Number.isFinite(n) && !Object.is(n, -0) && !(Number.isInteger(n) && Math.abs(n) >= EXACT);
+function plainNumber(n: number, canonical: boolean): boolean {
+  if (!Number.isFinite(n)) return false;
+  // In text JSON.stringify wrote, every number is its shortest text, which is the rule's string
+  // form even where ClickHouse cannot read the document (an integer token of 2^64 or more).
+  if (canonical) return true;
+  return !Object.is(n, -0) && !(Number.isInteger(n) && Math.abs(n) >= EXACT);
 }
 
 /** ClickHouse's compact JSON of a value inside an array, or `undefined` if not sure. */
-function arrayText(value: unknown): string | undefined {
+function arrayText(value: unknown, canonical: boolean): string | undefined {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
@@ -69,19 +74,19 @@ function arrayText(value: unknown): string | undefined {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      return plainNumber(value) ? String(value) : undefined;
+      return plainNumber(value, canonical) ? String(value) : undefined;
     case 'object': {
       const parts: string[] = [];
       if (Array.isArray(value)) {
         for (const item of value) {
-          const text = arrayText(item);
+          const text = arrayText(item, canonical);
           if (text === undefined) return undefined;
           parts.push(text);
         }
         return `[${parts.join(',')}]`;
       }
       for (const [key, item] of Object.entries(value)) {
-        const text = arrayText(item);
+        const text = arrayText(item, canonical);
         if (text === undefined || !PLAIN_TEXT.test(key) || INDEX_KEY.test(key)) return undefined;
         parts.push(`"${key}":${text}`);
       }
@@ -92,8 +97,11 @@ function arrayText(value: unknown): string | undefined {
   }
 }
 
-/** The forms of a value JSON.parse gave (`undefined` in: the key is missing). */
-export function formsOf(value: unknown): Forms {
+/**
+ * The forms of a value JSON.parse gave (`undefined` in: the key is missing); `canonical` when
+ * the payload's text is what JSON.stringify writes for it (see {@link parsePayload}).
+ */
+export function formsOf(value: unknown, canonical = false): Forms {
   if (value === undefined || value === null) return NONE;
   switch (typeof value) {
     case 'string': {
@@ -101,15 +109,15 @@ export function formsOf(value: unknown): Forms {
       // ClickHouse trims only spaces before parsing: other white space is left to it.
       if (/[\t\n\f\r]/.test(value)) return undefined;
       const n = Number(value);
-      return Number.isFinite(n) ? { number: n, string: value } : undefined;
+      return { number: Number.isFinite(n) ? n : null, string: value };
     }
     case 'number':
-      return plainNumber(value) ? { number: value, string: String(value) } : undefined;
+      return plainNumber(value, canonical) ? { number: value, string: String(value) } : undefined;
     case 'boolean':
       return { number: null, string: value ? 'true' : 'false' };
     case 'object': {
       if (!Array.isArray(value)) return NONE;
-      const text = arrayText(value);
+      const text = arrayText(value, canonical);
       return text === undefined ? undefined : { number: null, string: text };
     }
     default:
@@ -161,11 +169,11 @@ function keysInValue(value: unknown): number {
 
 /**
  * The payload parsed as ClickHouse reads it, or `undefined` where it may not: JSON.parse keeps
- * the last of two equal keys and ClickHouse the first. Text JSON.stringify writes has none;
- * other text is checked by counting its keys.
+ * the last of two equal keys and ClickHouse the first. Text JSON.stringify writes has none
+ * (`canonical`); other text is checked by counting its keys.
  */
-export function parsePayload(text: string): unknown {
+export function parsePayload(text: string): { value: unknown; canonical: boolean } | undefined {
   const value: unknown = JSON.parse(text);
-  if (JSON.stringify(value) === text) return value;
-  return keysInText(text) === keysInValue(value) ? value : undefined;
+  if (JSON.stringify(value) === text) return { value, canonical: true };
+  return keysInText(text) === keysInValue(value) ? { value, canonical: false } : undefined;
 }

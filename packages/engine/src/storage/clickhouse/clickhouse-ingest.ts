@@ -75,7 +75,7 @@ export function addForms(rows: EventRow[], forms: readonly FormColumns[]): strin
       break;
     }
     for (const column of sure) {
-      const value = formsOf(valueAt(payload, column.path));
+      const value = formsOf(valueAt(payload.value, column.path), payload.canonical);
       if (value === undefined) {
         sure.delete(column);
         continue;

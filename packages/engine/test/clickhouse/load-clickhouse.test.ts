@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { startServer, type TestServer } from '../helpers/engine-server.ts';
+import { expectClose } from '../helpers/expect-close.ts';
+import { fixtureEvents, NOW } from '../helpers/fixture-events.ts';
+import { referenceAnswer } from '../helpers/reference.ts';
+
+/**
+ * `analytics-engine load --clickhouse URL`, run as users run it: the same bad-line report, exit
+ * code and summary as the same file loaded into DuckDB, and the good events answer the
+ * reference queries.
+ */
+
+const BIN = join(import.meta.dirname, '../../bin/analytics-engine.mjs');
+const url = inject('clickhouseUrl');
+const password = inject('clickhousePassword');
+// The CLI's database prefix is `analytics_`: a workspace name of its own keeps it apart.
+const WORKSPACE = 'loadedch';
+const KEY = 'load-clickhouse-key';
+const events = fixtureEvents().slice(-400);
+const BAD = [
+  'not json',
+  '{"json": {"event": "c"}}',
+  '[1,2]',
+  '{"timestamp": -5, "json": {}}',
+  '{"timestamp": 1700000002, "json": "nope"}',
+];
+let dir: string;
+let server: TestServer;
+
+function cli(args: string[]) {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    CLICKHOUSE_USER: 'default',
+    CLICKHOUSE_PASSWORD: password,
+  };
+  delete env.INIT_CWD;
+  return spawnSync(process.execPath, [BIN, 'load', ...args], { env, encoding: 'utf8', cwd: dir });
+}
+
+let clickhouse: ReturnType<typeof cli>;
+let duckdb: ReturnType<typeof cli>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'engine-load-ch-'));
+  const lines = events.map((e) => JSON.stringify(e));
+  // Bad lines among the good, and one line as the hosted service's clients write it (text).
+  for (const [i, bad] of BAD.entries()) lines.splice(1 + i * 50, 0, bad);
+  lines.splice(3, 0, JSON.stringify({ timestamp: NOW - 5, json: '{"event":"as text"}' }));
+  writeFileSync(join(dir, 'events.ndjson'), `${lines.join('\n')}\n`);
+  clickhouse = cli(['--clickhouse', url, '--workspace', WORKSPACE, 'events.ndjson']);
+  duckdb = cli(['--data', 'duck', '--workspace', WORKSPACE, 'events.ndjson']);
+  server = await startServer({
+    workspaces: { [WORKSPACE]: KEY },
+    now: () => NOW,
+    clickhouse: { url, password, databasePrefix: 'analytics_' },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('load --clickhouse', () => {
+  test('bad lines, exit code and count as the DuckDB load reports them', () => {
+    expect(clickhouse.status, clickhouse.stderr).toBe(1);
+    expect(clickhouse.stderr.trim().split('\n')).toEqual(duckdb.stderr.trim().split('\n'));
+    expect(clickhouse.stderr.trim().split('\n')).toHaveLength(BAD.length);
+    const loaded = /^loaded ([\d,]+) events into loadedch\/all_events \(ClickHouse\)/;
+    expect(clickhouse.stdout).toMatch(loaded);
+    expect(clickhouse.stdout.match(loaded)?.[1]).toBe((events.length + 1).toLocaleString('en-US'));
+    expect(clickhouse.stdout).toMatch(/; 5 bad lines skipped/);
+  });
+
+  test('the events answer as the reference', async () => {
+    const all = [...events, { timestamp: NOW - 5, json: { event: 'as text' } }];
+    for (const q of [
+      { graph_type: 'Table', split: 'event' },
+      { graph_type: 'Single Line', granularity: 'Hour', aggregation: 'Avg', metric: 'price' },
+      { graph_type: 'Samples', start: NOW - 60 },
+    ]) {
+      const body = { api_key: KEY, start: NOW - 86_400 * 3, end: NOW, IANA_time_zone: 'UTC', ...q };
+      const answer = await server.post('/api/visualize/data', body);
+      expect(answer.status, answer.text).toBe(200);
+      expectClose(answer.body, referenceAnswer(all, body, NOW), JSON.stringify(q));
+    }
+  });
+});
