@@ -126,7 +126,9 @@ describe('the edge as a Worker under workerd', () => {
     const zod = sources.filter((path) => /[\\/]zod[\\/]/.test(path));
     expect(zod.length).toBeGreaterThan(0);
     expect(zod.filter((path) => /[\\/]locales[\\/](?!en\.js$)/.test(path))).toEqual([]);
-    expect(script.length).toBeLessThan(800_000);
+    // All of zod's locales add some 0.6 MB; the edge itself (with its registry, admin API and D1
+    // store) is most of the rest.
+    expect(script.length).toBeLessThan(900_000);
   });
 
   it('serves health and the element bundle built into the Worker', async () => {
