@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { COLLECTION_GRAPH_TYPES, FILTER_OPERATORS } from '@analytics-chart/protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createEngine, type Engine } from '../src/index.ts';
-import { driverOptions } from './helpers/driver.ts';
+import type { Engine } from '../src/index.ts';
 import { expectClose } from './helpers/expect-close.ts';
+import { loggedEngine } from './helpers/logged-engine.ts';
 import { type FixtureEvent, referenceAnswer } from './helpers/reference.ts';
 
 /**
@@ -48,28 +45,17 @@ function events(): FixtureEvent[] {
   });
 }
 
-let dir: string;
 let engine: Engine;
 const EVENTS = events();
 
+let logged: Awaited<ReturnType<typeof loggedEngine>> | undefined;
+
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'engine-generated-'));
-  engine = await createEngine({
-    dataDir: dir,
-    workspaces: { default: KEY },
-    now: () => NOW,
-    ...driverOptions(),
-  });
-  for (const e of EVENTS) {
-    const answer = await engine.log({ api_key: KEY, timestamp: e.timestamp, json: e.json });
-    expect(answer.status).toBe(200);
-  }
+  logged = await loggedEngine('generated', KEY, EVENTS, NOW);
+  engine = logged.engine;
 });
 
-afterAll(async () => {
-  await engine?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => logged?.close());
 
 /** The request for one combination; the split and metric rotate through the field shapes. */
 function request(graphType: string, operator: string, field: string, i: number) {

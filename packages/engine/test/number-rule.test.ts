@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BEYOND_DOUBLES } from '../src/collection/plan/number-rule.ts';
-import { createEngine, type Engine } from '../src/index.ts';
-import { DRIVER, driverOptions } from './helpers/driver.ts';
+import type { Engine } from '../src/index.ts';
+import { DRIVER } from './helpers/driver.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { random } from './helpers/fixture-events.ts';
+import { loggedEngine } from './helpers/logged-engine.ts';
 import { type FixtureEvent, referenceAnswer } from './helpers/reference.ts';
 
 /**
@@ -67,27 +65,16 @@ function events(): FixtureEvent[] {
 }
 
 const EVENTS = events();
-let dir: string;
 let engine: Engine;
 
+let logged: Awaited<ReturnType<typeof loggedEngine>> | undefined;
+
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'engine-number-rule-'));
-  engine = await createEngine({
-    dataDir: dir,
-    workspaces: { default: KEY },
-    now: () => NOW,
-    ...driverOptions(),
-  });
-  for (const e of EVENTS) {
-    const answer = await engine.log({ api_key: KEY, timestamp: e.timestamp, json: e.json });
-    expect(answer.status).toBe(200);
-  }
+  logged = await loggedEngine('number-rule', KEY, EVENTS, NOW);
+  engine = logged.engine;
 });
 
-afterAll(async () => {
-  await engine?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => logged?.close());
 
 const FILTER_VALUES: Array<string | number> = [
   1e18,

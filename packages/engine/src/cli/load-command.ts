@@ -20,6 +20,39 @@ const SHOWN_BAD_LINES = 100;
 const CLUSTERED_MEMORY = '1GB';
 
 /**
+ * What a load shows while it runs, the same into DuckDB and ClickHouse: the first
+ * {@link SHOWN_BAD_LINES} bad lines on stderr, a progress bar with events per second, and at the
+ * end how many bad lines were not shown.
+ */
+function loadReport() {
+  const bar = new ProgressBar();
+  const started = performance.now();
+  let shown = 0;
+  return {
+    bar,
+    started,
+    onBadLine({ line, reason }: { line: number; reason: string }) {
+      if (shown++ >= SHOWN_BAD_LINES) return;
+      bar.clear();
+      process.stderr.write(`line ${line}: ${reason}\n`);
+    },
+    onProgress(p: { events: number; bytesRead: number; totalBytes: number }) {
+      const seconds = (performance.now() - started) / 1000;
+      bar.update(
+        p.totalBytes ? p.bytesRead / p.totalBytes : 1,
+        `${p.events.toLocaleString('en-US')} events, ${Math.round(p.events / Math.max(seconds, 0.001)).toLocaleString('en-US')}/s`,
+      );
+    },
+    end(badLines: number) {
+      bar.clear();
+      if (badLines > SHOWN_BAD_LINES) {
+        process.stderr.write(`… and ${badLines - SHOWN_BAD_LINES} more bad lines\n`);
+      }
+    },
+  };
+}
+
+/**
  * `load FILE`: loads NDJSON into a collection. Bad lines go to stderr with their number and
  * reason (the first 100, then a count); the good ones are loaded; the exit code is 1 when any
  * line was bad. Unless `--no-cluster`, the events go to a scratch database first and then into
@@ -98,30 +131,16 @@ export async function loadCommand(
     process.off('SIGTERM', onSignal);
     throw error;
   }
-  const bar = new ProgressBar();
-  const started = performance.now();
-  let shown = 0;
+  const report = loadReport();
+  const { bar, started } = report;
   try {
     const result = await loadNdjson(db, collection, file, {
       parsers,
       ...(scratch ? { scratch } : {}),
-      onBadLine: ({ line, reason }) => {
-        if (shown++ >= SHOWN_BAD_LINES) return;
-        bar.clear();
-        process.stderr.write(`line ${line}: ${reason}\n`);
-      },
-      onProgress: (p) => {
-        const seconds = (performance.now() - started) / 1000;
-        bar.update(
-          p.totalBytes ? p.bytesRead / p.totalBytes : 1,
-          `${p.events.toLocaleString('en-US')} events, ${Math.round(p.events / Math.max(seconds, 0.001)).toLocaleString('en-US')}/s`,
-        );
-      },
+      onBadLine: report.onBadLine,
+      onProgress: report.onProgress,
     });
-    bar.clear();
-    if (result.badLines > SHOWN_BAD_LINES) {
-      process.stderr.write(`… and ${result.badLines - SHOWN_BAD_LINES} more bad lines\n`);
-    }
+    report.end(result.badLines);
     const loadedAt = performance.now();
     let clustered = '';
     if (scratch && result.events > 0) {
@@ -180,28 +199,14 @@ async function loadClickHouse(
   collection: string,
 ): Promise<number> {
   const { loadIntoClickHouse } = await import('../drivers/load-into-clickhouse.ts');
-  const bar = new ProgressBar();
-  const started = performance.now();
-  let shown = 0;
+  const report = loadReport();
+  const { bar, started } = report;
   try {
     const result = await loadIntoClickHouse(file, clickhouse, workspace, collection, {
-      onBadLine: ({ line, reason }) => {
-        if (shown++ >= SHOWN_BAD_LINES) return;
-        bar.clear();
-        process.stderr.write(`line ${line}: ${reason}\n`);
-      },
-      onProgress: (p) => {
-        const seconds = (performance.now() - started) / 1000;
-        bar.update(
-          p.totalBytes ? p.bytesRead / p.totalBytes : 1,
-          `${p.events.toLocaleString('en-US')} events, ${Math.round(p.events / Math.max(seconds, 0.001)).toLocaleString('en-US')}/s`,
-        );
-      },
+      onBadLine: report.onBadLine,
+      onProgress: report.onProgress,
     });
-    bar.clear();
-    if (result.badLines > SHOWN_BAD_LINES) {
-      process.stderr.write(`… and ${result.badLines - SHOWN_BAD_LINES} more bad lines\n`);
-    }
+    report.end(result.badLines);
     const seconds = (performance.now() - started) / 1000;
     process.stdout.write(
       `loaded ${result.events.toLocaleString('en-US')} events into ${workspace}/${collection} ` +

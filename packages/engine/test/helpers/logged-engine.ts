@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { createEngine, type Engine } from '../../src/index.ts';
+import { driverOptions } from './driver.ts';
+
+/** An engine on this run's driver holding `events`, each sent through `/api/log` in order. */
+export async function loggedEngine(
+  name: string,
+  key: string,
+  events: ReadonlyArray<{ timestamp: number; json: Record<string, unknown> }>,
+  now: number,
+): Promise<{ engine: Engine; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), `engine-${name}-`));
+  const engine = await createEngine({
+    dataDir: dir,
+    workspaces: { default: key },
+    now: () => now,
+    ...driverOptions(),
+  });
+  for (const e of events) {
+    const answer = await engine.log({ api_key: key, timestamp: e.timestamp, json: e.json });
+    expect(answer.status).toBe(200);
+  }
+  return {
+    engine,
+    async close() {
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
