@@ -3,9 +3,10 @@
  * `pnpm test`: runs every workspace package's `test` script, all of them even after a failure, so
  * one run shows every broken package. Packages run side by side (TEST_CONCURRENCY, default 2),
  * the longest first: most suites spend much of their time waiting on servers, browsers and npm,
- * so two at a time keep both cores busy. Each package's output is printed whole when it ends,
- * then one line totals the runners' own summaries (`Total: N passed, N failed`) and the run's
- * time. Exits non-zero when any package fails or when no test ran at all.
+ * so two at a time keep both cores busy. Suites that time themselves (ALONE) run last, alone.
+ * Each package's output is printed whole when it ends, then one line totals the runners' own
+ * summaries (`Total: N passed, N failed`) and the run's time. Exits non-zero when any package
+ * fails or when no test ran at all.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -134,18 +135,27 @@ function runPackage({ name, dir }) {
   });
 }
 
+/**
+ * Suites that time what they test (latency, memory, time limits under hostile input), and run
+ * alone after the others: beside another suite on two cores their limits measure the neighbour.
+ */
+const ALONE = new Set(['@analytics-chart/reliability']);
+
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || 2);
 const previous = readTimes();
 const weight = (name) => previous[name] ?? GUESS[name] ?? 10;
-const queue = testedPackages().sort((a, b) => weight(b.name) - weight(a.name));
+const packages = testedPackages().sort((a, b) => weight(b.name) - weight(a.name));
+const queue = packages.filter((p) => !ALONE.has(p.name));
+const alone = packages.filter((p) => ALONE.has(p.name));
 const started = Date.now();
 const results = [];
+const short = (list) => list.map((p) => p.name.replace('@analytics-chart/', '')).join(', ');
 console.log(
-  `pnpm test: ${queue.length} packages, ${concurrency} at a time: ${queue.map((p) => p.name.replace('@analytics-chart/', '')).join(', ')}`,
+  `pnpm test: ${packages.length} packages, ${concurrency} at a time: ${short(queue)}; then alone: ${short(alone)}`,
 );
 
-async function lane() {
-  for (let next = queue.shift(); next; next = queue.shift()) {
+async function lane(from) {
+  for (let next = from.shift(); next; next = from.shift()) {
     console.log(`▶ ${next.name} (${relative(root, next.dir)})`);
     const result = await runPackage(next);
     const totals = summarize(result.output);
@@ -157,7 +167,8 @@ async function lane() {
   }
 }
 
-await Promise.all(Array.from({ length: concurrency }, () => lane()));
+await Promise.all(Array.from({ length: concurrency }, () => lane(queue)));
+await lane(alone);
 
 const total = results.reduce(
   (sum, r) => ({
