@@ -34,10 +34,15 @@ const VITEST = /^\s*Tests\s+(?:(\d+) failed\s*\|\s*)?(?:(\d+) passed)?/;
 const WTR_PROGRESS = /test files \| (\d+) passed, (\d+) failed/;
 const WTR_DONE = /^Finished running tests/;
 
-/** Totals the runners' summary lines of one package's output. */
+/**
+ * Totals the runners' summary lines of one package's output: each vitest run's `Tests` line, and
+ * @web/test-runner's last progress line once it says it finished (it prints its summary on both
+ * streams, so counting each would count it twice).
+ */
 function summarize(output) {
   const totals = { passed: 0, failed: 0, runs: 0 };
   let wtr = null;
+  let wtrDone = false;
   for (const line of output.split('\n')) {
     const plain = stripVTControlCharacters(line).replaceAll('\r', '');
     const vitest = VITEST.exec(plain);
@@ -49,12 +54,12 @@ function summarize(output) {
     }
     const progress = [...plain.matchAll(new RegExp(WTR_PROGRESS, 'g'))].at(-1);
     if (progress) wtr = { passed: Number(progress[1]), failed: Number(progress[2]) };
-    if (WTR_DONE.test(plain.trim()) && wtr) {
-      totals.passed += wtr.passed;
-      totals.failed += wtr.failed;
-      totals.runs++;
-      wtr = null;
-    }
+    if (WTR_DONE.test(plain.trim())) wtrDone = true;
+  }
+  if (wtr && wtrDone) {
+    totals.passed += wtr.passed;
+    totals.failed += wtr.failed;
+    totals.runs++;
   }
   return totals;
 }
