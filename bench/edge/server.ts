@@ -4,13 +4,17 @@
  * answering the exact bytes of a cached chart payload; `/edge`, the edge with its result cache;
  * `/nocache`, the same edge with caching off (every request reaches the backend); `/session`, the
  * edge with a session-bound id checked by `jwtSession`; `/embed`, the edge of a public embed on
- * another site (`allowedOrigins: ['*']`, asked with an `Origin`). The backend is a small HTTP service
- * speaking the data endpoint's wire format with a fixed 90-bucket envelope.
+ * another site (`allowedOrigins: ['*']`, asked with an `Origin`); `/redis`, the edge with its state
+ * (revocations, registry, rate limits, results) in the Redis at `BENCH_REDIS_URL`. The backend is
+ * a small HTTP service speaking the data endpoint's wire format with a fixed 90-bucket envelope.
+ * Started once more with `BENCH_ROLE=replica`, it is a second replica sharing that Redis and the
+ * signing key in `BENCH_SIGNING_KEY`, for the revocation propagation measure.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEdge, generateSigningKey, httpBackend, jwtSession } from '@analytics-chart/edge';
 import { serveEdge } from '@analytics-chart/edge/node';
+import { redisStore } from '@analytics-chart/edge/redis';
 import { Hono } from 'hono';
 import { sign } from 'hono/jwt';
 
@@ -54,7 +58,7 @@ const query = {
 };
 const huge = { perSecond: 1e9, burst: 1e9 };
 const base = {
-  signingKeys: [generateSigningKey()],
+  signingKeys: process.env.BENCH_SIGNING_KEY ?? [generateSigningKey()],
   backend: httpBackend({ baseUrl: backendUrl, apiKey: API_KEY }),
   queries: { daily: query },
   authorize: jwtSession({ secret: SESSION_SECRET }),
@@ -65,6 +69,9 @@ const base = {
 const cached = createEdge(base);
 const uncached = createEdge({ ...base, cache: { ttl: 0, staleIfError: 0 } });
 const embed = createEdge({ ...base, allowedOrigins: ['*'] });
+const redisUrl = process.env.BENCH_REDIS_URL;
+if (!redisUrl) throw new Error('BENCH_REDIS_URL is not set');
+const shared = createEdge({ ...base, store: await redisStore({ url: redisUrl, log: () => {} }) });
 
 const exp = Math.floor(Date.now() / 1000) + 3600;
 const publicId = (
@@ -75,6 +82,9 @@ const nocacheId = (
 ).id;
 const embedId = (
   await embed.signQueryId({ query: 'daily', params: { tenant: 'acme' }, public: true })
+).id;
+const redisId = (
+  await shared.signQueryId({ query: 'daily', params: { tenant: 'acme' }, public: true })
 ).id;
 const sessionId = (
   await cached.signQueryId({ query: 'daily', params: { tenant: 'acme' }, subject: 'alice' })
@@ -88,6 +98,7 @@ app.route('/edge', cached.app);
 app.route('/nocache', uncached.app);
 app.route('/session', cached.app);
 app.route('/embed', embed.app);
+app.route('/redis', shared.app);
 const served = await serveEdge(app, { port: 0 });
 
 // The bare route answers exactly the bytes of the cached payload.
@@ -118,6 +129,7 @@ process.send?.({
   nocacheId,
   embedId,
   sessionId,
+  redisId,
   cookie,
   backendBody,
   bytes: bare.length,
@@ -125,8 +137,22 @@ process.send?.({
 process.on('message', async (message) => {
   // CPU time of this process: the robust measure on a machine that other work shares.
   if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
+  // The propagation measure: a fresh public id of the Redis edge, then its revocation.
+  if (message === 'mint') {
+    const minted = await shared.signQueryId({
+      query: 'daily',
+      params: { tenant: 'acme' },
+      public: true,
+    });
+    process.send?.({ minted: minted.id, jti: minted.jti });
+  }
+  if (typeof message === 'object' && message !== null && 'revoke' in message) {
+    await shared.revoke(String(message.revoke));
+    process.send?.({ revoked: true });
+  }
   if (message === 'stop') {
     await served.close();
+    await shared.store.close();
     backendServer.closeAllConnections();
     backendServer.close();
     process.exit(0);

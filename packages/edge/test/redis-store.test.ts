@@ -3,6 +3,9 @@
  * real sockets against one real redis-server: shared rate limits, and a Redis that stops
  * answering (SIGSTOP) without closing its sockets.
  */
+
+import { type RedisServer, startRedis } from '@analytics-chart/test-kit/redis-server';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveEdge } from '../src/adapter/node/serve-edge.ts';
 import { createEdge, type Edge } from '../src/create-edge.ts';
@@ -10,7 +13,6 @@ import type { LogEntry } from '../src/log/logger.ts';
 import type { EdgeStore } from '../src/store/edge-store.ts';
 import { redisStore } from '../src/store/redis-store.ts';
 import { generateSigningKey } from '../src/tokens/signing-keys.ts';
-import { type RedisServer, startRedis } from './support/redis-server.ts';
 
 const RATE = { perSecond: 20, burst: 20 };
 let redis: RedisServer;
@@ -118,6 +120,43 @@ describe('the Redis store shared by three edges', () => {
     const expected = RATE.burst + RATE.perSecond * seconds;
     expect(refused).toBeGreaterThan(0);
     expect(Math.abs(allowed - expected) / expected).toBeLessThan(0.1);
+  }, 15_000);
+
+  it('a fast limit is leased: one round trip per lease, and the three never admit more than the limit', async () => {
+    const rule = { perSecond: 1000, burst: 1000 };
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    const evals = async () =>
+      Number(/cmdstat_eval:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+    try {
+      // A lease is a hundredth of a second's allowance: ten takes on each store, one trip each.
+      const before = await evals();
+      for (const store of stores) {
+        for (let i = 0; i < 10; i++) {
+          expect((await store.rateLimits.take('leased', rule, Date.now())).allowed).toBe(true);
+        }
+      }
+      expect((await evals()) - before).toBe(3);
+
+      const started = performance.now();
+      let allowed = 0;
+      let asked = 0;
+      while (performance.now() - started < 1500) {
+        const decisions = await Promise.all(
+          stores.flatMap((store) =>
+            Array.from({ length: 20 }, () => store.rateLimits.take('flood', rule, Date.now())),
+          ),
+        );
+        asked += decisions.length;
+        allowed += decisions.filter((d) => d.allowed).length;
+      }
+      const expected = rule.burst + (rule.perSecond * (performance.now() - started)) / 1000;
+      expect(asked).toBeGreaterThan(allowed);
+      expect(allowed).toBeLessThanOrEqual(Math.ceil(expected));
+      expect(allowed).toBeGreaterThan(expected * 0.9);
+    } finally {
+      await client.quit();
+    }
   }, 15_000);
 
   it('a Redis that stops answering: no request waits past the timeout, checks fail closed, then recover', async () => {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey } from '../src/tokens/signing-keys.ts';
-import { type RedisServer, startRedis } from './support/redis-server.ts';
+import { type RedisServer, startRedis } from '@analytics-chart/test-kit/redis-server';
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));

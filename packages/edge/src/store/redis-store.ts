@@ -7,10 +7,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import type { LogSink } from '../log/logger.ts';
 import { consoleLogSink } from '../log/logger.ts';
+import { Lru } from '../protection/lru.ts';
 import {
   memoryRateLimitStore,
   type RateDecision,
   type RateLimitStore,
+  type RateRule,
 } from '../protection/rate-limit.ts';
 import {
   type EdgeStore,
@@ -52,25 +54,42 @@ end
 return 1`;
 
 // A token bucket on the server's clock, so replicas with drifting clocks share one rate.
+// Takes up to ARGV[3] tokens at once (a lease); answers how many it granted and what is left.
 const TAKE_SCRIPT = `
-local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local rate, burst, want = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local b = redis.call('HMGET', KEYS[1], 't', 'a')
 local tokens, at = tonumber(b[1]), tonumber(b[2])
 if tokens == nil then tokens = burst; at = now end
 tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
-local ok = 0
-if tokens >= 1 then tokens = tokens - 1; ok = 1 end
+local granted = math.min(want, math.floor(tokens))
+if granted < 0 then granted = 0 end
+tokens = tokens - granted
 redis.call('HSET', KEYS[1], 't', tostring(tokens), 'a', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
-return {ok, tostring(tokens)}`;
+return {granted, tostring(tokens)}`;
+
+/**
+ * Tokens a replica takes from Redis at once: a hundredth of a second's allowance (one for slow
+ * limits), so a busy id costs a round trip per lease instead of per request. Leased tokens are
+ * already gone from the shared bucket, so replicas together never admit more than the limit;
+ * what a replica leases and leaves unused (at most a lease each, for at most a second) only
+ * makes the others refuse a little early.
+ */
+function leaseSize(rule: RateRule): number {
+  return Math.max(1, Math.floor(Math.min(rule.perSecond, rule.burst) / 100));
+}
+const LEASE_MS = 1000;
+const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
 
 const UNLOCK_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
 const MAX_PENDING_VIEWS = 10_000;
+/** Rate-limit leases kept per process; the least recently used is dropped (its tokens lapse). */
+const MAX_LEASES = 50_000;
 
 /** Rejects with {@link StoreUnavailableError} when `promise` takes longer than `ms`. */
 function within<T>(ms: number, promise: Promise<T>): Promise<T> {
@@ -224,24 +243,36 @@ export async function redisStore(options: RedisStoreOptions): Promise<EdgeStore>
 
   const fallback = memoryRateLimitStore();
   let limitsDown = false;
+  const leases = new Lru<string, { left: number; until: number }>(MAX_LEASES);
   const rateLimits: RateLimitStore = {
     take(key, rule, nowMs) {
+      const lease = leases.get(key);
+      if (lease && lease.left >= 1 && nowMs < lease.until) {
+        lease.left -= 1;
+        return ALLOWED;
+      }
       if (!client.isReady) return fallback.take(key, rule, nowMs);
+      const want = leaseSize(rule);
       return within(
         timeoutMs,
         client.eval(TAKE_SCRIPT, {
           keys: [`${prefix}rl:${key}`],
-          arguments: [String(rule.perSecond), String(rule.burst)],
+          arguments: [String(rule.perSecond), String(rule.burst), String(want)],
         }) as Promise<[number, string]>,
       ).then(
-        ([ok, tokens]): RateDecision => {
+        ([granted, tokens]): RateDecision => {
           limitsDown = false;
-          return ok === 1
-            ? { allowed: true, retryAfterSeconds: 0 }
-            : {
-                allowed: false,
-                retryAfterSeconds: Math.max(1, Math.ceil((1 - Number(tokens)) / rule.perSecond)),
-              };
+          if (granted >= 1) {
+            // Takes that found the lease empty at once each lease; what they leave adds up.
+            const held = leases.get(key);
+            const left = (held && nowMs < held.until ? held.left : 0) + granted - 1;
+            if (left >= 1) leases.set(key, { left, until: nowMs + LEASE_MS });
+            return ALLOWED;
+          }
+          return {
+            allowed: false,
+            retryAfterSeconds: Math.max(1, Math.ceil((1 - Number(tokens)) / rule.perSecond)),
+          };
         },
         () => {
           if (!limitsDown) {
