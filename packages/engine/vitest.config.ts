@@ -15,7 +15,7 @@ export default defineConfig({
           name: 'duckdb',
           include: ['test/*.test.ts'],
           // cli.test.ts runs the compiled CLI (dist/cli/main.js), as the package's bin on npm.
-          globalSetup: ['test/helpers/fresh-dist.ts'],
+          globalSetup: ['../../test/kit/src/fresh-dist.ts'],
           provide: { driver: 'duckdb' },
         },
       },

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,17 +14,24 @@ const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 let dir: string;
 
-/** Runs `pnpm edge …` the way the root script does: tsx on the CLI, INIT_CWD set to `cwd`. */
-async function edge(args: string[], env: Record<string, string> = {}, cwd = dir) {
+/** The compiled CLI the published package's bin names (the global setup keeps it fresh). */
+const BIN = 'dist/cli/main.js';
+
+/**
+ * Runs `analytics-edge …` with INIT_CWD set to `cwd`, as `pnpm edge` does; `loader` runs Node
+ * with tsx's loader, as a host whose config is TypeScript must.
+ */
+async function edge(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd = dir,
+  loader: string[] = [],
+) {
   try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      {
-        cwd: packageDir,
-        env: { PATH: process.env.PATH ?? '', INIT_CWD: cwd, ...env },
-      },
-    );
+    const { stdout, stderr } = await run(process.execPath, [...loader, BIN, ...args], {
+      cwd: packageDir,
+      env: { PATH: process.env.PATH ?? '', INIT_CWD: cwd, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -32,29 +39,21 @@ async function edge(args: string[], env: Record<string, string> = {}, cwd = dir)
   }
 }
 
-/** `pnpm edge serve --config FILE --port 0` as a child process, with a fresh signing key. */
+/** `analytics-edge serve --config FILE --port 0` as a child process, with a fresh signing key. */
 function serve(config: string, env: Record<string, string> = {}) {
   const key = generateSigningKey();
-  return spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--config', config, '--port', '0'],
-    {
-      cwd: packageDir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        INIT_CWD: dir,
-        EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}`,
-        ...env,
-      },
+  return spawn(process.execPath, [BIN, 'serve', '--config', config, '--port', '0'], {
+    cwd: packageDir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      INIT_CWD: dir,
+      EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}`,
+      ...env,
     },
-  );
+  });
 }
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'edge-cli-'));
-  writeFileSync(
-    join(dir, 'analytics-edge.config.ts'),
-    `export default {
+const SIGNUPS_CONFIG = `export default {
   publicUrl: 'https://app.example.com/analytics',
   queries: {
     signups: {
@@ -64,7 +63,16 @@ beforeAll(() => {
     },
   },
 };
-`,
+`;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'edge-cli-'));
+  writeFileSync(join(dir, 'analytics-edge.config.mjs'), SIGNUPS_CONFIG);
+  // The same config typed, in a folder of its own, for the TypeScript config test.
+  mkdirSync(join(dir, 'typed'));
+  writeFileSync(
+    join(dir, 'typed', 'analytics-edge.config.ts'),
+    `${SIGNUPS_CONFIG.replace('export default {', 'const config: { queries: object } = {')}export default config;\n`,
   );
   writeFileSync(
     join(dir, 'broken.config.mjs'),
@@ -157,6 +165,19 @@ describe('pnpm edge', () => {
     expect(out.stdout).toContain(outcome.claims.jti);
     expect(out.stdout).not.toContain(parseSigningKeys(keysText)[0]?.secret);
   });
+
+  it('a TypeScript config is found and loaded when Node runs the CLI with tsx', async () => {
+    const args = ['sign', '--query', 'signups', '--param', 'tenant=acme', '--param', 'plan=pro'];
+    const key = generateSigningKey();
+    const keys = { EDGE_SIGNING_KEYS: `${key.kid}:${key.secret}` };
+    const typed = await edge([...args, '--public'], keys, join(dir, 'typed'), ['--import', 'tsx']);
+    expect(typed.code, typed.stderr).toBe(0);
+    expect(typed.stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/m);
+    // Without the loader, Node 20 cannot import it, and the error says what to do.
+    const plain = await edge([...args, '--public'], keys, join(dir, 'typed'));
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toMatch(/tsx|\.json/);
+  }, 20_000);
 
   it('sign reads keys from EDGE_SIGNING_KEYS and takes an inline definition', async () => {
     const out = await edge(

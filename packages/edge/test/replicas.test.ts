@@ -1,5 +1,5 @@
 /**
- * Three `analytics-edge serve` processes against one real redis-server (Debian's, AOF on): the
+ * Three `analytics-edge serve` processes (the compiled CLI, as installed) against one real redis-server (Debian's, AOF on): the
  * registry they share, a revocation reaching every replica within a second, the admin API's
  * refusals, the CLI's `ids` commands, and Redis killed and restarted during traffic.
  */
@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { type RedisServer, startRedis } from '@analytics-chart/test-kit/redis-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey } from '../src/tokens/signing-keys.ts';
-import { type RedisServer, startRedis } from '@analytics-chart/test-kit/redis-server';
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -34,11 +34,10 @@ function env(): Record<string, string> {
 
 async function cli(args: string[]) {
   try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: packageDir, env: env() },
-    );
+    const { stdout, stderr } = await run(process.execPath, ['dist/cli/main.js', ...args], {
+      cwd: packageDir,
+      env: env(),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -49,16 +48,7 @@ async function cli(args: string[]) {
 function startReplica(): Promise<(typeof replicas)[number]> {
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'serve',
-      '--config',
-      'analytics-edge.config.mjs',
-      '--port',
-      '0',
-    ],
+    ['dist/cli/main.js', 'serve', '--config', 'analytics-edge.config.mjs', '--port', '0'],
     { cwd: packageDir, env: env() },
   );
   let out = '';

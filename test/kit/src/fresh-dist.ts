@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * when this suite runs on its own after an edit.
  */
 export default function setup(): void {
-  const script = fileURLToPath(new URL('../../../../scripts/build-packages.mjs', import.meta.url));
+  const script = fileURLToPath(new URL('../../../scripts/build-packages.mjs', import.meta.url));
   const built = spawnSync(process.execPath, [script], { stdio: 'inherit' });
   if (built.status !== 0) throw new Error('building the packages failed');
 }
