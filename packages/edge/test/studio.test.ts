@@ -14,6 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveEdge } from '../src/adapter/node/serve-edge.ts';
 import { engineBackend } from '../src/backend/engine-backend.ts';
+import { parseJsonServeConfig } from '../src/cli/serve-config.ts';
 import { createEdge, type Edge } from '../src/create-edge.ts';
 import type { QueryDefinition } from '../src/registry/query-definition.ts';
 import type { Session } from '../src/session/session.ts';
@@ -198,6 +199,22 @@ describe('the studio rule', () => {
         studio: { allow: () => true, queries: ['nope'] },
       }),
     ).toThrow(/no query named 'nope'/);
+  });
+});
+
+describe('the studio in a JSON config (analytics-edge serve)', () => {
+  it('reads subjects and queries, and refuses a misspelt key', () => {
+    const config = parseJsonServeConfig({
+      queries: {},
+      studio: { subjects: ['alice@acme'], queries: ['public-signups'] },
+    });
+    expect(config.studioRule).toEqual({ subjects: ['alice@acme'], queries: ['public-signups'] });
+    expect(parseJsonServeConfig({ queries: {}, studio: { subjects: '*' } }).studioRule).toEqual({
+      subjects: '*',
+    });
+    expect(() => parseJsonServeConfig({ queries: {}, studio: { subject: ['a'] } })).toThrow(
+      /studio/,
+    );
   });
 });
 
