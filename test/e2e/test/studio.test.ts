@@ -185,9 +185,6 @@ describe('the embed studio in Chromium', () => {
     expect(who[1]).toMatch(/unfiltered_html/);
 
     // Copy through the page's own button, and read the clipboard back.
-    await browser
-      .defaultBrowserContext()
-      .overridePermissions(new URL(demo.url).origin, ['clipboard-read', 'clipboard-write']);
     await studio
       .browserContext()
       .overridePermissions(new URL(demo.url).origin, ['clipboard-read', 'clipboard-write']);
