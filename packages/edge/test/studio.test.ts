@@ -267,6 +267,8 @@ describe('minting, listing and revoking', () => {
     ]);
     expect(minted.snippets[0]?.text).toBe(minted.url);
     expect(minted.snippets[0]?.who).toMatch(/Contributor to Administrator/);
+    // Limited to sites: the WordPress label says where it draws.
+    expect(minted.snippets[0]?.who).toMatch(/sandboxed frame/);
     expect(minted.snippets[1]?.text).toMatch(
       /^<iframe src="https:\/\/app\.example\/analytics\/embed\//,
     );
@@ -296,6 +298,7 @@ describe('minting, listing and revoking', () => {
 
   it('fills session parameters from the session and checks the signer ones', async () => {
     const minted = await mint('bob', { query: 'events-by-kind', params: { kind: 'signup' } });
+    expect(minted.snippets[0]?.who).not.toMatch(/sandboxed/);
     const response = await data(idOf(minted));
     const chart = (await response.json()) as { series: { values: number[] }[] };
     expect(chart.series[0]?.values.reduce((a, b) => a + b, 0)).toBe(5);

@@ -284,7 +284,7 @@ export function studioRoutes(parts: StudioRouteParts) {
           jti: signed.jti,
           expiresAt: signed.expiresAt,
           url: embedUrl(base, signed.id, options),
-          snippets: placedSnippets(snippets, title),
+          snippets: placedSnippets(snippets, title, aud.length > 0),
         },
         201,
       );

@@ -17,11 +17,20 @@ function markdownText(text: string): string {
  * there. The WordPress roles are those of its default capabilities: only `unfiltered_html` keeps
  * an iframe or a script, and a URL on its own line is resolved by oEmbed for every role.
  */
-export function placedSnippets(snippets: Snippets, title: string): PlacedSnippet[] {
+export function placedSnippets(
+  snippets: Snippets,
+  title: string,
+  limitedToSites: boolean,
+): PlacedSnippet[] {
+  // WordPress shows a discovered provider's frame sandboxed, so its data request has no origin
+  // that a site list could admit.
+  const sandboxNote = limitedToSites
+    ? ' Limited to sites, it draws there only where the edge admits WordPress’s sandboxed frame (or the site registers the edge as an oEmbed provider).'
+    : '';
   return [
     {
       place: 'WordPress (any block editor post)',
-      who: 'Every role, Contributor to Administrator: paste the URL on a line of its own and WordPress shows the chart through oEmbed.',
+      who: `Every role, Contributor to Administrator: paste the URL on a line of its own and WordPress shows the chart through oEmbed.${sandboxNote}`,
       text: snippets.url,
     },
     {
