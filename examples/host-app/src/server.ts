@@ -61,6 +61,7 @@ async function main(): Promise<void> {
       edge: createEdge(node.config),
       session,
       users: await createUserStore(users),
+      studio: true,
       idTtl: env.EDGE_SESSION_ID_TTL?.trim() || undefined,
       origin,
     });

@@ -120,9 +120,13 @@ async function signedIn(login: string): Promise<Page> {
   return page;
 }
 
-/** Opens the studio and waits until its charts are listed and the preview has drawn. */
+/**
+ * Follows the dashboard's link to the studio and waits until its charts are listed and the
+ * preview has drawn.
+ */
 async function openStudio(page: Page): Promise<void> {
-  const response = await page.goto(`${demo.edgeUrl}/studio`);
+  const [response] = await Promise.all([page.waitForNavigation(), page.click('a.studio-link')]);
+  expect(response?.url()).toBe(`${demo.edgeUrl}/studio`);
   expect(response?.status()).toBe(200);
   await page.waitForFunction(`document.querySelectorAll('#chart option').length > 0`, {
     timeout: 10_000,
