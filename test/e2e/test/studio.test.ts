@@ -7,9 +7,10 @@
  * the article shows the revoked notice within seconds. Then axe, a keyboard-only pass, and the
  * secret sweep over everything the browser saw.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type RunningDemo, startDemo } from '@analytics-chart/demo';
 import { formatSigningKeys, generateSigningKey } from '@analytics-chart/edge';
 import type { Browser, Page } from 'puppeteer-core';
@@ -24,6 +25,8 @@ const SESSION_SECRET = `session-secret-${crypto.randomUUID()}`;
 const SIGNING_KEY = generateSigningKey();
 const PASSWORD = 'studio-password';
 const DAY = 86_400;
+/** Where the studio's screenshot goes (git-ignored), for a person to look at. */
+const RESULTS = fileURLToPath(new URL('../test-results', import.meta.url));
 /** A label an author might type: quotes and an ampersand, shown as text, never as markup. */
 const LABEL = 'Q3 "launch" & friends\u2019 &lt;b&gt;';
 
@@ -212,6 +215,8 @@ describe('the embed studio in Chromium', () => {
     );
     expect(row.slice(0, 3)).toEqual([LABEL, 'Events per day', article.origin]);
     expect(await studio.$$('#embeds tbody b')).toHaveLength(0);
+    await mkdir(RESULTS, { recursive: true });
+    await studio.screenshot({ path: join(RESULTS, 'studio.png'), fullPage: true });
   });
 
   it('the pasted snippet draws on another origin, and shows the revoked notice within seconds of a revoke', async () => {

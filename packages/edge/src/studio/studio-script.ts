@@ -165,7 +165,7 @@ function showSnippets(minted, label) {
     box.append(element('label', 'Snippet: ' + snippet.place, { for: 'snippet-text-' + index }));
     const text = element('textarea', undefined, {
       id: 'snippet-text-' + index,
-      rows: String(Math.min(6, snippet.text.split('\n').length + 1)),
+      rows: String(Math.min(8, Math.ceil(snippet.text.length / 100) + snippet.text.split('\n').length)),
       readonly: '',
       spellcheck: 'false',
       'aria-describedby': 'snippet-' + index + '-who',

@@ -1,5 +1,10 @@
-/** `studio.css`: the studio's only style, a file so the page's CSP needs no inline style. */
+/**
+ * `studio.css`: the studio's only style, a file so the page's CSP needs no inline style. The
+ * status line sticks to the bottom of the window, and `scroll-padding-bottom` keeps a control
+ * that takes focus from scrolling under it.
+ */
 export const STUDIO_STYLE = `*,*::before,*::after{box-sizing:border-box}
+html{scroll-padding-bottom:72px}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2029;background:#f7f8fa}
 .top{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;gap:8px;padding:12px 24px;background:#fff;border-bottom:1px solid #d8dae0}
 .top h1{margin:0;font-size:22px}.top p{margin:0;color:#3a3f4b}
@@ -25,6 +30,7 @@ button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-vis
 .snippet textarea{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;margin-bottom:6px}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid #d8dae0;vertical-align:top;overflow-wrap:anywhere}
-.status{margin-top:16px;min-height:1.5em;font-weight:600}
+.status{position:sticky;bottom:0;margin-top:16px;padding:10px 14px;background:#fff;border:1px solid #d8dae0;border-radius:8px;font-weight:600;box-shadow:0 -2px 8px rgba(0,0,0,.06)}
+.status:empty{padding:0;border:0;box-shadow:none}
 .refusal{padding:12px 16px;border:1px solid #d8dae0;border-radius:8px;background:#fff}
 `;
