@@ -2,6 +2,7 @@ import { describeZodError } from '@analytics-chart/protocol';
 import type { Context } from 'hono';
 import * as z from 'zod';
 import type { EdgeSettings } from '../config/edge-config.ts';
+import { MAX_EMBED_HEIGHT, MIN_EMBED_HEIGHT } from '../embed/embed-options.ts';
 import { embedUrl, snippetsFor } from '../embed/embed-snippets.ts';
 import { EdgeError } from '../http/edge-error.ts';
 import { jsonResponse } from '../http/respond.ts';
@@ -63,7 +64,7 @@ const mintSchema = z.strictObject({
     .strictObject({
       range: z.string().min(1).max(32).optional(),
       theme: z.enum(['light', 'dark', 'auto']).optional(),
-      height: z.number().int().min(80).max(2000).optional(),
+      height: z.number().int().min(MIN_EMBED_HEIGHT).max(MAX_EMBED_HEIGHT).optional(),
       locale: z
         .string()
         .max(35)
