@@ -103,6 +103,8 @@ export async function startDemo(options: StartDemoOptions): Promise<RunningDemo>
       edge,
       session,
       users: await createUserStore(users),
+      // The edge has a public URL, so hostEdgeConfig turned its embed studio on.
+      studio: true,
       idTtl: options.idTtl,
       loginHint: { logins, password: options.demoPassword },
       origin: hostOrigins(host),

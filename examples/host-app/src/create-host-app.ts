@@ -31,6 +31,8 @@ export interface HostAppOptions {
   users: UserStore;
   /** Where the edge is mounted. @default '/analytics' */
   edgePath?: string;
+  /** The edge has an embed studio (a `studio` rule): the dashboard links to it. @default false */
+  studio?: boolean;
   /** Lifetime of the ids minted for each dashboard view. @default '10m' */
   idTtl?: string | number;
   /** The registry the edge was given (for each chart's allowed ranges). @default EDGE_QUERIES */
@@ -162,6 +164,7 @@ export function createHostApp(options: HostAppOptions): Hono {
         ranges: DASHBOARD_RANGES,
         range,
         bundleSrc: `${edgePath}/${bundle}`,
+        ...(options.studio ? { studioHref: `${edgePath}/studio` } : {}),
       }),
     );
   });

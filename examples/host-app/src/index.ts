@@ -5,7 +5,7 @@
 export { createHostApp, type HostAppOptions } from './create-host-app.ts';
 export * from './dashboard-queries.ts';
 export { EDGE_QUERIES } from './edge-queries.ts';
-export { type HostEdgeOptions, hostEdgeConfig } from './host-edge-config.ts';
+export { HOST_STUDIO, type HostEdgeOptions, hostEdgeConfig } from './host-edge-config.ts';
 export { PUBLIC_QUERIES } from './public-queries.ts';
 export {
   SESSION_COOKIE,

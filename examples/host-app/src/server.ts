@@ -10,6 +10,7 @@ import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createHostApp } from './create-host-app.ts';
 import { EDGE_QUERIES } from './edge-queries.ts';
+import { HOST_STUDIO } from './host-edge-config.ts';
 import { sessionReader } from './session-cookie.ts';
 import { createUserStore, demoUsers } from './users.ts';
 
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
       {
         queries: EDGE_QUERIES,
         authorize: sessionReader(session),
+        studio: HOST_STUDIO,
         // Public embeds on other origins may fetch data (without credentials) unless
         // EDGE_ALLOWED_ORIGINS says otherwise.
         allowedOrigins: env.EDGE_ALLOWED_ORIGINS?.trim() ? undefined : ['*'],
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
       edge: createEdge(node.config),
       session,
       users: await createUserStore(users),
+      studio: true,
       idTtl: env.EDGE_SESSION_ID_TTL?.trim() || undefined,
       origin,
     });

@@ -28,6 +28,7 @@ import { sessionReader } from './session/session-check.ts';
 import { type EdgeStore, LABEL_PATTERN } from './store/edge-store.ts';
 import { memoryStore } from './store/memory-store.ts';
 import { recordIssued } from './store/record-issued.ts';
+import { studioRoutes } from './studio/studio-routes.ts';
 import { Keyring } from './tokens/keyring.ts';
 import {
   createQuerySigner,
@@ -65,6 +66,21 @@ function startupError(message: string): Error {
   return new Error(`analytics edge: ${message}`);
 }
 
+/** The studio needs a session to publish for and a public URL to write into snippets. */
+function checkStudio(config: EdgeConfig, registry: ReadonlyMap<string, unknown>): void {
+  const studio = config.studio as NonNullable<EdgeConfig['studio']>;
+  if (typeof studio.allow !== 'function') {
+    throw new Error('studio.allow must be a function of the session (who may publish)');
+  }
+  if (!config.authorize) throw new Error('studio needs authorize: it publishes for a session');
+  if (!config.publicUrl) {
+    throw new Error('studio needs publicUrl: the snippets it hands out name the edge');
+  }
+  for (const name of studio.queries ?? []) {
+    if (!registry.has(name)) throw new Error(`studio.queries: there is no query named '${name}'`);
+  }
+}
+
 const BUNDLE_ROUTE = '/:file{analytics-chart(?:\\.[0-9a-f]{16})?\\.js}';
 
 /**
@@ -72,7 +88,8 @@ const BUNDLE_ROUTE = '/:file{analytics-chart(?:\\.[0-9a-f]{16})?\\.js}';
  * signing secrets, a missing backend, a broken query definition or a bad setting throw an error
  * naming the culprit. Routes (relative to where the app is mounted): `GET /api/data`,
  * `POST /api/sign`, `POST /api/renew`, `GET /analytics-chart.js` (+ hashed name), `GET /health`,
- * and for CMS embeds `GET /embed/:id`, `GET /oembed`, `GET /embed.js`, `GET /embed-frame.js`.
+ * for CMS embeds `GET /embed/:id`, `GET /oembed`, `GET /embed.js`, `GET /embed-frame.js`, and
+ * with a `studio` rule the embed studio (`GET /studio` and `/api/studio/*`).
  */
 export function createEdge(config: EdgeConfig): Edge {
   if (typeof config !== 'object' || config === null)
@@ -111,6 +128,7 @@ export function createEdge(config: EdgeConfig): Edge {
         );
       }
     }
+    if (config.studio) checkStudio(config, registry);
   } catch (error) {
     throw startupError((error as Error).message);
   }
@@ -151,6 +169,9 @@ export function createEdge(config: EdgeConfig): Edge {
   const bundle = bundleAssets(config.bundle);
   const embed = embedRoutes({ ...shared, bundle });
   const admin = adminRoutes({ ...shared, readSession, isAdmin: config.admin });
+  const studio = config.studio
+    ? studioRoutes({ ...shared, signer, readSession, bundle, rule: config.studio })
+    : undefined;
   const allowed = (config.allowedOrigins ?? []).filter((o) => o !== '*');
 
   /**
@@ -255,6 +276,24 @@ export function createEdge(config: EdgeConfig): Edge {
   refuseOtherMethods('/api/admin/ids/:jti', 'GET, HEAD');
   app.post('/api/admin/ids/:jti/revoke', safe(admin.revoke));
   refuseOtherMethods('/api/admin/ids/:jti/revoke', 'POST');
+  if (studio) {
+    app.get('/studio', safe(studio.page));
+    refuseOtherMethods('/studio', 'GET, HEAD');
+    app.get('/studio.js', studio.script);
+    refuseOtherMethods('/studio.js', 'GET, HEAD');
+    app.get('/studio.css', studio.style);
+    refuseOtherMethods('/studio.css', 'GET, HEAD');
+    app.use('/api/studio/*', withApiSecurityHeaders);
+    app.get('/api/studio/charts', safe(studio.charts));
+    refuseOtherMethods('/api/studio/charts', 'GET, HEAD');
+    app.post('/api/studio/preview', limitBody, safe(studio.preview));
+    refuseOtherMethods('/api/studio/preview', 'POST');
+    app.get('/api/studio/embeds', safe(studio.list));
+    app.post('/api/studio/embeds', limitBody, safe(studio.mint));
+    refuseOtherMethods('/api/studio/embeds', 'GET, HEAD, POST');
+    app.post('/api/studio/embeds/:jti/revoke', limitBody, safe(studio.revoke));
+    refuseOtherMethods('/api/studio/embeds/:jti/revoke', 'POST');
+  }
   app.get('/health', () => jsonResponse({ ok: true }));
   refuseOtherMethods('/health', 'GET, HEAD');
   app.get(

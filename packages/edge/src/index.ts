@@ -65,6 +65,7 @@ export {
   StoreUnavailableError,
 } from './store/edge-store.ts';
 export { type MemoryStoreOptions, memoryStore } from './store/memory-store.ts';
+export type { StudioRule } from './studio/studio-rule.ts';
 export { parseTtl } from './tokens/parse-ttl.ts';
 export type { QueryIdClaims } from './tokens/query-id-claims.ts';
 export { SignError, type SignedQueryId, type SignQueryIdOptions } from './tokens/query-signer.ts';

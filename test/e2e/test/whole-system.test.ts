@@ -370,6 +370,21 @@ describe('the host app in Chromium', () => {
     expect(DASHBOARD_RANGES['24h']?.granularity).toBe('Hour');
     await traffic.recordSource(alicePage);
   });
+
+  it("opens the embed studio in alice's session; its page and API join the secret search", async () => {
+    const page = await alicePage.browserContext().newPage();
+    await traffic.attach(page);
+    const answer = await page.goto(`${demo.edgeUrl}/studio`);
+    expect(answer?.status()).toBe(200);
+    // The preview draws with an id minted by the studio API for this session.
+    await page.waitForFunction(
+      `(() => { const el = document.querySelector('#preview analytics-chart'); return el && el.status === 'ready'; })()`,
+      { timeout: 30_000, polling: 100 },
+    );
+    expect(await page.$eval('#subject', (el) => el.textContent)).toBe('alice@acme');
+    await traffic.recordSource(page);
+    await page.close();
+  });
 });
 
 describe('example pages with public ids', () => {

@@ -21,12 +21,15 @@ const options = JSON.parse(process.env.RELIABILITY_EDGE_OPTIONS ?? '{}') as Part
 const sessionSecret = process.env.SESSION_SECRET;
 if (!sessionSecret) throw new Error('SESSION_SECRET is not set');
 
+// The embed studio needs a public URL for its snippets; with one, every session may publish.
+const publicUrl = options.publicUrl ?? process.env.EDGE_PUBLIC_URL;
 const edge = createEdge(
   edgeConfigFromEnv(process.env, {
     ...options,
     queries: RELIABILITY_QUERIES,
     authorize: jwtSession({ secret: sessionSecret, cookie: 'session' }),
     bundle: bundleFile(ELEMENT_BUNDLE),
+    ...(publicUrl ? { studio: { allow: () => true, queries: ['public-daily'] } } : {}),
   }),
 );
 const served = await serveEdge(edge, { port: 0, hostname: '127.0.0.1' });

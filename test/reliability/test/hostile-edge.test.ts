@@ -3,7 +3,8 @@
  * process) over raw sockets: `GET /api/data` with hostile Authorization values (mutated valid
  * ids, raw latin1 bytes), query strings and cookies; `POST /api/sign` and `POST /api/renew` with
  * mutated bodies, content types and sessions; raw bytes; the CMS embeds (`GET /embed/<id>` with
- * hostile ids and options, `GET /oembed` with hostile URLs and sizes). Every refusal is a 4xx
+ * hostile ids and options, `GET /oembed` with hostile URLs and sizes); the embed studio's
+ * `POST /api/studio/embeds` with mutated bodies, content types and sessions. Every refusal is a 4xx
  * `{error, code}` (the embed page's: a styled HTML page that quotes nothing unescaped) with the
  * security headers; a 2xx only for input that deserves it, and a minted id always carries the
  * session's subject and tenant, whatever the body said.
@@ -380,6 +381,52 @@ function signJudge(body: Buffer, cookie: string | undefined, contentType: string
   };
 }
 
+/** Bodies the studio's mint route accepts, for mutation. */
+const STUDIO_TEMPLATES = [
+  { query: 'public-daily', label: 'Home page', ttl: '30d' },
+  {
+    query: 'public-daily',
+    params: { tenant: TENANT },
+    label: 'Blog "Q3" & co',
+    ttl: '7d',
+    aud: ['https://blog.example'],
+    options: { range: '7d', theme: 'dark', height: 320, locale: 'de-CH', refresh: 60 },
+  },
+];
+
+/**
+ * The studio's promise: a minted id is public, names the offered query, and carries the
+ * session's own tenant whatever the body said; without a session nothing is minted.
+ */
+function studioJudge(body: Buffer, cookie: string | undefined, contentType: string) {
+  return (answer: RawResponse): string[] => {
+    const signedIn = cookie === valid.cookie || cookie === valid.otherCookie;
+    if (!signedIn) {
+      const expected = body.length > 16_384 ? 413 : 401;
+      return answer.status === expected
+        ? []
+        : [`${answer.status} without a session (expected ${expected})`];
+    }
+    if (answer.status === 200) return ['200 where a mint answers 201'];
+    if (answer.status !== 201) return [];
+    if (!/^application\/json/i.test(contentType)) return ['201 for a body not declared JSON'];
+    const { url } = JSON.parse(answer.text) as { url?: unknown };
+    const id = typeof url === 'string' ? decodeURIComponent(url.split('/embed/')[1] ?? '') : '';
+    const claims = mintedClaims(id.split('?')[0]);
+    if (typeof claims === 'string') return [claims];
+    const tenant = cookie === valid.cookie ? TENANT : 'globex';
+    const problems: string[] = [];
+    if (claims.pub !== true) problems.push('the studio minted an id that is not public');
+    if (claims.sub !== undefined) problems.push('the studio minted a session-bound id');
+    if (claims.q !== 'public-daily') problems.push(`minted for query ${String(claims.q)}`);
+    const p = claims.p as Record<string, unknown> | undefined;
+    if (p?.tenant !== tenant) {
+      problems.push(`tenant ${String(p?.tenant)} in the id, the session's is ${tenant}`);
+    }
+    return problems;
+  };
+}
+
 /** The renew route's promise: only a valid session id of this viewer is renewed, unchanged. */
 function renewJudge(body: Buffer, cookie: string | undefined, contentType: string) {
   return (answer: RawResponse): string[] => {
@@ -710,6 +757,28 @@ describe('properties', () => {
           await ledger.send('POST /api/sign', postRequest('/api/sign', body, contentType, cookie), {
             judge: signJudge(body, cookie, contentType),
           });
+        },
+      ),
+      { numRuns: runs },
+    );
+  });
+
+  test('POST /api/studio/embeds: mutated bodies, content types and sessions', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          { arbitrary: fc.constantFrom(...STUDIO_TEMPLATES).chain(mutatedBody), weight: 4 },
+          { arbitrary: hostileValue, weight: 1 },
+        ),
+        contentTypes,
+        cookieChoice,
+        async (value, contentType, cookie) => {
+          const body = Buffer.from(toJsonText(value));
+          await ledger.send(
+            'POST /api/studio/embeds',
+            postRequest('/api/studio/embeds', body, contentType, cookie),
+            { judge: studioJudge(body, cookie, contentType) },
+          );
         },
       ),
       { numRuns: runs },

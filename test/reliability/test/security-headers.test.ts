@@ -406,6 +406,82 @@ describe('every answer of the edge', () => {
     }
   });
 
+  test('the embed studio: its page, files and API', async () => {
+    const STUDIO = {
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cross-origin-resource-policy': 'same-origin',
+      'content-security-policy':
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    };
+    /** A studio page or file: its headers and content type, whatever the status. */
+    const file = async (
+      name: string,
+      request: Parameters<typeof rawRequest>[1],
+      status: number,
+      type: string,
+    ) => {
+      const answer = await rawRequest(edge.url, request);
+      const expected: Expected = { ...STUDIO, 'content-type': type };
+      const missing = Object.entries(expected)
+        .filter(([header, value]) => answer.headers[header] !== value)
+        .map(([header]) => header);
+      rows.push([
+        name,
+        answer.status,
+        Object.keys(expected).length,
+        missing.length ? `missing ${missing.join(', ')}` : 'all present',
+      ]);
+      expect(answer.status, name).toBe(status);
+      expect(missing, `${name}: missing headers`).toEqual([]);
+      expect(['x-powered-by', 'server'].filter((h) => answer.headers[h] !== undefined)).toEqual([]);
+      return answer;
+    };
+    const alice = { Cookie: sessionCookie(secrets.sessionSecret, 'alice', 'acme') };
+    const bob = { Cookie: sessionCookie(secrets.sessionSecret, 'bob', 'globex') };
+    const html = 'text/html; charset=utf-8';
+    const page = await file('GET /studio 200', get('/studio', alice), 200, html);
+    expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    await file('GET /studio 401 no session', get('/studio'), 401, html);
+    await file('GET /studio.js 200', get('/studio.js'), 200, 'text/javascript; charset=utf-8');
+    await file('GET /studio.css 200', get('/studio.css'), 200, 'text/css; charset=utf-8');
+    await check('GET /api/studio/charts 200', get('/api/studio/charts', alice), 200);
+    await check('GET /api/studio/charts 401', get('/api/studio/charts'), 401);
+    await check(
+      'POST /api/studio/preview 200',
+      post('/api/studio/preview', '{"query":"public-daily"}', alice),
+      200,
+    );
+    const minted = await check(
+      'POST /api/studio/embeds 201',
+      post('/api/studio/embeds', '{"query":"public-daily","label":"Home","ttl":"7d"}', alice),
+      201,
+    );
+    await check(
+      'POST /api/studio/embeds 400',
+      post('/api/studio/embeds', '{"query":"public-daily","label":"<b>","ttl":"7d"}', alice),
+      400,
+    );
+    await check(
+      'POST /api/studio/embeds 415',
+      post('/api/studio/embeds', 'query=public-daily', { ...alice, 'Content-Type': 'text/plain' }),
+      415,
+    );
+    await check('GET /api/studio/embeds 200', get('/api/studio/embeds', alice), 200);
+    const { jti } = JSON.parse(minted.text) as { jti: string };
+    await check(
+      'POST /api/studio/embeds/<jti>/revoke 404 another tenant',
+      post(`/api/studio/embeds/${jti}/revoke`, '{}', bob),
+      404,
+    );
+    await check(
+      'POST /api/studio/embeds/<jti>/revoke 200',
+      post(`/api/studio/embeds/${jti}/revoke`, '{}', alice),
+      200,
+    );
+    await check('PUT /api/studio/embeds 405', { ...get('/api/studio/embeds'), method: 'PUT' }, 405);
+  });
+
   test('CORS preflights', async () => {
     const preflight = (path: string, origin: string) => ({
       method: 'OPTIONS',

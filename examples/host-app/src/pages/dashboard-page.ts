@@ -23,6 +23,8 @@ export interface DashboardPageOptions {
   range: string;
   /** URL of the element bundle (the edge serves it, content-hashed). */
   bundleSrc: string;
+  /** The edge's embed studio, when it has one: linked from the header. */
+  studioHref?: string;
 }
 
 const TENANT_NAMES: Record<string, string> = { acme: 'Acme Inc.', globex: 'Globex Corp.' };
@@ -49,6 +51,7 @@ export function dashboardPage(options: DashboardPageOptions) {
       </label>
       <button type="submit" class="secondary">Apply</button>
     </form>
+    ${options.studioHref ? html`<a class="studio-link" href="${options.studioHref}">Publish a chart</a>` : ''}
     <form class="account" method="post" action="/logout">
       <span class="muted">${user.name} · ${user.login}</span>
       <button type="submit" class="secondary">Sign out</button>

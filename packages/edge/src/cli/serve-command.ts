@@ -7,8 +7,10 @@ import { compileRegistry } from '../registry/compile-definition.ts';
 import { forwardSession } from '../session/forward-session.ts';
 import type { Session } from '../session/session.ts';
 import type { EdgeStore } from '../store/edge-store.ts';
+import type { StudioRule } from '../studio/studio-rule.ts';
 import { findingLine } from './check-command.ts';
 import { loadEdgeModuleConfig } from './load-config.ts';
+import type { ServeConfig } from './serve-config.ts';
 
 /** Options of `analytics-edge serve`, as parsed from the command line. */
 export interface ServeOptions {
@@ -75,13 +77,14 @@ export async function serveCommand(
       'ANALYTICS_BASE_URL is not set: serve runs queries over HTTP against the analytics service (or `analytics-engine serve`)',
     );
   }
-  const { session: configured, publicUrl: filePublicUrl, admins, ...settings } = config;
+  const { session: configured, publicUrl: filePublicUrl, admins, studioRule, ...settings } = config;
   // As for `analytics-edge sign`: EDGE_PUBLIC_URL first, then the file's publicUrl.
   const publicUrl = env.EDGE_PUBLIC_URL?.trim() || filePublicUrl;
   const store = await storeFrom(env);
   const subjects = new Set(admins?.subjects ?? []);
   const admin =
     settings.admin ?? (subjects.size ? (s: Session) => subjects.has(s.subject) : undefined);
+  const studio = settings.studio ?? (studioRule ? studioFromJson(studioRule) : undefined);
   // The session endpoint usually differs per environment: EDGE_SESSION_URL overrides the file.
   const sessionUrl = env.EDGE_SESSION_URL?.trim() || configured?.url;
   const session = sessionUrl ? { ...configured, url: sessionUrl } : undefined;
@@ -93,6 +96,7 @@ export async function serveCommand(
       ...(authorize ? { authorize } : {}),
       ...(store ? { store } : {}),
       ...(admin ? { admin } : {}),
+      ...(studio ? { studio } : {}),
     },
     env,
   );
@@ -150,4 +154,13 @@ function warnAboutCollections(
       );
     },
   );
+}
+
+/** The studio rule of a JSON config: listed subjects (or every session) and the queries offered. */
+function studioFromJson(rule: NonNullable<ServeConfig['studioRule']>): StudioRule {
+  const subjects = rule.subjects === '*' ? undefined : new Set(rule.subjects);
+  return {
+    allow: (session: Session) => subjects === undefined || subjects.has(session.subject),
+    ...(rule.queries ? { queries: rule.queries } : {}),
+  };
 }

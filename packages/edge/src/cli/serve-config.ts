@@ -12,6 +12,11 @@ export type ServeConfig = EdgeModuleConfig & {
   session?: Omit<ForwardSessionOptions, 'fetch'>;
   /** Who may use the admin API over issued ids: session subjects, listed. */
   admins?: { subjects: string[] };
+  /**
+   * The embed studio (`<base>/studio`): the session subjects listed, or every signed-in session
+   * (`subjects: "*"`), publish the queries listed (default: every query).
+   */
+  studioRule?: { subjects: string[] | '*'; queries?: string[] };
 };
 
 const duration = z.union([z.string(), z.number()]);
@@ -38,6 +43,12 @@ const jsonServeConfig = z.strictObject({
     .optional(),
   allowedOrigins: z.array(z.string()).optional(),
   admins: z.strictObject({ subjects: z.array(z.string().min(1).max(200)).max(1000) }).optional(),
+  studio: z
+    .strictObject({
+      subjects: z.union([z.literal('*'), z.array(z.string().min(1).max(200)).max(1000)]),
+      queries: z.array(z.string().min(1).max(200)).max(1000).optional(),
+    })
+    .optional(),
   revokedIds: z.array(z.string()).optional(),
   maxBodyBytes: z.number().int().positive().optional(),
   ids: z
@@ -70,7 +81,7 @@ export function parseJsonServeConfig(value: unknown): ServeConfig {
     const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
     throw new Error(`${where}${issue?.message ?? 'not a valid config'}`);
   }
-  const { $schema: _schema, ...config } = parsed.data;
+  const { $schema: _schema, studio, ...config } = parsed.data;
   // Definitions are checked by compileRegistry when the edge starts.
-  return config as unknown as ServeConfig;
+  return { ...config, ...(studio ? { studioRule: studio } : {}) } as unknown as ServeConfig;
 }

@@ -5,6 +5,7 @@ import type { RateLimitStore, RateRule } from '../protection/rate-limit.ts';
 import type { QueryDefinition } from '../registry/query-definition.ts';
 import type { Authorize, Session } from '../session/session.ts';
 import type { EdgeStore } from '../store/edge-store.ts';
+import type { StudioRule } from '../studio/studio-rule.ts';
 import { requireTtl } from '../tokens/parse-ttl.ts';
 import type { SigningKey } from '../tokens/signing-keys.ts';
 
@@ -94,6 +95,12 @@ export interface EdgeConfig {
    * it, nobody may.
    */
   admin?: (session: Session) => boolean | Promise<boolean>;
+  /**
+   * The embed studio at `<base>/studio`, where the sessions this rule admits publish charts as
+   * public ids, copy their snippets, and list and revoke their own. Needs `authorize` and
+   * `publicUrl`. Without it the studio's routes answer 404.
+   */
+  studio?: StudioRule;
   /** Revoked ids by `jti`; `edge.revoke(jti)` adds more at run time. */
   revokedIds?: Iterable<string>;
   /**

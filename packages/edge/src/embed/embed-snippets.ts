@@ -38,6 +38,11 @@ export interface SnippetInput {
   /** The iframe's title for assistive technology; the definition's title. */
   title?: string;
   options?: EmbedOptions;
+  /**
+   * Seconds between refreshes of the script snippet's element: a revoked id then shows its
+   * notice without a reload. The embed page (iframe, URL) keeps its own behaviour.
+   */
+  refresh?: number;
 }
 
 /** The three ways to put a public id on a page, plus the optional resize script. */
@@ -61,6 +66,9 @@ export function snippetsFor(input: SnippetInput): Snippets {
   if (options.theme !== undefined) attributes.push(`theme="${options.theme}"`);
   if (options.height !== undefined) attributes.push(`height="${options.height}"`);
   if (options.locale !== undefined) attributes.push(`locale="${escapeHtml(options.locale)}"`);
+  if (input.refresh !== undefined && Number.isInteger(input.refresh) && input.refresh > 0) {
+    attributes.push(`refresh="${input.refresh}"`);
+  }
   const url = embedUrl(base, input.id, options);
   return {
     element: `<script type="module" src="${escapeHtml(base)}/analytics-chart.js"></script>\n<analytics-chart ${attributes.join(' ')}></analytics-chart>`,

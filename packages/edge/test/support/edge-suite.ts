@@ -1107,6 +1107,61 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       expect((await call('/embed.js')).text).toContain('event.origin !== origin');
     });
 
+    it('serves the embed studio: page, mint in the session’s tenant, list, revoke, isolation', async () => {
+      const alice = { cookie: await cookie('alice', 'acme') };
+      const page = await call('/studio', { headers: alice });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(page.text).toContain('src="studio.js"');
+      expect((await call('/studio')).status).toBe(401);
+      const viewer = { cookie: await cookie('vic', 'acme', { role: 'viewer' }) };
+      expect((await call('/api/studio/charts', { headers: viewer })).status).toBe(403);
+      const post = (path: string, body: unknown, headers: Record<string, string>) =>
+        call(`/api/studio/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
+      const minted = await post(
+        'embeds',
+        { query: 'public-daily', label: 'Blog', ttl: '7d', aud: [APP_ORIGIN] },
+        alice,
+      );
+      expect(minted.status).toBe(201);
+      const { jti, url } = minted.json() as { jti: string; url: string };
+      expect(url.startsWith(`${PUBLIC_URL}/embed/`)).toBe(true);
+      const id = decodeURIComponent(url.slice(`${PUBLIC_URL}/embed/`.length));
+      const [, payload = ''] = id.split('.');
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      expect(claims).toMatchObject({ q: 'public-daily', p: { tenant: 'acme' }, pub: true });
+      const shown = await data(id, { headers: { origin: APP_ORIGIN } });
+      expect(shown.status).toBe(200);
+      // Another tenant's valid session: a signer tenant of acme is refused, the list holds
+      // nothing of alice's, and her embed cannot be revoked.
+      const bob = { cookie: await cookie('bob', 'globex') };
+      expect(
+        (
+          await post(
+            'embeds',
+            { query: 'public-daily', params: { tenant: 'acme' }, label: 'x', ttl: '7d' },
+            bob,
+          )
+        ).status,
+      ).toBe(403);
+      const bobs = (await call('/api/studio/embeds', { headers: bob })).json() as {
+        items: { jti: string }[];
+      };
+      expect(bobs.items.map((e) => e.jti)).not.toContain(jti);
+      expect((await post(`embeds/${jti}/revoke`, {}, bob)).status).toBe(404);
+      expect((await data(id, { headers: { origin: APP_ORIGIN } })).status).toBe(200);
+      const mine = (await call('/api/studio/embeds', { headers: alice })).json() as {
+        items: { jti: string; label: string }[];
+      };
+      expect(mine.items.find((e) => e.jti === jti)?.label).toBe('Blog');
+      expect((await post(`embeds/${jti}/revoke`, {}, alice)).status).toBe(200);
+      expectRefused(await data(id, { headers: { origin: APP_ORIGIN } }), 401, 'invalid');
+    });
+
     it('never lets the key or a signing secret out, in any response or log line', async () => {
       expect(seen.length).toBeGreaterThan(50);
       expect(edge.logs.length).toBeGreaterThan(5);

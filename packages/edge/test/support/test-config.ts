@@ -81,5 +81,9 @@ export function testEdgeOverrides(env: EdgeEnv): Partial<EdgeConfig> & Pick<Edge
     rateLimit: TEST_LIMITS,
     ids: { renewGrace: '1h' },
     bundle: 'export const marker = "analytics-chart test bundle";\n',
+    // The embed studio names the public URL in its snippets, so it is on where one is set.
+    ...(env.EDGE_PUBLIC_URL
+      ? { studio: { allow: (session) => session.role !== 'viewer', queries: ['public-daily'] } }
+      : {}),
   };
 }
