@@ -68,17 +68,18 @@ export function revocationList(
   };
 }
 
-/** Step: a revoked id is refused as invalid, like a forged one. */
+/** Step: a revoked id is refused as invalid, like a forged one, in the route's `invalid` words. */
 export function refuseRevoked(
   revocation: Revocation,
   deny: Deny,
+  message = 'The query id is not valid.',
 ): Step<{ readonly verified: VerifiedId }> {
   return ({ verified }) => {
     const revoked = revocation.isRevoked(verified.claims.jti);
     if (revoked === false) return undefined;
-    if (revoked === true) deny('invalid', 'The query id is not valid.', verified.tag, 'revoked');
+    if (revoked === true) deny('invalid', message, verified.tag, 'revoked');
     return revoked.then((yes) => {
-      if (yes) deny('invalid', 'The query id is not valid.', verified.tag, 'revoked');
+      if (yes) deny('invalid', message, verified.tag, 'revoked');
     });
   };
 }
