@@ -28,17 +28,17 @@ import type { BundleAsset } from './bundle-asset.ts';
 
 /** What a refused id's page says: to a reader of the page, and to the author who placed it. */
 const PAGE_ID_MESSAGES: IdMessages = {
-  invalid: 'This chart link is not valid: copy the embed URL again from where the chart was made.',
+  invalid: 'This chart link is not valid. Copy the embed URL again from where the chart was made.',
   expired:
-    'This chart link has expired: ask for a new id (with a longer --ttl) and replace the URL.',
-  tooLong: 'This chart link is not valid: copy the embed URL again from where the chart was made.',
-  unknownQuery: 'This chart no longer exists: its query was removed from the analytics edge.',
-  inlineOff: 'This chart link is not accepted here: this edge does not take inline definitions.',
+    'This chart link has expired. Ask for a new id (with a longer --ttl) and replace the URL.',
+  tooLong: 'This chart link is not valid. Copy the embed URL again from where the chart was made.',
+  unknownQuery: 'This chart no longer exists. Its query was removed from the analytics edge.',
+  inlineOff: 'This chart link is not accepted here. This edge does not take inline definitions.',
 };
 
 /** The refusal of a session-bound id: a private resource, in oEmbed's terms (401). */
 const SESSION_BOUND =
-  'This chart is only for a signed-in viewer and cannot be embedded: ask for a public id (--public).';
+  'This chart is only for a signed-in viewer and cannot be embedded. Ask for a public id (--public).';
 
 /** Width of an oEmbed answer when the consumer gives no `maxwidth`: a typical article column. */
 const DEFAULT_OEMBED_WIDTH = 600;
