@@ -15,7 +15,7 @@ import {
 } from './http/respond.ts';
 import { BUNDLE_SECURITY_HEADERS, withApiSecurityHeaders } from './http/security-headers.ts';
 import { createLogger } from './log/logger.ts';
-import { dataCors } from './protection/data-cors.ts';
+import { dataCors, framedDataCors } from './protection/data-cors.ts';
 import { requestLimits } from './protection/request-limits.ts';
 import { revocationList } from './protection/revocation.ts';
 import { compileRegistry } from './registry/compile-definition.ts';
@@ -158,9 +158,7 @@ export function createEdge(config: EdgeConfig): Edge {
     tickets,
   };
   const corsForData = config.allowedOrigins?.length ? dataCors(config.allowedOrigins) : undefined;
-  // The embed page's own data requests: any origin may read them (a sandboxed frame's is
-  // `null`), never with credentials; the admission steps decide who gets data.
-  const corsForFramed = dataCors(['*']);
+  const corsForFramed = framedDataCors();
   const data = dataRoute({
     ...shared,
     backend: config.backend,

@@ -11,7 +11,7 @@ import { resolveSettings } from '../src/config/edge-config.ts';
 import { EdgeError } from '../src/http/edge-error.ts';
 import type { Step } from '../src/http/pipeline.ts';
 import { createLogger, type LogEntry } from '../src/log/logger.ts';
-import { dataCors } from '../src/protection/data-cors.ts';
+import { framedDataCors } from '../src/protection/data-cors.ts';
 import { requestLimits } from '../src/protection/request-limits.ts';
 import { revocationList } from '../src/protection/revocation.ts';
 import { compileRegistry } from '../src/registry/compile-definition.ts';
@@ -70,7 +70,7 @@ function buildRoutes(backend: AnalyticsBackend, idChecks: readonly Step<Admissio
     ...parts,
     backend: config.backend,
     store,
-    framedCors: dataCors(['*']),
+    framedCors: framedDataCors(),
   });
   const embed = embedRoutes({ ...parts, bundle: bundleAssets('export {};\n') });
   const signer = createQuerySigner(keyring, registry, settings);

@@ -196,7 +196,7 @@ describe('an id with an audience in a sandboxed frame', () => {
       expect(dataRequests[0]?.origin).toBe('null');
       expect(dataRequests[0]?.status).toBe(200);
       expect(dataRequests[0]?.url).toMatch(
-        new RegExp(`^${publicUrl}/embed-data/[A-Za-z0-9_.%-]+/api/data$`),
+        new RegExp(`^${publicUrl}/embed-data/[A-Za-z0-9_.~-]+/api/data$`),
       );
       expect(traffic.cspViolations).toEqual([]);
     } finally {
@@ -233,7 +233,7 @@ describe('an id with an audience in a sandboxed frame', () => {
       const nonce = 'handmadenonce';
       const input = `analytics-edge embed ticket v1\n${SIGNING_KEY.kid}\n${exp}\n${nonce}\n${jti}\n127.0.0.1`;
       const mac = createHmac('sha256', secret).update(input).digest('base64url');
-      return `${encodeURIComponent(SIGNING_KEY.kid)}.${exp.toString(36)}.${nonce}.${mac}`;
+      return [SIGNING_KEY.kid, exp.toString(36), nonce, mac].join('~');
     };
     const now = Math.floor(Date.now() / 1000);
     // The positive control: the page's own ticket, and a hand-made one with the real key.

@@ -57,7 +57,8 @@ function fromBase64url(text: string): Uint8Array | null {
 }
 
 /**
- * Tickets signed with `keyring`'s keys: `<kid>.<exp>.<nonce>.<mac>`, all URL-safe, where `exp` is
+ * Tickets signed with `keyring`'s keys: `<kid>~<exp>~<nonce>~<mac>`, all URL-safe (`~` appears in
+ * none of the parts; a kid may hold dots), where `exp` is
  * Unix seconds in base 36 and the MAC (HMAC-SHA-256, checked by WebCrypto in constant time)
  * covers the kid, expiry, nonce, the id's `jti` and the client address.
  */
@@ -75,20 +76,15 @@ export function embedTickets(
       const mac = new Uint8Array(
         await crypto.subtle.sign('HMAC', await key, signingInput(kid, exp, nonce, jti, address)),
       );
-      return `${encodeURIComponent(kid)}.${exp.toString(36)}.${nonce}.${base64url(mac)}`;
+      return [kid, exp.toString(36), nonce, base64url(mac)].join('~');
     },
     async check(ticket, jti, address, nowMs) {
       if (ticket === undefined || ticket === '') return 'missing';
       if (ticket.length > MAX_TICKET_LENGTH) return 'malformed';
-      const fields = ticket.split('.');
+      const fields = ticket.split('~');
       if (fields.length !== 4) return 'malformed';
-      const [rawKid = '', rawExp = '', nonce = '', rawMac = ''] = fields;
-      let kid: string;
-      try {
-        kid = decodeURIComponent(rawKid);
-      } catch {
-        return 'malformed';
-      }
+      const [kid = '', rawExp = '', nonce = '', rawMac = ''] = fields;
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(kid)) return 'malformed';
       if (!/^[0-9a-z]{1,10}$/.test(rawExp) || !/^[A-Za-z0-9_-]{1,32}$/.test(nonce)) {
         return 'malformed';
       }

@@ -937,7 +937,7 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       // An id with an audience: the element asks for data through the page's ticket.
       expect(page.text).toMatch(
         new RegExp(
-          `<analytics-chart query-id="${id}" height="420" lazy="false" range="30d" theme="dark" locale="de-CH" endpoint="\\.\\./embed-data/[A-Za-z0-9_.%-]+/"></analytics-chart>`,
+          `<analytics-chart query-id="${id}" height="420" lazy="false" range="30d" theme="dark" locale="de-CH" endpoint="\\.\\./embed-data/[A-Za-z0-9_.~-]+/"></analytics-chart>`,
         ),
       );
       expect(page.text).toContain('<html lang="de-CH">');
@@ -1017,6 +1017,13 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       // A real origin outside the audience is refused whatever ticket it shows.
       const elsewhere = await framed(ticket, signed.id, 'https://evil.example');
       expectRefused(elsewhere, 403, 'forbidden');
+      // And the route grants CORS to sandboxed frames only: another origin's preflight gets none.
+      const foreign = await call(`/embed-data/${ticket}/api/data`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+      });
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+      expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
       expect(String(elsewhere.json().error)).toContain('--aud https://evil.example');
       const jti = signed.claims.jti;
       const exp = now() + 600;
@@ -1030,13 +1037,14 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       const thirdTicket = await ticketOf(third.id);
       const refusals = [
         'no-ticket',
-        '%ZZ.x.y.z',
+        '%ZZ~x~y~z',
+        'a.b.c.d',
         // Signed with a key the edge does not hold, or for another id, or another address.
         forgeTicket('current', hex(24), { exp, jti: third.claims.jti, address: ip }),
         forgeTicket('current', current.secret, { exp, jti: other.claims.jti, address: ip }),
         forgeTicket('current', current.secret, { exp, jti: third.claims.jti, address: '10.9.9.9' }),
         forgeTicket('retired', current.secret, { exp, jti: third.claims.jti, address: ip }),
-        `${thirdTicket.split('.').slice(0, 3).join('.')}.${'A'.repeat(43)}`,
+        `${thirdTicket.split('~').slice(0, 3).join('~')}~${'A'.repeat(43)}`,
         // A good ticket of another id.
         ticket,
       ];

@@ -42,7 +42,7 @@ export function parts(token: string): [string, string, string] {
 }
 
 /**
- * An embed page's ticket built by hand, as the edge documents it: `<kid>.<exp base 36>.<nonce>.<mac>`
+ * An embed page's ticket built by hand, as the edge documents it: `<kid>~<exp base 36>~<nonce>~<mac>`
  * with the MAC an HMAC-SHA-256 over the label, kid, expiry, nonce, the id's jti and the address.
  */
 export function forgeTicket(
@@ -53,5 +53,5 @@ export function forgeTicket(
   const nonce = fields.nonce ?? 'forged-nonce';
   const input = `analytics-edge embed ticket v1\n${kid}\n${fields.exp}\n${nonce}\n${fields.jti}\n${fields.address}`;
   const mac = createHmac('sha256', secret).update(input).digest('base64url');
-  return `${encodeURIComponent(kid)}.${fields.exp.toString(36)}.${nonce}.${mac}`;
+  return [kid, fields.exp.toString(36), nonce, mac].join('~');
 }
