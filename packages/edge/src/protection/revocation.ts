@@ -52,18 +52,23 @@ export function revocationList(
         });
       }
       if (!hook) return false;
-      return (async () => {
-        try {
-          return Boolean(await hook(jti));
-        } catch (error) {
-          logger.log({
-            level: 'error',
-            event: 'revocation.check_failed',
-            message: `The revocation hook failed: ${(error as Error)?.message ?? String(error)}`,
-          });
-          throw new EdgeError('backend', 'This chart could not be checked; try again shortly.');
-        }
-      })();
+      const failed = (error: unknown): never => {
+        logger.log({
+          level: 'error',
+          event: 'revocation.check_failed',
+          message: `The revocation hook failed: ${(error as Error)?.message ?? String(error)}`,
+        });
+        throw new EdgeError('backend', 'This chart could not be checked; try again shortly.');
+      };
+      let answer: boolean | Promise<boolean>;
+      try {
+        answer = hook(jti);
+      } catch (error) {
+        return failed(error);
+      }
+      // A hook that knows at once (a remembered answer) keeps the request synchronous.
+      if (!(answer instanceof Promise)) return Boolean(answer);
+      return answer.then(Boolean, failed);
     },
   };
 }
