@@ -46,7 +46,7 @@ function base64url(bytes: Uint8Array): string {
     .replace(/=+$/, '');
 }
 
-function fromBase64url(text: string): Uint8Array | null {
+function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[A-Za-z0-9_-]+$/.test(text)) return null;
   try {
     const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
