@@ -85,5 +85,7 @@ export function testEdgeOverrides(env: EdgeEnv): Partial<EdgeConfig> & Pick<Edge
     ...(env.EDGE_PUBLIC_URL
       ? { studio: { allow: (session) => session.role !== 'viewer', queries: ['public-daily'] } }
       : {}),
+    // The admin API for sessions with the admin role (the Workers registry tests revoke through it).
+    admin: (session) => session.role === 'admin',
   };
 }
