@@ -7,7 +7,8 @@ import type { RequestLimits } from '../protection/request-limits.ts';
 import type { Revocation } from '../protection/revocation.ts';
 import type { Session } from '../session/session.ts';
 import type { ReadSession } from '../session/session-check.ts';
-import { type EdgeStore, JTI_PATTERN, StoreUnavailableError } from '../store/edge-store.ts';
+import { type EdgeStore, JTI_PATTERN } from '../store/edge-store.ts';
+import { fromStore as fromStoreOr503 } from '../store/from-store.ts';
 
 /** Whether a signed-in session may manage issued ids (`admin` in the config). */
 export type IsAdmin = (session: Session) => boolean | Promise<boolean>;
@@ -64,18 +65,13 @@ export function adminRoutes(parts: AdminRouteParts) {
   }
 
   /** A store that cannot answer is a 503 the caller may retry, never a stack trace. */
-  async function fromStore<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      logger.log({ level: 'error', event: 'admin.store_failed', message: error.message });
-      throw new EdgeError('backend', 'The id registry is unavailable; try again shortly.', {
-        status: 503,
-        retryAfter: 1,
-      });
-    }
-  }
+  const fromStore = <T>(work: () => Promise<T>) =>
+    fromStoreOr503(
+      logger,
+      'admin.store_failed',
+      'The id registry is unavailable; try again shortly.',
+      work,
+    );
 
   return {
     async list(c: Context): Promise<Response> {

@@ -1,9 +1,10 @@
-import { describeZodError, type ParamValue } from '@analytics-chart/protocol';
+import type { ParamValue } from '@analytics-chart/protocol';
 import type { Context } from 'hono';
 import * as z from 'zod';
 import { type Admission, type AdmissionParts, routeAdmission } from '../admission/admission.ts';
 import { EdgeError } from '../http/edge-error.ts';
 import { pipeline, type Step } from '../http/pipeline.ts';
+import { readJsonBody } from '../http/read-json-body.ts';
 import { jsonResponse } from '../http/respond.ts';
 import type { CompiledDefinition } from '../registry/compile-definition.ts';
 import { signerRefusal } from '../registry/signer-rules.ts';
@@ -33,23 +34,6 @@ const renewBodySchema = z.strictObject({
   id: z.string({ error: 'expected the id to renew' }).min(1).max(16_384),
 });
 
-/** Reads a JSON body (the content type is required, which also forces a CORS preflight). */
-async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/json\b/i.test(type)) {
-    throw new EdgeError('bad_request', 'Send the body as application/json.', { status: 415 });
-  }
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    throw new EdgeError('bad_request', 'The request body is not valid JSON.');
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new EdgeError('bad_request', `${describeZodError(parsed.error)}.`);
-  return parsed.data;
-}
-
 function signFailure(error: unknown): never {
   if (error instanceof SignError) {
     throw new EdgeError(
@@ -71,7 +55,7 @@ interface SignRequest<Body> extends Admission {
 /** Step: the JSON body, read and checked against `schema`. */
 function readBodyStep<Body>(schema: z.ZodType<Body>): Step<SignRequest<Body>> {
   return async (request) => {
-    request.body = await readBody(request.c, schema);
+    request.body = await readJsonBody(request.c, schema);
   };
 }
 

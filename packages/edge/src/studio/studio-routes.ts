@@ -1,10 +1,10 @@
-import { describeZodError } from '@analytics-chart/protocol';
 import type { Context } from 'hono';
 import * as z from 'zod';
 import type { EdgeSettings } from '../config/edge-config.ts';
 import { MAX_EMBED_HEIGHT, MIN_EMBED_HEIGHT } from '../embed/embed-options.ts';
 import { embedUrl, snippetsFor } from '../embed/embed-snippets.ts';
 import { EdgeError } from '../http/edge-error.ts';
+import { readJsonBody } from '../http/read-json-body.ts';
 import { jsonResponse } from '../http/respond.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RequestLimits } from '../protection/request-limits.ts';
@@ -13,13 +13,8 @@ import type { CompiledDefinition } from '../registry/compile-definition.ts';
 import type { BundleAsset } from '../routes/bundle-asset.ts';
 import type { Session } from '../session/session.ts';
 import type { ReadSession } from '../session/session-check.ts';
-import {
-  type EdgeStore,
-  type IssuedId,
-  JTI_PATTERN,
-  LABEL_PATTERN,
-  StoreUnavailableError,
-} from '../store/edge-store.ts';
+import { type EdgeStore, type IssuedId, JTI_PATTERN, LABEL_PATTERN } from '../store/edge-store.ts';
+import { fromStore as fromStoreOr503 } from '../store/from-store.ts';
 import { recordIssued } from '../store/record-issued.ts';
 import { parseTtl } from '../tokens/parse-ttl.ts';
 import { type QuerySigner, SignError } from '../tokens/query-signer.ts';
@@ -135,35 +130,14 @@ export function studioRoutes(parts: StudioRouteParts) {
     return session;
   }
 
-  /** A JSON body (the content type forces a CORS preflight, which these routes never answer). */
-  async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
-    if (!/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
-      throw new EdgeError('bad_request', 'Send the body as application/json.', { status: 415 });
-    }
-    let raw: unknown;
-    try {
-      raw = await c.req.json();
-    } catch {
-      throw new EdgeError('bad_request', 'The request body is not valid JSON.');
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw new EdgeError('bad_request', `${describeZodError(parsed.error)}.`);
-    return parsed.data;
-  }
-
   /** A store that cannot answer is a 503 the caller may retry, never a stack trace. */
-  async function fromStore<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      logger.log({ level: 'error', event: 'studio.store_failed', message: error.message });
-      throw new EdgeError('backend', 'The registry of embeds is unavailable; try again shortly.', {
-        status: 503,
-        retryAfter: 1,
-      });
-    }
-  }
+  const fromStore = <T>(work: () => Promise<T>) =>
+    fromStoreOr503(
+      logger,
+      'studio.store_failed',
+      'The registry of embeds is unavailable; try again shortly.',
+      work,
+    );
 
   /** The offered chart a request names, with its locked parameters for this session. */
   async function chartOf(session: Session, body: z.infer<typeof previewSchema>) {
@@ -237,7 +211,7 @@ export function studioRoutes(parts: StudioRouteParts) {
     /** A session-bound id for the preview: it draws only for this session, and is not listed. */
     async preview(c: Context): Promise<Response> {
       const session = await admit(c);
-      const body = await readBody(c, previewSchema);
+      const body = await readJsonBody(c, previewSchema);
       const { params } = await chartOf(session, body);
       const signed = await sign({ query: body.query, params, subject: session.subject });
       return jsonResponse({ id: signed.id, expiresAt: signed.expiresAt });
@@ -246,7 +220,7 @@ export function studioRoutes(parts: StudioRouteParts) {
     /** Mints a public id, records it with its label, and answers its snippets. */
     async mint(c: Context): Promise<Response> {
       const session = await admit(c);
-      const body = await readBody(c, mintSchema);
+      const body = await readJsonBody(c, mintSchema);
       const { compiled, params } = await chartOf(session, body);
       const ttl = parseTtl(body.ttl);
       if (ttl === null || ttl > MAX_STUDIO_TTL) {
