@@ -10,13 +10,13 @@
  */
 import { fileURLToPath } from 'node:url';
 import { snippetsFor } from '@analytics-chart/edge';
+import { cellWord, type GuideTable, tableUnder } from '@analytics-chart/test-kit/guide-tables';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROME_PATH, CHROMIUM_ARGS, UNTHROTTLED_ARGS } from '../../../scripts/chromium.mjs';
 import { PLUGIN_ZIP, packWordPressPlugin } from '../../../scripts/pack-wordpress-plugin.mjs';
 import { type AnalyticsEdge, startAnalyticsEdge } from './support/analytics-edge.ts';
 import { chartOutcome, type Outcome, type Seen } from './support/chart-outcome.ts';
-import { type GuideTable, tableUnder } from './support/guide-tables.ts';
 import { type PublishedPost, publishAs, ROLES, type Role } from './support/wordpress-posts.ts';
 import { startWordPress, type WordPressStack } from './support/wordpress-stack.ts';
 
@@ -274,11 +274,6 @@ const ROLE_NAMES: Record<Role, string> = {
   author: 'Author',
   contributor: 'Contributor',
 };
-
-/** The guide's word for an outcome, as a table cell says it. */
-function cellWord(cell: string): string {
-  return cell.replace(/[*✓✗]/g, '').trim().toLowerCase();
-}
 
 /** What kses did to a row's snippet across the roles, in the guide's words. */
 function ksesPhrase(row: Observed[]): string {

@@ -4,7 +4,7 @@
  * loopback port with its own config. Each server is this process's child, stopped by its pid;
  * the machine's own services are never touched.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
@@ -27,7 +27,7 @@ const REQUIRED: readonly [string, string][] = [
   ['/usr/bin/mariadb-install-db', 'mariadb-server'],
   ['/usr/sbin/mariadbd', 'mariadb-server'],
   [APACHE, 'apache2'],
-  ['/usr/bin/php', 'libapache2-mod-php (php-cli)'],
+  ['/usr/bin/php', 'php-cli'],
 ];
 
 /** A WordPress user of one role, with the application password the REST API accepts. */
@@ -60,7 +60,12 @@ export function checkWordPressStack(): void {
   const missing = REQUIRED.filter(([path]) => !existsSync(path)).map(([, pkg]) => pkg);
   const php = existsSync(MODULES) && readdirSync(MODULES).some((f) => /^libphp.*\.so$/.test(f));
   if (!php) missing.push('libapache2-mod-php');
-  if (!existsSync('/usr/share/php') && !existsSync('/usr/lib/php')) missing.push('php-mysql');
+  if (
+    existsSync('/usr/bin/php') &&
+    !execFileSync('/usr/bin/php', ['-m'], { encoding: 'utf8' }).split('\n').includes('mysqli')
+  ) {
+    missing.push('php-mysql');
+  }
   if (missing.length) {
     throw new Error(
       `The WordPress test needs Debian's ${[...new Set(missing)].join(', ')}: run .ci/run, or apt-get install -y --no-install-recommends wordpress mariadb-server apache2 libapache2-mod-php php-mysql`,

@@ -1,3 +1,7 @@
+/**
+ * Reads a table out of a markdown guide, so that a test can hold each of its cells against what
+ * the test observed.
+ */
 import { readFileSync } from 'node:fs';
 
 /** A markdown table: its header cells and its rows of cells, as written. */
@@ -32,4 +36,9 @@ export function tableUnder(file: string, heading: string): GuideTable {
     throw new Error(`the table under "${heading}" has no header row`);
   }
   return { header: cells(header), rows: rows.map(cells) };
+}
+
+/** A cell as a word to compare: emphasis and check marks dropped, lower case. */
+export function cellWord(cell: string): string {
+  return cell.replace(/[*✓✗]/g, '').trim().toLowerCase();
 }
