@@ -18,7 +18,11 @@ import { PLUGIN_ZIP, packWordPressPlugin } from '../../../scripts/pack-wordpress
 import { type AnalyticsEdge, startAnalyticsEdge } from './support/analytics-edge.ts';
 import { chartOutcome, type Outcome, type Seen } from './support/chart-outcome.ts';
 import { type PublishedPost, publishAs, ROLES, type Role } from './support/wordpress-posts.ts';
-import { startWordPress, type WordPressStack } from './support/wordpress-stack.ts';
+import {
+  checkWordPressStack,
+  startWordPress,
+  type WordPressStack,
+} from './support/wordpress-stack.ts';
 
 const GUIDE = fileURLToPath(new URL('../../../examples/cms-embed/README.md', import.meta.url));
 const TITLE = 'Signups per day';
@@ -121,8 +125,10 @@ async function runCells(plugin: boolean, snippets: readonly Snippet[]) {
 }
 
 beforeAll(async () => {
+  // Fails first, naming the Debian packages to install, before anything is started.
+  checkWordPressStack();
   const zip = packWordPressPlugin();
-  [edge, wp, browser] = await Promise.all([
+  const started = await Promise.allSettled([
     startAnalyticsEdge(),
     startWordPress(),
     puppeteer.launch({
@@ -132,6 +138,11 @@ beforeAll(async () => {
       defaultViewport: { width: 1000, height: 900 },
     }),
   ]);
+  // Whatever started is stopped by afterAll, even when another part failed.
+  if (started[0].status === 'fulfilled') edge = started[0].value;
+  if (started[1].status === 'fulfilled') wp = started[1].value;
+  if (started[2].status === 'fulfilled') browser = started[2].value;
+  for (const result of started) if (result.status === 'rejected') throw result.reason;
   expect(zip).toBe(PLUGIN_ZIP);
   const port = new URL(edge.url).port;
   await wp.mustUsePlugin(
