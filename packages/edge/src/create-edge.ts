@@ -15,7 +15,7 @@ import {
 } from './http/respond.ts';
 import { BUNDLE_SECURITY_HEADERS, withApiSecurityHeaders } from './http/security-headers.ts';
 import { createLogger } from './log/logger.ts';
-import { dataCors } from './protection/data-cors.ts';
+import { dataCors, framedDataCors } from './protection/data-cors.ts';
 import { requestLimits } from './protection/request-limits.ts';
 import { revocationList } from './protection/revocation.ts';
 import { compileRegistry } from './registry/compile-definition.ts';
@@ -28,6 +28,7 @@ import { sessionReader } from './session/session-check.ts';
 import { type EdgeStore, LABEL_PATTERN } from './store/edge-store.ts';
 import { memoryStore } from './store/memory-store.ts';
 import { recordIssued } from './store/record-issued.ts';
+import { embedTickets } from './tokens/embed-ticket.ts';
 import { Keyring } from './tokens/keyring.ts';
 import {
   createQuerySigner,
@@ -65,6 +66,9 @@ function startupError(message: string): Error {
   return new Error(`analytics edge: ${message}`);
 }
 
+/** The embed page's data route: `api/data` below an endpoint that carries the page's ticket. */
+const FRAMED_DATA_ROUTE = '/embed-data/:ticket/api/data';
+
 const BUNDLE_ROUTE = '/:file{analytics-chart(?:\\.[0-9a-f]{16})?\\.js}';
 
 /**
@@ -72,7 +76,8 @@ const BUNDLE_ROUTE = '/:file{analytics-chart(?:\\.[0-9a-f]{16})?\\.js}';
  * signing secrets, a missing backend, a broken query definition or a bad setting throw an error
  * naming the culprit. Routes (relative to where the app is mounted): `GET /api/data`,
  * `POST /api/sign`, `POST /api/renew`, `GET /analytics-chart.js` (+ hashed name), `GET /health`,
- * and for CMS embeds `GET /embed/:id`, `GET /oembed`, `GET /embed.js`, `GET /embed-frame.js`.
+ * and for CMS embeds `GET /embed/:id`, `GET /embed-data/:ticket/api/data` (the embed page's
+ * data), `GET /oembed`, `GET /embed.js`, `GET /embed-frame.js`.
  */
 export function createEdge(config: EdgeConfig): Edge {
   if (typeof config !== 'object' || config === null)
@@ -139,18 +144,31 @@ export function createEdge(config: EdgeConfig): Edge {
   );
   const revocation = revocationList(config.revokedIds ?? [], config.isRevoked, logger, store);
   const readSession = sessionReader(config.authorize, logger);
-  const shared = { settings, logger, keyring, registry, limits, revocation, store };
+  const tickets = embedTickets(keyring);
+  // Every route admits requests through the same steps, built from these parts.
+  const shared = {
+    settings,
+    logger,
+    keyring,
+    registry,
+    limits,
+    revocation,
+    store,
+    readSession,
+    tickets,
+  };
   const corsForData = config.allowedOrigins?.length ? dataCors(config.allowedOrigins) : undefined;
+  const corsForFramed = framedDataCors();
   const data = dataRoute({
     ...shared,
     backend: config.backend,
-    readSession,
     cors: corsForData,
+    framedCors: corsForFramed,
   });
-  const { sign, renew } = signRoutes({ ...shared, signer, readSession });
+  const { sign, renew } = signRoutes({ ...shared, signer });
   const bundle = bundleAssets(config.bundle);
   const embed = embedRoutes({ ...shared, bundle });
-  const admin = adminRoutes({ ...shared, readSession, isAdmin: config.admin });
+  const admin = adminRoutes({ ...shared, isAdmin: config.admin });
   const allowed = (config.allowedOrigins ?? []).filter((o) => o !== '*');
 
   /**
@@ -242,6 +260,10 @@ export function createEdge(config: EdgeConfig): Edge {
     corsForData ? 'GET, HEAD, OPTIONS' : 'GET, HEAD',
     dataCorsHeaders,
   );
+  const framedCorsHeaders = (c: Context) => corsForFramed.headersFor(c.req.header('origin'));
+  app.options(FRAMED_DATA_ROUTE, (c) => corsForFramed.preflight(c.req.header('origin')));
+  app.get(FRAMED_DATA_ROUTE, safe(data.framed, framedCorsHeaders));
+  refuseOtherMethods(FRAMED_DATA_ROUTE, 'GET, HEAD, OPTIONS', framedCorsHeaders);
   app.use('/api/sign', withApiSecurityHeaders, signCors);
   app.use('/api/renew', withApiSecurityHeaders, signCors);
   app.post('/api/sign', limitBody, safe(sign));

@@ -8,6 +8,7 @@
  */
 
 import { captureLines } from '@analytics-chart/test-kit/workerd';
+import { sign as signJwt } from 'hono/jwt';
 import { Miniflare, type WorkerOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileRegistry } from '../src/registry/compile-definition.ts';
@@ -23,6 +24,7 @@ const hex = (n: number) =>
   ).join('');
 
 const KEY = `canary-${hex(16)}`;
+const SESSION_SECRET = hex(24);
 const signing = { kid: 'current', secret: hex(24) };
 const signer = createQuerySigner(new Keyring([signing]), compileRegistry(TEST_QUERIES), {
   sessionTtl: 600,
@@ -49,6 +51,8 @@ interface IsolateOptions {
   limiter?: 'RateLimiterObject' | 'UnavailableRateLimiter';
   /** Binds the KV namespace `EDGE_REVOCATIONS` (shared by both). */
   revocations?: boolean;
+  /** Binds the D1 database `EDGE_REGISTRY` (shared by both). */
+  registry?: boolean;
   /** Further text bindings, e.g. a binding of the wrong kind. */
   bindings?: Record<string, string>;
 }
@@ -66,13 +70,14 @@ async function twoIsolates(options: IsolateOptions = {}) {
       ANALYTICS_BASE_URL: backend.url,
       ANALYTICS_RETRIES: '0',
       EDGE_SIGNING_KEYS: `${signing.kid}:${signing.secret}`,
-      SESSION_SECRET: hex(24),
+      SESSION_SECRET,
       ...options.bindings,
     },
     durableObjects: options.limiter
       ? { EDGE_RATE_LIMITER: { className: options.limiter, scriptName: 'a' } }
       : undefined,
     kvNamespaces: options.revocations ? { EDGE_REVOCATIONS: 'revocations' } : undefined,
+    d1Databases: options.registry ? { EDGE_REGISTRY: 'registry' } : undefined,
     unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
   });
   const mf = new Miniflare({
@@ -83,14 +88,18 @@ async function twoIsolates(options: IsolateOptions = {}) {
   await mf.ready;
   const urls = [await mf.unsafeGetDirectURL('a'), await mf.unsafeGetDirectURL('b')];
   const ip = `10.9.0.${Math.floor(Math.random() * 250) + 1}`;
-  /** GETs the data route of isolate `i` with `id` from the test's one client address. */
-  const data = async (i: number, id: string) => {
-    const response = await fetch(new URL('analytics/api/data', urls[i]), {
-      headers: { authorization: `Bearer ${id}`, 'x-forwarded-for': ip },
+  /** Isolate `i`'s answer to `path` (below the mount), from the test's one client address. */
+  const call = async (i: number, path: string, init: RequestInit = {}) => {
+    const response = await fetch(new URL(`analytics/${path}`, urls[i]), {
+      ...init,
+      headers: { 'x-forwarded-for': ip, ...(init.headers as Record<string, string>) },
     });
     return { status: response.status, body: await response.text() };
   };
-  return { mf, data, logs };
+  /** GETs the data route of isolate `i` with `id` (and `headers`). */
+  const data = (i: number, id: string, headers: Record<string, string> = {}) =>
+    call(i, 'api/data', { headers: { authorization: `Bearer ${id}`, ...headers } });
+  return { mf, data, call, logs };
 }
 
 async function signPublic() {
@@ -171,6 +180,57 @@ describe('revocation through KV (workerd)', () => {
       expect(JSON.parse(refused.body)).toMatchObject({ code: 'invalid' });
       expect((await data(i, kept.id)).status).toBe(200);
     }
+  }, 60_000);
+});
+
+describe('revocation through the D1 registry (workerd)', () => {
+  it('an id revoked through one isolate is refused by the other within a second, without KV', async () => {
+    // No KV namespace: only D1 can carry the revocation from `a` to `b`.
+    const { data, call } = await twoIsolates({ registry: true });
+    const session = await signJwt(
+      { sub: 'root', tenant: 'acme', role: 'admin', exp: Math.floor(Date.now() / 1000) + 600 },
+      SESSION_SECRET,
+    );
+    const headers = { cookie: `session=${session}`, 'content-type': 'application/json' };
+    const mint = async () => {
+      const signed = await call(0, 'api/sign', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: 'tenant-daily' }),
+      });
+      expect(signed.status, signed.body).toBe(200);
+      const { id } = JSON.parse(signed.body) as { id: string };
+      const claims = JSON.parse(Buffer.from(id.split('.')[1] ?? '', 'base64url').toString());
+      return { id, jti: String(claims.jti) };
+    };
+    const revoked = await mint();
+    const kept = await mint();
+    // Both isolates serve it, and `b` now remembers "not revoked".
+    expect((await data(0, revoked.id, headers)).status).toBe(200);
+    expect((await data(1, revoked.id, headers)).status).toBe(200);
+    const revoke = await call(0, `api/admin/ids/${revoked.jti}/revoke`, {
+      method: 'POST',
+      headers,
+    });
+    expect(revoke.status, revoke.body).toBe(200);
+    const revokedAt = Date.now();
+    expect((await data(0, revoked.id, headers)).status).toBe(401);
+    let seenAfter = Number.POSITIVE_INFINITY;
+    while (Date.now() - revokedAt < 3000) {
+      const answer = await data(1, revoked.id, headers);
+      if (answer.status === 401) {
+        expect(JSON.parse(answer.body)).toMatchObject({ code: 'invalid' });
+        seenAfter = Date.now() - revokedAt;
+        break;
+      }
+      expect(answer.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(seenAfter).toBeLessThan(1000);
+    expect((await data(1, kept.id, headers)).status).toBe(200);
+    // The registry shows it revoked, on either isolate.
+    const shown = await call(1, `api/admin/ids/${revoked.jti}`, { headers });
+    expect(JSON.parse(shown.body)).toMatchObject({ revokedAt: expect.stringMatching(/^\d{4}-/) });
   }, 60_000);
 });
 

@@ -66,6 +66,30 @@ export interface EmbedPageInput {
   bundleFile: string;
   /** The oEmbed discovery address, when the edge knows its public URL. */
   oembedHref?: string;
+  /** The page's language when the options name no locale (see {@link pageLanguage}). */
+  lang?: string;
+  /**
+   * The element's data endpoint, relative to the page, when it is not the edge's root: the
+   * ticketed address an id with an audience needs inside a sandboxed frame.
+   */
+  endpoint?: string;
+}
+
+/**
+ * The embed page's `lang` without a `locale` option: the reader's first language as the browser
+ * sends it (what the chart formats in anyway), else English, the language of the page's texts.
+ */
+export function pageLanguage(acceptLanguage: string | undefined): string {
+  const first = acceptLanguage?.split(',')[0]?.split(';')[0]?.trim() ?? '';
+  if (first && first !== '*' && first.length <= 35) {
+    try {
+      const [tag] = Intl.getCanonicalLocales(first);
+      if (tag) return tag;
+    } catch {
+      // Not a language tag: fall through to the page's own language.
+    }
+  }
+  return 'en';
 }
 
 function head(title: string, extra: string): string {
@@ -83,14 +107,15 @@ export function embedPageHtml(input: EmbedPageInput): string {
   if (options.range !== undefined) attributes.push(`range="${escapeHtml(options.range)}"`);
   if (options.theme !== undefined) attributes.push(`theme="${options.theme}"`);
   if (options.locale !== undefined) attributes.push(`locale="${escapeHtml(options.locale)}"`);
+  if (input.endpoint !== undefined) attributes.push(`endpoint="${escapeHtml(input.endpoint)}"`);
   const discovery = input.oembedHref
     ? `<link rel="alternate" type="application/json+oembed" href="${escapeHtml(input.oembedHref)}" title="${escapeHtml(input.title)}">`
     : '';
-  const lang = options.locale !== undefined ? ` lang="${escapeHtml(options.locale)}"` : '';
-  return `<!doctype html><html${lang}><head>${head(input.title, `${discovery}<script type="module" src="../${escapeHtml(input.bundleFile)}"></script>`)}</head><body><analytics-chart ${attributes.join(' ')}></analytics-chart></body></html>`;
+  const lang = options.locale ?? input.lang ?? 'en';
+  return `<!doctype html><html lang="${escapeHtml(lang)}"><head>${head(input.title, `${discovery}<script type="module" src="../${escapeHtml(input.bundleFile)}"></script>`)}</head><body><analytics-chart ${attributes.join(' ')}></analytics-chart></body></html>`;
 }
 
-/** The styled error state: a heading and the edge's sentence, in the requested theme. */
+/** The styled error state: a heading and the edge's sentence (English, as `lang` says), in the requested theme. */
 export function embedErrorHtml(message: string, theme: EmbedOptions['theme']): string {
   return `<!doctype html><html lang="en" class="error ${theme ?? 'light'}"><head>${head('Chart unavailable', '')}</head><body><div class="message" role="alert"><strong>Chart unavailable</strong><span>${escapeHtml(message)}</span></div></body></html>`;
 }

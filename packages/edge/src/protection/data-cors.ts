@@ -69,3 +69,18 @@ interface Grant {
   allow: Readonly<Record<string, string>>;
   headers: Readonly<Record<string, string>>;
 }
+
+/**
+ * CORS of the embed page's own data route. The page asks it same-origin (no CORS needed) unless
+ * it sits in a sandboxed frame, whose origin is `null`: that one is granted reading without
+ * credentials, every other origin nothing. The admission steps decide who gets data.
+ */
+export function framedDataCors(): DataCors {
+  const sandboxed = dataCors(['*']);
+  const others = dataCors([]);
+  const pick = (origin: string | undefined) => (origin === 'null' ? sandboxed : others);
+  return {
+    headersFor: (origin) => pick(origin).headersFor(origin),
+    preflight: (origin) => pick(origin).preflight(origin),
+  };
+}

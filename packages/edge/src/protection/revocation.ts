@@ -52,33 +52,39 @@ export function revocationList(
         });
       }
       if (!hook) return false;
-      return (async () => {
-        try {
-          return Boolean(await hook(jti));
-        } catch (error) {
-          logger.log({
-            level: 'error',
-            event: 'revocation.check_failed',
-            message: `The revocation hook failed: ${(error as Error)?.message ?? String(error)}`,
-          });
-          throw new EdgeError('backend', 'This chart could not be checked; try again shortly.');
-        }
-      })();
+      const failed = (error: unknown): never => {
+        logger.log({
+          level: 'error',
+          event: 'revocation.check_failed',
+          message: `The revocation hook failed: ${(error as Error)?.message ?? String(error)}`,
+        });
+        throw new EdgeError('backend', 'This chart could not be checked; try again shortly.');
+      };
+      let answer: boolean | Promise<boolean>;
+      try {
+        answer = hook(jti);
+      } catch (error) {
+        return failed(error);
+      }
+      // A hook that knows at once (a remembered answer) keeps the request synchronous.
+      if (!(answer instanceof Promise)) return Boolean(answer);
+      return answer.then(Boolean, failed);
     },
   };
 }
 
-/** Step: a revoked id is refused as invalid, like a forged one. */
+/** Step: a revoked id is refused as invalid, like a forged one, in the route's `invalid` words. */
 export function refuseRevoked(
   revocation: Revocation,
   deny: Deny,
+  message = 'The query id is not valid.',
 ): Step<{ readonly verified: VerifiedId }> {
   return ({ verified }) => {
     const revoked = revocation.isRevoked(verified.claims.jti);
     if (revoked === false) return undefined;
-    if (revoked === true) deny('invalid', 'The query id is not valid.', verified.tag, 'revoked');
+    if (revoked === true) deny('invalid', message, verified.tag, 'revoked');
     return revoked.then((yes) => {
-      if (yes) deny('invalid', 'The query id is not valid.', verified.tag, 'revoked');
+      if (yes) deny('invalid', message, verified.tag, 'revoked');
     });
   };
 }

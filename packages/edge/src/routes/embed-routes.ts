@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { type Admission, type AdmissionParts, routeAdmission } from '../admission/admission.ts';
 import type { EdgeSettings } from '../config/edge-config.ts';
 import {
   DEFAULT_EMBED_HEIGHT,
@@ -12,33 +13,32 @@ import {
   embedPageHtml,
   embedStyleSource,
   frameAncestors,
+  pageLanguage,
 } from '../embed/embed-page.ts';
 import { FRAME_SCRIPT, HOST_SCRIPT } from '../embed/embed-scripts.ts';
 import { embedUrl, iframeHtml } from '../embed/embed-snippets.ts';
-import { type Deny, denier } from '../http/deny.ts';
 import { EdgeError } from '../http/edge-error.ts';
+import { pipeline } from '../http/pipeline.ts';
 import { errorResponse, jsonResponse } from '../http/respond.ts';
 import { BUNDLE_SECURITY_HEADERS } from '../http/security-headers.ts';
 import type { Logger } from '../log/logger.ts';
-import { publicIdBucket } from '../protection/id-limit.ts';
-import type { RequestLimits } from '../protection/request-limits.ts';
-import type { Revocation } from '../protection/revocation.ts';
 import type { CompiledDefinition } from '../registry/compile-definition.ts';
-import type { Keyring } from '../tokens/keyring.ts';
-import { type IdMessages, type VerifiedId, verifiedIds } from '../tokens/verified-ids.ts';
+import type { IdMessages, VerifiedId } from '../tokens/verified-ids.ts';
 import type { BundleAsset } from './bundle-asset.ts';
 
-/** What a refused id's page says: to a reader of the page, not to an API client. */
+/** What a refused id's page says: to a reader of the page, and to the author who placed it. */
 const PAGE_ID_MESSAGES: IdMessages = {
-  invalid: 'This chart link is not valid.',
-  expired: 'This chart link has expired.',
-  tooLong: 'This chart link is not valid.',
-  unknownQuery: 'This chart no longer exists.',
-  inlineOff: 'This chart link is not accepted here.',
+  invalid: 'This chart link is not valid. Copy the embed URL again from where the chart was made.',
+  expired:
+    'This chart link has expired. Ask for a new id (with a longer --ttl) and replace the URL.',
+  tooLong: 'This chart link is not valid. Copy the embed URL again from where the chart was made.',
+  unknownQuery: 'This chart no longer exists. Its query was removed from the analytics edge.',
+  inlineOff: 'This chart link is not accepted here. This edge does not take inline definitions.',
 };
 
 /** The refusal of a session-bound id: a private resource, in oEmbed's terms (401). */
-const SESSION_BOUND = 'This chart is only for a signed-in viewer and cannot be embedded.';
+const SESSION_BOUND =
+  'This chart is only for a signed-in viewer and cannot be embedded. Ask for a public id (--public).';
 
 /** Width of an oEmbed answer when the consumer gives no `maxwidth`: a typical article column. */
 const DEFAULT_OEMBED_WIDTH = 600;
@@ -68,50 +68,62 @@ export interface EmbedRoutes {
 }
 
 /** What the embed routes are built from. */
-export interface EmbedRouteParts {
+export interface EmbedRouteParts extends AdmissionParts {
   settings: EdgeSettings;
   logger: Logger;
-  keyring: Keyring;
   registry: ReadonlyMap<string, CompiledDefinition>;
-  limits: RequestLimits;
-  revocation: Revocation;
   /** The chart bundle the embed page loads. */
   bundle: () => Promise<BundleAsset | null>;
+}
+
+/** An embed page or oEmbed request: the admission's fields and the id the URL names. */
+interface EmbedRequest extends Admission {
+  readonly token: string;
 }
 
 /**
  * The embed routes: `GET /embed/:id` (the chart page, for iframes), `GET /oembed` (the oEmbed
  * endpoint), `GET /embed.js` (the host page's optional resize script) and `GET /embed-frame.js`
- * (the embed page's height reporter). An id is admitted exactly as on the data route: per-IP
- * limit, signature and expiry, revocation, per-id limit in the data route's own bucket; and it
- * must be public.
+ * (the embed page's height reporter). An id is admitted by the data route's own steps: per-IP
+ * limit, signature and expiry, every id check, per-id limit in the data route's own bucket; and
+ * it must be public. oEmbed also refuses a site outside the id's audience when the asker names it.
  */
 export function embedRoutes(parts: EmbedRouteParts): EmbedRoutes {
-  const { settings, logger, keyring, registry, limits, revocation, bundle } = parts;
+  const { settings, logger, limits, tickets, bundle } = parts;
 
-  const deny: Deny = denier(logger, 'embed.denied');
-
-  const ids = verifiedIds({ keyring, registry, settings, deny, messages: PAGE_ID_MESSAGES });
-
-  /** Checks an id; `seen` receives its audience once the signature is known to be good. */
-  async function admit(
-    c: Context,
-    token: string,
-    seen: { audience?: readonly string[] },
-  ): Promise<VerifiedId> {
-    const nowMs = Date.now();
-    await limits.client(c, nowMs);
-    const verified = await ids.verify(token, Math.floor(nowMs / 1000));
-    seen.audience = verified.audience;
-    if (await revocation.isRevoked(verified.tag)) {
-      deny('invalid', PAGE_ID_MESSAGES.invalid, verified.tag, 'revoked');
-    }
-    if (verified.claims.pub !== true) {
-      deny('forbidden', SESSION_BOUND, verified.tag, 'session-bound id on the embed route');
-    }
-    await limits.id(publicIdBucket(verified.tag, limits.address(c)), nowMs);
-    return verified;
-  }
+  const tokenOf = (request: EmbedRequest) => request.token;
+  const pageAdmission = routeAdmission<EmbedRequest>(parts, {
+    event: 'embed.denied',
+    messages: PAGE_ID_MESSAGES,
+    tokenOf,
+  });
+  const oembedAdmission = routeAdmission<EmbedRequest>(parts, {
+    event: 'oembed.denied',
+    messages: PAGE_ID_MESSAGES,
+    tokenOf,
+  });
+  const admitted = (request: EmbedRequest) => request.verified;
+  const admitPage = pipeline<EmbedRequest, VerifiedId>(
+    [
+      pageAdmission.limitClient,
+      ...pageAdmission.admitId,
+      pageAdmission.requirePublic(SESSION_BOUND),
+      pageAdmission.limitId,
+    ],
+    admitted,
+  );
+  const admitOembed = pipeline<EmbedRequest, VerifiedId>(
+    [
+      oembedAdmission.limitClient,
+      ...oembedAdmission.admitId,
+      oembedAdmission.requirePublic(SESSION_BOUND, 401),
+      oembedAdmission.limitId,
+      oembedAdmission.checkAskingSite,
+    ],
+    admitted,
+  );
+  const newRequest = (c: Context, token: string): EmbedRequest =>
+    ({ c, nowMs: Date.now(), token, verified: undefined }) as unknown as EmbedRequest;
 
   /** Anything that is not an EdgeError is a bug: logged, and answered without detail. */
   function asEdgeError(error: unknown): EdgeError {
@@ -131,23 +143,29 @@ export function embedRoutes(parts: EmbedRouteParts): EmbedRoutes {
   /** `GET /embed/:id`: the chart page, or the styled error page with the error's status. */
   async function page(c: Context): Promise<Response> {
     const search = new URL(c.req.url).searchParams;
-    const seen: { audience?: readonly string[] } = {};
+    const id = c.req.param('id') ?? '';
+    const request = newRequest(c, id);
     const styleSource = await embedStyleSource();
     const theme = search.get('theme');
     const errorTheme: EmbedOptions['theme'] =
       theme === 'dark' || theme === 'auto' || theme === 'light' ? theme : undefined;
     try {
-      const id = c.req.param('id') ?? '';
-      const admitted = await admit(c, id, seen);
+      const admitted = await admitPage(request);
       const options = parseEmbedOptions(search, admitted.compiled.rangeKeys);
       if (!options.ok) throw new EdgeError('bad_request', options.error);
       const asset = await bundle();
       if (!asset) throw new EdgeError('not_found', 'Charts are not available here.');
+      // An id with an audience: the page's own data request may come from a sandboxed frame.
+      const ticket = admitted.audience
+        ? await tickets.mint(admitted.claims.jti, limits.address(c), request.nowMs)
+        : undefined;
       const html = embedPageHtml({
         id,
         title: titleOf(admitted.compiled),
         options: options.value,
         bundleFile: asset.fileName,
+        lang: pageLanguage(c.req.header('accept-language')),
+        ...(ticket ? { endpoint: `../embed-data/${ticket}/` } : {}),
         ...(settings.publicUrl
           ? {
               oembedHref: `${settings.publicUrl}/oembed?url=${encodeURIComponent(embedUrl(settings.publicUrl, id, options.value))}&format=json`,
@@ -158,15 +176,17 @@ export function embedRoutes(parts: EmbedRouteParts): EmbedRoutes {
         status: 200,
         headers: {
           ...PAGE_HEADERS,
-          'Content-Security-Policy': embedCsp(frameAncestors(seen.audience), styleSource),
+          'Content-Security-Policy': embedCsp(frameAncestors(admitted.audience), styleSource),
         },
       });
     } catch (caught) {
       const error = asEdgeError(caught);
+      // A good signature's audience still holds for its error page.
+      const audience = request.verified?.audience;
       const headers: Record<string, string> = {
         ...PAGE_HEADERS,
         // An error page says nothing about the chart, so any page may show why it has none.
-        'Content-Security-Policy': embedCsp(frameAncestors(seen.audience), styleSource),
+        'Content-Security-Policy': embedCsp(frameAncestors(audience), styleSource),
       };
       if (error.retryAfter !== undefined) headers['Retry-After'] = String(error.retryAfter);
       return new Response(
@@ -237,15 +257,16 @@ export function embedRoutes(parts: EmbedRouteParts): EmbedRoutes {
       const { id, search: optionSearch } = embedTarget(search.get('url'), publicUrl);
       let admitted: VerifiedId;
       try {
-        admitted = await admit(c, id, {});
+        admitted = await admitOembed(newRequest(c, id));
       } catch (error) {
-        if (error instanceof EdgeError && (error.code === 'invalid' || error.code === 'expired')) {
-          throw new EdgeError('not_found', 'There is no chart at that URL.');
-        }
-        if (error instanceof EdgeError && error.message === SESSION_BOUND) {
-          throw new EdgeError('forbidden', SESSION_BOUND, { status: 401 });
-        }
-        if (error instanceof EdgeError && error.code === 'forbidden') {
+        // oEmbed's terms: a URL with no chart behind it (forged, expired, revoked, refused) is a
+        // 404; a private one (401) and a site the id excludes (403) say why.
+        if (
+          error instanceof EdgeError &&
+          (error.code === 'invalid' ||
+            error.code === 'expired' ||
+            (error.code === 'forbidden' && error.message === PAGE_ID_MESSAGES.inlineOff))
+        ) {
           throw new EdgeError('not_found', 'There is no chart at that URL.');
         }
         throw error;
@@ -303,6 +324,9 @@ export function embedRoutes(parts: EmbedRouteParts): EmbedRoutes {
     oembed,
     hostScript: script(HOST_SCRIPT),
     frameScript: script(FRAME_SCRIPT),
-    clear: () => ids.clear(),
+    clear: () => {
+      pageAdmission.ids.clear();
+      oembedAdmission.ids.clear();
+    },
   };
 }

@@ -1,21 +1,18 @@
 import { describeZodError, type ParamValue } from '@analytics-chart/protocol';
 import type { Context } from 'hono';
 import * as z from 'zod';
-import type { EdgeSettings } from '../config/edge-config.ts';
+import { type Admission, type AdmissionParts, routeAdmission } from '../admission/admission.ts';
 import { EdgeError } from '../http/edge-error.ts';
+import { pipeline, type Step } from '../http/pipeline.ts';
 import { jsonResponse } from '../http/respond.ts';
-import { fingerprint, type Logger } from '../log/logger.ts';
-import type { RequestLimits } from '../protection/request-limits.ts';
-import type { Revocation } from '../protection/revocation.ts';
-import { type CompiledDefinition, compileDefinition } from '../registry/compile-definition.ts';
+import type { CompiledDefinition } from '../registry/compile-definition.ts';
 import { signerRefusal } from '../registry/signer-rules.ts';
 import type { Session } from '../session/session.ts';
-import { type ReadSession, sessionMismatch } from '../session/session-check.ts';
+import { sessionMismatch } from '../session/session-check.ts';
 import { type EdgeStore, LABEL_PATTERN, StoreUnavailableError } from '../store/edge-store.ts';
 import { recordIssued } from '../store/record-issued.ts';
-import type { Keyring } from '../tokens/keyring.ts';
 import { type QuerySigner, SignError } from '../tokens/query-signer.ts';
-import { verifyQueryId } from '../tokens/verify-query-id.ts';
+import { API_ID_MESSAGES } from '../tokens/verified-ids.ts';
 
 const paramValue = z.union([z.string().max(200), z.number(), z.boolean()]);
 
@@ -53,12 +50,6 @@ async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
   return parsed.data;
 }
 
-async function requireSession(readSession: ReadSession, c: Context): Promise<Session> {
-  const session = await readSession(c);
-  if (!session) throw new EdgeError('forbidden', 'Sign in first.', { status: 401 });
-  return session;
-}
-
 function signFailure(error: unknown): never {
   if (error instanceof SignError) {
     throw new EdgeError(
@@ -69,23 +60,34 @@ function signFailure(error: unknown): never {
   throw error;
 }
 
+/**
+ * A sign or renew request as its steps fill it in: the admission's fields (the session once
+ * read, the verified id for renew) and the body once read.
+ */
+interface SignRequest<Body> extends Admission {
+  body: Body;
+}
+
+/** Step: the JSON body, read and checked against `schema`. */
+function readBodyStep<Body>(schema: z.ZodType<Body>): Step<SignRequest<Body>> {
+  return async (request) => {
+    request.body = await readBody(request.c, schema);
+  };
+}
+
 /** What the sign routes are built from. */
-export interface SignRouteParts {
-  settings: EdgeSettings;
-  logger: Logger;
-  keyring: Keyring;
+export interface SignRouteParts extends AdmissionParts {
   registry: ReadonlyMap<string, CompiledDefinition>;
   signer: QuerySigner;
-  limits: RequestLimits;
-  revocation: Revocation;
-  readSession: ReadSession;
   store: EdgeStore;
 }
 
+type SignBody = z.infer<typeof signBodySchema>;
+type RenewBody = z.infer<typeof renewBodySchema>;
+
 /** `POST /api/sign` and `POST /api/renew`: ids for the signed-in viewer. */
 export function signRoutes(parts: SignRouteParts) {
-  const { registry, signer, settings, keyring, logger, limits, revocation, readSession, store } =
-    parts;
+  const { registry, signer, settings, logger, store } = parts;
 
   /** An id the registry cannot hold is not handed out: it could not be listed or managed. */
   async function record(claims: Parameters<typeof recordIssued>[1], by: string, label?: string) {
@@ -101,28 +103,18 @@ export function signRoutes(parts: SignRouteParts) {
     }
   }
 
-  /** The definition an id names or carries; an inline one that no longer compiles is invalid. */
-  function definitionOf(claims: { q?: string; d?: unknown }): CompiledDefinition | undefined {
-    if (claims.q !== undefined) {
-      const compiled = registry.get(claims.q);
-      if (!compiled) {
-        throw new EdgeError('not_found', 'The query this id names does not exist (any more).');
-      }
-      return compiled;
-    }
-    if (claims.d === undefined) return undefined;
-    try {
-      return compileDefinition(claims.d, undefined);
-    } catch {
-      throw new EdgeError('invalid', 'The query id is not valid.');
-    }
-  }
+  const signAdmission = routeAdmission<SignRequest<SignBody>>(parts, { event: 'sign.denied' });
+  const renewAdmission = routeAdmission<SignRequest<RenewBody>>(parts, {
+    event: 'renew.denied',
+    messages: { ...API_ID_MESSAGES, expired: 'The query id expired too long ago to renew.' },
+    tokenOf: (request) => request.body.id,
+    acceptExpiredFor: settings.renewGrace,
+  });
 
   /** Mints a session-bound id; session parameters come from the session, never from the body. */
-  async function sign(c: Context): Promise<Response> {
-    await limits.client(c, Date.now());
-    const session = await requireSession(readSession, c);
-    const body = await readBody(c, signBodySchema);
+  async function mint(request: SignRequest<SignBody>): Promise<Response> {
+    const { body } = request;
+    const session = request.session as Session;
     const compiled = registry.get(body.query);
     if (!compiled) throw new EdgeError('not_found', `There is no query named '${body.query}'.`);
     const params: Record<string, ParamValue> = {};
@@ -177,53 +169,13 @@ export function signRoutes(parts: SignRouteParts) {
   }
 
   /**
-   * Re-issues a session-bound id for the same subject and locked parameters with a fresh expiry:
-   * the signature must be good, the id at most `renewGrace` past expiry, not revoked, and the
-   * current session must be the one it was issued to.
+   * Re-issues an admitted session-bound id for the same subject and locked parameters with a
+   * fresh expiry.
    */
-  async function renew(c: Context): Promise<Response> {
-    await limits.client(c, Date.now());
-    const session = await requireSession(readSession, c);
-    const { id } = await readBody(c, renewBodySchema);
-    const now = Math.floor(Date.now() / 1000);
-    const outcome = await verifyQueryId(id, keyring, {
-      now,
-      skewSeconds: settings.clockSkewSeconds,
-      maxLength: settings.maxIdLength,
-      acceptExpiredFor: settings.renewGrace,
-    });
-    if (!outcome.ok) {
-      logger.log({
-        level: 'warn',
-        event: 'renew.denied',
-        message: outcome.reason,
-        id: outcome.jti ?? fingerprint(id),
-      });
-      throw new EdgeError(
-        'invalid',
-        outcome.code === 'expired'
-          ? 'The query id expired too long ago to renew.'
-          : 'The query id is not valid.',
-      );
-    }
-    const { claims } = outcome;
-    const deny = (message: string, reason: string): never => {
-      logger.log({ level: 'warn', event: 'renew.denied', message: reason, id: claims.jti });
-      throw new EdgeError('forbidden', message);
-    };
-    if (await revocation.isRevoked(claims.jti)) {
-      logger.log({ level: 'warn', event: 'renew.denied', message: 'revoked', id: claims.jti });
-      throw new EdgeError('invalid', 'The query id is not valid.');
-    }
-    if (claims.pub === true || claims.sub === undefined)
-      deny('Public ids are not renewed.', 'public id');
-    if (claims.sub !== session.subject)
-      deny('This id was issued to someone else.', 'subject differs');
-    const compiled = definitionOf(claims);
-    const mismatch =
-      sessionMismatch(session, claims.p, compiled) ??
-      (compiled ? await signerRefusal(compiled, session, false) : null);
-    if (mismatch) deny('This id belongs to another account.', mismatch);
+  async function reissue(request: SignRequest<RenewBody>): Promise<Response> {
+    const { claims } = request.verified;
+    const session = request.session as Session;
+    const now = Math.floor(request.nowMs / 1000);
     const lifetime = Math.min(Math.max(claims.exp - claims.iat, 60), settings.maxSessionTtl);
     const renewed = await signer.reissue(claims, lifetime, now);
     await record(renewed.claims, session.subject);
@@ -236,5 +188,39 @@ export function signRoutes(parts: SignRouteParts) {
     return jsonResponse({ id: renewed.id, expiresAt: renewed.expiresAt });
   }
 
-  return { sign, renew };
+  const sign = pipeline<SignRequest<SignBody>, Response>(
+    [signAdmission.limitClient, signAdmission.requireSession, readBodyStep(signBodySchema)],
+    mint,
+  );
+
+  /**
+   * Renewal admits the id with the data route's steps: the signature good, at most `renewGrace`
+   * past expiry, every id check (revocation…), session-bound, and the current session the one it
+   * was issued to and still entitled to it.
+   */
+  const renew = pipeline<SignRequest<RenewBody>, Response>(
+    [
+      renewAdmission.limitClient,
+      renewAdmission.requireSession,
+      readBodyStep(renewBodySchema),
+      ...renewAdmission.admitId,
+      renewAdmission.requireSessionBound,
+      renewAdmission.checkSession,
+    ],
+    reissue,
+  );
+
+  const newRequest = <Body>(c: Context) =>
+    ({
+      c,
+      nowMs: Date.now(),
+      verified: undefined,
+      session: undefined,
+      body: undefined,
+    }) as unknown as SignRequest<Body>;
+
+  return {
+    sign: (c: Context) => sign(newRequest<SignBody>(c)),
+    renew: (c: Context) => renew(newRequest<RenewBody>(c)),
+  };
 }

@@ -69,20 +69,37 @@ export function sessionMismatch(
   return null;
 }
 
+/** What a request carries once {@link requireSession} or {@link checkSession} has read the session. */
+export interface WithSession {
+  readonly c: Context;
+  /** Undefined until a step reads it; then the viewer's session. */
+  session?: Session | undefined;
+}
+
+/** Step: the viewer must be signed in (401 otherwise); the session is kept for later steps. */
+export function requireSession(readSession: ReadSession): Step<WithSession> {
+  return async (request) => {
+    const session = await readSession(request.c);
+    if (!session) throw new EdgeError('forbidden', 'Sign in first.', { status: 401 });
+    request.session = session;
+  };
+}
+
 /**
  * Step: a session-bound id is served only to the session it was issued to, while that session
  * still holds the id's session parameters and passes the definition's signers rule. Public ids
- * pass without a session.
+ * pass without a session. A session an earlier step read is used as it is.
  */
 export function checkSession(
   readSession: ReadSession,
   deny: Deny,
-): Step<{ readonly c: Context; readonly verified: VerifiedId }> {
-  const check = async (c: Context, verified: VerifiedId): Promise<void> => {
+): Step<WithSession & { readonly verified: VerifiedId }> {
+  const check = async (request: WithSession, verified: VerifiedId): Promise<void> => {
     const { claims, compiled, tag } = verified;
-    c.set('analyticsBearerIsQueryId', true);
-    const session = await readSession(c);
+    request.c.set('analyticsBearerIsQueryId', true);
+    const session = request.session ?? (await readSession(request.c));
     if (!session) deny('forbidden', 'Sign in to see this chart.', tag, 'no session', 401);
+    request.session = session;
     if (session.subject !== claims.sub) {
       deny('forbidden', 'This chart was issued to someone else.', tag, 'subject differs');
     }
@@ -91,5 +108,28 @@ export function checkSession(
       (await signerRefusal(compiled, session, false));
     if (mismatch) deny('forbidden', 'This chart belongs to another account.', tag, mismatch);
   };
-  return ({ c, verified }) => (verified.claims.pub === true ? undefined : check(c, verified));
+  return (request) =>
+    request.verified.claims.pub === true ? undefined : check(request, request.verified);
+}
+
+/** Step: only a public id (`pub`) is admitted, in the route's words for a session-bound one. */
+export function requirePublic(
+  deny: Deny,
+  message: string,
+  status?: number,
+): Step<{ readonly verified: VerifiedId }> {
+  return ({ verified }) => {
+    if (verified.claims.pub !== true) {
+      deny('forbidden', message, verified.tag, 'session-bound id', status);
+    }
+  };
+}
+
+/** Step: only a session-bound id (`sub`, not `pub`) is admitted: public ids are never renewed. */
+export function requireSessionBound(deny: Deny): Step<{ readonly verified: VerifiedId }> {
+  return ({ verified }) => {
+    if (verified.claims.pub === true || verified.claims.sub === undefined) {
+      deny('forbidden', 'Public ids are not renewed.', verified.tag, 'public id');
+    }
+  };
 }

@@ -41,6 +41,11 @@ export interface VerifiedIdsParts {
   deny: Deny;
   /** What refusals say; the data route's API wording when not given. */
   messages?: IdMessages;
+  /**
+   * Seconds past expiry an id is still accepted (renewal), and then an id expired longer ago is
+   * refused as `invalid`: it cannot be renewed, so `expired` would invite a renewal that fails.
+   */
+  acceptExpiredFor?: number;
 }
 
 /** What a refused id is told, by reason: the embed page words these for people. */
@@ -78,14 +83,16 @@ export function verifiedIds(parts: VerifiedIdsParts): VerifiedIds {
   // Annotated so that TypeScript knows a call never returns.
   const deny: Deny = parts.deny;
   const messages = parts.messages ?? API_ID_MESSAGES;
+  const grace = parts.acceptExpiredFor ?? 0;
+  const expiredCode = grace > 0 ? 'invalid' : 'expired';
   const memory = new Lru<string, VerifiedId>(settings.verifiedCacheSize);
 
   function remembered(token: string, now: number): VerifiedId | undefined {
     const hit = memory.get(token);
     if (!hit) return undefined;
-    if (hit.claims.exp <= now) {
+    if (hit.claims.exp + grace <= now) {
       memory.delete(token);
-      deny('expired', messages.expired, hit.tag, 'expired');
+      deny(expiredCode, messages.expired, hit.tag, 'expired');
     }
     if (!keyring.has(hit.kid)) {
       memory.delete(token);
@@ -99,10 +106,11 @@ export function verifiedIds(parts: VerifiedIdsParts): VerifiedIds {
       now,
       skewSeconds: settings.clockSkewSeconds,
       maxLength: settings.maxIdLength,
+      ...(grace > 0 ? { acceptExpiredFor: grace } : {}),
     });
     if (!outcome.ok) {
       const tag = outcome.jti ?? fingerprint(token);
-      if (outcome.code === 'expired') deny('expired', messages.expired, tag, 'expired');
+      if (outcome.code === 'expired') deny(expiredCode, messages.expired, tag, 'expired');
       deny('invalid', messages.invalid, tag, outcome.reason);
     }
     const { claims, kid } = outcome;
@@ -156,12 +164,18 @@ export function bearerToken(c: Context): string {
   return auth.slice(7).trim();
 }
 
-/** Step: the request's query id, verified (or remembered) at the request's clock. */
-export function verifyId(
+/**
+ * Step: the request's query id, found by `tokenOf` (the bearer header unless given), verified
+ * (or remembered) at the request's clock.
+ */
+export function verifyId<
+  R extends { readonly c: Context; readonly nowMs: number; verified: VerifiedId },
+>(
   ids: VerifiedIds,
-): Step<{ readonly c: Context; readonly nowMs: number; verified: VerifiedId }> {
+  tokenOf: (request: R) => string = (request) => bearerToken(request.c),
+): Step<R> {
   return (request) => {
-    const found = ids.verify(bearerToken(request.c), Math.floor(request.nowMs / 1000));
+    const found = ids.verify(tokenOf(request), Math.floor(request.nowMs / 1000));
     if (!(found instanceof Promise)) {
       request.verified = found;
       return undefined;

@@ -14,7 +14,7 @@ import { createQuerySigner } from '../../src/tokens/query-signer.ts';
 import { type AnalyticsBackend, startAnalyticsBackend } from './analytics-backend.ts';
 import { type EngineTap, engineTap } from './engine-tap.ts';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
-import { b64url, forgeToken, parts } from './forge.ts';
+import { b64url, forgeTicket, forgeToken, parts } from './forge.ts';
 import type { EdgeUnderTest, Runtime } from './harness.ts';
 import { APP_ORIGIN, PUBLIC_URL, TEST_LIMITS, TEST_QUERIES } from './test-config.ts';
 
@@ -934,8 +934,11 @@ export function describeEdgeSuite(variant: SuiteVariant) {
         .get('etag')
         ?.replaceAll('"', '');
       expect(page.text).toContain(`src="../analytics-chart.${bundleHash}.js"`);
-      expect(page.text).toContain(
-        `<analytics-chart query-id="${id}" height="420" lazy="false" range="30d" theme="dark" locale="de-CH"></analytics-chart>`,
+      // An id with an audience: the element asks for data through the page's ticket.
+      expect(page.text).toMatch(
+        new RegExp(
+          `<analytics-chart query-id="${id}" height="420" lazy="false" range="30d" theme="dark" locale="de-CH" endpoint="\\.\\./embed-data/[A-Za-z0-9_.~-]+/"></analytics-chart>`,
+        ),
       );
       expect(page.text).toContain('<html lang="de-CH">');
       expect(page.text).toContain('<title>Daily events</title>');
@@ -952,8 +955,122 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       expect(open.status).toBe(200);
       expect(open.csp.get('frame-ancestors')).toEqual(['*']);
       expect(open.text).toContain('height="300"');
+      expect(open.text).not.toContain('endpoint=');
+      expect(open.text).toContain('<html lang="en">');
       // The page itself asks the backend nothing: the element fetches the data.
       expect(tap.calls.length).toBe(calls);
+    });
+
+    it('admits a sandboxed frame (Origin: null) only with the ticket of its own embed page', async () => {
+      const blogOrigin = 'https://blog.example.com';
+      const tenant = `framed-${hex(3)}`;
+      const signed = await signer.sign({
+        query: 'public-total',
+        params: { tenant },
+        public: true,
+        audience: blogOrigin,
+      });
+      const other = await signer.sign({
+        query: 'public-total',
+        params: { tenant },
+        public: true,
+        audience: blogOrigin,
+      });
+      const ticketOf = async (id: string) => {
+        const page = await embedPage(id);
+        expect(page.status, page.text).toBe(200);
+        const endpoint = /endpoint="\.\.\/embed-data\/([^"/]+)\/"/.exec(page.text)?.[1];
+        expect(endpoint).toBeDefined();
+        return endpoint as string;
+      };
+      const ticket = await ticketOf(signed.id);
+      const framed = (
+        t: string,
+        id = signed.id,
+        origin = 'null',
+        extra: Record<string, string> = {},
+      ) =>
+        call(`/embed-data/${t}/api/data`, {
+          headers: { authorization: `Bearer ${id}`, origin, ...extra },
+        });
+      // The preflight of a sandboxed frame's request is answered without credentials.
+      const preflight = await call(`/embed-data/${ticket}/api/data`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'null',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+      expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/i);
+      const calls = tap.calls.length;
+      const good = await framed(ticket);
+      expect(good.status, good.text).toBe(200);
+      expect(good.headers.get('access-control-allow-origin')).toBe('*');
+      // The same id from a sandboxed frame without the page: refused, the author told why.
+      const bare = await data(signed.id, { headers: { origin: 'null' } });
+      expectRefused(bare, 403, 'forbidden');
+      expect(String(bare.json().error)).toMatch(/embed page/);
+      // A real origin outside the audience is refused whatever ticket it shows.
+      const elsewhere = await framed(ticket, signed.id, 'https://evil.example');
+      expectRefused(elsewhere, 403, 'forbidden');
+      // And the route grants CORS to sandboxed frames only: another origin's preflight gets none.
+      const foreign = await call(`/embed-data/${ticket}/api/data`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+      });
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+      expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
+      expect(String(elsewhere.json().error)).toContain('--aud https://evil.example');
+      const jti = signed.claims.jti;
+      const exp = now() + 600;
+      // Tried on a third id, so that each id's per-address bucket holds every request.
+      const third = await signer.sign({
+        query: 'public-total',
+        params: { tenant },
+        public: true,
+        audience: blogOrigin,
+      });
+      const thirdTicket = await ticketOf(third.id);
+      const refusals = [
+        'no-ticket',
+        '%ZZ~x~y~z',
+        'a.b.c.d',
+        // Signed with a key the edge does not hold, or for another id, or another address.
+        forgeTicket('current', hex(24), { exp, jti: third.claims.jti, address: ip }),
+        forgeTicket('current', current.secret, { exp, jti: other.claims.jti, address: ip }),
+        forgeTicket('current', current.secret, { exp, jti: third.claims.jti, address: '10.9.9.9' }),
+        forgeTicket('retired', current.secret, { exp, jti: third.claims.jti, address: ip }),
+        `${thirdTicket.split('~').slice(0, 3).join('~')}~${'A'.repeat(43)}`,
+        // A good ticket of another id.
+        ticket,
+      ];
+      for (const attempt of refusals) {
+        expectRefused(await framed(attempt, third.id), 403, 'forbidden');
+      }
+      expect((await framed(thirdTicket, third.id)).status).toBe(200);
+      // The good ticket of another id's page, the other way round.
+      expectRefused(await framed(await ticketOf(other.id)), 403, 'forbidden');
+      // The ticket of another address is refused, even the page's own.
+      expectRefused(
+        await framed(ticket, signed.id, 'null', { 'x-forwarded-for': `${ip}.2` }),
+        403,
+        'forbidden',
+      );
+      // Expired: the viewer is told to reload.
+      const stale = await framed(
+        forgeTicket('current', current.secret, { exp: now() - 1, jti, address: ip }),
+      );
+      expectRefused(stale, 403, 'forbidden');
+      expect(String(stale.json().error)).toMatch(/reload/);
+      // The format the edge documents is the one it checks: a hand-made ticket admits.
+      const handMade = forgeTicket('current', current.secret, { exp, jti, address: ip });
+      expect((await framed(handMade)).status).toBe(200);
+      // One backend call at most: the admitted answers share the tenant's cached result.
+      expect(tap.calls.length - calls).toBeLessThanOrEqual(1);
     });
 
     it('limits embed options to what the definition allows', async () => {
@@ -1091,6 +1208,31 @@ export function describeEdgeSuite(variant: SuiteVariant) {
         expectRefused(await oembed(elsewhere), 404, 'not_found');
       }
       expectRefused(await oembed(url, '&maxheight=40'), 404, 'not_found');
+      // An id with an audience: WordPress names the asking site in its User-Agent.
+      const blogOnly = (
+        await signer.sign({
+          query: 'public-daily',
+          params: { tenant: `oembed-${hex(3)}` },
+          public: true,
+          audience: 'https://blog.example.com',
+        })
+      ).id;
+      const asking = (site: string) =>
+        call(`/oembed?url=${encodeURIComponent(`${PUBLIC_URL}/embed/${blogOnly}`)}`, {
+          headers: { 'user-agent': `WordPress/6.1.1; ${site}` },
+        });
+      expect((await asking('https://blog.example.com')).status).toBe(200);
+      expect((await asking('https://blog.example.com/news')).status).toBe(200);
+      const refused = await asking('https://other.example/blog');
+      expectRefused(refused, 403, 'forbidden');
+      expect(refused.json().error).toBe(
+        "This chart's id does not allow the site https://other.example: ask for an id made with --aud https://other.example.",
+      );
+      expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+      // An asker that does not say who it is gets the frame; the browser's frame-ancestors decides.
+      expect(
+        (await call(`/oembed?url=${encodeURIComponent(`${PUBLIC_URL}/embed/${blogOnly}`)}`)).status,
+      ).toBe(200);
       expectRefused(await oembed(url, '&maxwidth=wide'), 400, 'bad_request');
       expectRefused(await call('/oembed?format=json'), 400, 'bad_request');
     });

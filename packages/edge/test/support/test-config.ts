@@ -81,5 +81,7 @@ export function testEdgeOverrides(env: EdgeEnv): Partial<EdgeConfig> & Pick<Edge
     rateLimit: TEST_LIMITS,
     ids: { renewGrace: '1h' },
     bundle: 'export const marker = "analytics-chart test bundle";\n',
+    // The admin API for sessions with the admin role (the Workers registry tests revoke through it).
+    admin: (session) => session.role === 'admin',
   };
 }

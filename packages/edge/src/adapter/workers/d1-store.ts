@@ -1,10 +1,13 @@
 /**
  * The registry of issued ids on Workers, in D1. D1 rather than KV: listing newest first page by
  * page and adding view counts are one SQL statement each, whereas KV lists only by key and
- * takes about one write per second per key. Revocations still travel through the KV namespace
- * `EDGE_REVOCATIONS` (read by every isolate through `kvRevocationCheck`, within about a
- * minute): a D1 read on every data request would put a round trip on the hot path.
+ * takes about one write per second per key. A revocation is written to D1 (and to the KV
+ * namespace `EDGE_REVOCATIONS` when bound, for tools that read it); every isolate reads it from
+ * D1 through `d1RevocationCheck`, which remembers each answer for half a second, so it takes
+ * effect everywhere within a second while a busy id costs one D1 read per isolate per half
+ * second, not one per request. (KV alone propagates in up to a minute.)
  */
+import { Lru } from '../../protection/lru.ts';
 import { memoryRateLimitStore } from '../../protection/rate-limit.ts';
 import { type EdgeStore, type IssuedId, StoreUnavailableError } from '../../store/edge-store.ts';
 
@@ -42,6 +45,77 @@ interface Row {
 const FLUSH_MS = 1000;
 const MAX_PENDING_VIEWS = 10_000;
 
+const schemas = new WeakMap<RegistryDatabase, Promise<unknown>>();
+
+/** Creates the table once per database binding (again after a failure). */
+function ensureSchema(db: RegistryDatabase): Promise<unknown> {
+  let ready = schemas.get(db);
+  if (!ready) {
+    ready = db.exec(SCHEMA).catch((error: unknown) => {
+      schemas.delete(db);
+      throw error;
+    });
+    schemas.set(db, ready);
+  }
+  return ready;
+}
+
+/** Options of {@link d1RevocationCheck}. */
+export interface D1RevocationOptions {
+  /** How long an isolate trusts an answer, in milliseconds. @default 500 */
+  maxAgeMs?: number;
+  /** How many ids' answers an isolate remembers. @default 10000 */
+  maxEntries?: number;
+}
+
+/**
+ * An `isRevoked` hook reading the registry's `revoked_at` in D1 (`createWorker` uses it by itself
+ * when `EDGE_REGISTRY` is bound): a revocation made by any isolate, the admin API or the CLI
+ * is refused by every isolate once its remembered answer is older than `maxAgeMs`. Concurrent
+ * requests for one id share one read; a remembered answer is given synchronously. An id the
+ * registry does not hold is not revoked there. When D1 cannot be read the hook throws, and the
+ * edge fails the request (502) rather than serving an id that may be revoked.
+ */
+export function d1RevocationCheck(
+  db: RegistryDatabase,
+  options: D1RevocationOptions = {},
+): (jti: string) => boolean | Promise<boolean> {
+  const maxAgeMs = options.maxAgeMs ?? 500;
+  const answers = new Lru<string, { at: number; revoked: boolean | Promise<boolean> }>(
+    options.maxEntries ?? 10_000,
+  );
+  const read = async (jti: string): Promise<boolean> => {
+    await ensureSchema(db);
+    const row = await db
+      .prepare('SELECT revoked_at FROM edge_issued_ids WHERE jti = ?')
+      .bind(jti)
+      .first<{ revoked_at: number | null }>();
+    return row?.revoked_at != null;
+  };
+  return (jti) => {
+    const now = Date.now();
+    const known = answers.get(jti);
+    // A revoked id stays revoked: no need to ask again.
+    if (known && (known.revoked === true || now - known.at < maxAgeMs)) return known.revoked;
+    // Timed from the read's start, so an answer is never trusted for longer than `maxAgeMs`.
+    const entry = {
+      at: now,
+      revoked: read(jti).then(
+        (revoked) => {
+          entry.revoked = revoked;
+          return revoked;
+        },
+        (error: unknown) => {
+          answers.delete(jti);
+          throw error;
+        },
+      ) as boolean | Promise<boolean>,
+    };
+    answers.set(jti, entry);
+    return entry.revoked;
+  };
+}
+
 /**
  * The edge's state on Workers: the registry in D1 (`EDGE_REGISTRY`), revocations written to the
  * KV namespace when one is given, and in-isolate rate-limit buckets (`createWorker` uses the
@@ -49,14 +123,7 @@ const MAX_PENDING_VIEWS = 10_000;
  * first use.
  */
 export function d1Store(db: RegistryDatabase, revocations?: RevocationWriter): EdgeStore {
-  let ready: Promise<unknown> | undefined;
-  const schema = () => {
-    ready ??= db.exec(SCHEMA).catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    return ready;
-  };
+  const schema = () => ensureSchema(db);
   /** A D1 failure is the store being unavailable: a 503, never a stack trace. */
   const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
     try {

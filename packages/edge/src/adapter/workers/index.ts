@@ -5,8 +5,9 @@
  * Durable Object binding `EDGE_RATE_LIMITER` (class {@link RateLimiterObject}, exported from the
  * Worker's main module), rate limits hold across all of the Worker's isolates; with a KV binding
  * `EDGE_REVOCATIONS`, ids whose `jti` is a key there are refused (see {@link kvRevocationCheck});
- * with a D1 binding `EDGE_REGISTRY`, minted ids are recorded there for the admin API, and its
- * revocations are written to `EDGE_REVOCATIONS` (see {@link d1Store}).
+ * with a D1 binding `EDGE_REGISTRY`, minted ids are recorded there for the admin API, and a
+ * revocation there is refused by every isolate within a second (see {@link d1RevocationCheck};
+ * it is also written to `EDGE_REVOCATIONS` when bound).
  *
  * @example
  * // worker.ts
@@ -24,7 +25,12 @@ import type { EdgeConfig } from '../../config/edge-config.ts';
 import { createEdge, type Edge } from '../../create-edge.ts';
 import { mountEdge } from '../../http/mount-edge.ts';
 import { jsonResponse } from '../../http/respond.ts';
-import { d1Store, type RegistryDatabase, type RevocationWriter } from './d1-store.ts';
+import {
+  d1RevocationCheck,
+  d1Store,
+  type RegistryDatabase,
+  type RevocationWriter,
+} from './d1-store.ts';
 import { durableObjectRateLimitStore, type RateLimiterNamespace } from './durable-rate-limit.ts';
 import { kvRevocationCheck, type RevocationNamespace } from './kv-revocation.ts';
 
@@ -70,12 +76,16 @@ export function createWorker(configure: WorkerConfigure, options: WorkerOptions 
       const revocations = binding<RevocationNamespace>(env, 'EDGE_REVOCATIONS', 'a KV namespace', [
         'get',
       ]);
-      const isRevoked =
-        overrides.isRevoked ?? (revocations ? kvRevocationCheck(revocations) : undefined);
       const registry = binding<RegistryDatabase>(env, 'EDGE_REGISTRY', 'a D1 database', [
         'prepare',
         'exec',
       ]);
+      const isRevoked =
+        overrides.isRevoked ??
+        eitherRevoked(
+          registry && !overrides.store ? d1RevocationCheck(registry) : undefined,
+          revocations ? kvRevocationCheck(revocations) : undefined,
+        );
       const writable =
         revocations && typeof (revocations as Partial<RevocationWriter>).put === 'function'
           ? (revocations as unknown as RevocationWriter)
@@ -111,6 +121,22 @@ export function createWorker(configure: WorkerConfigure, options: WorkerOptions 
   };
 }
 
+type RevocationCheck = (jti: string) => boolean | Promise<boolean>;
+
+/** Revoked in the registry (D1, asked first: its answers are remembered) or in the KV namespace. */
+function eitherRevoked(
+  registry: RevocationCheck | undefined,
+  namespace: RevocationCheck | undefined,
+): RevocationCheck | undefined {
+  if (!registry || !namespace) return registry ?? namespace;
+  return (jti) => {
+    const first = registry(jti);
+    if (first === true) return true;
+    if (first === false) return namespace(jti);
+    return first.then((revoked) => revoked || namespace(jti));
+  };
+}
+
 /** An optional binding of the kind named, or a configuration error that names it. */
 function binding<T>(env: EdgeEnv, name: string, kind: string, methods: string[]): T | undefined {
   const value = env[name] as Record<string, unknown> | undefined;
@@ -123,6 +149,8 @@ function binding<T>(env: EdgeEnv, name: string, kind: string, methods: string[])
 
 export * from '../../index.ts';
 export {
+  type D1RevocationOptions,
+  d1RevocationCheck,
   d1Store,
   type RegistryDatabase,
   type RevocationWriter,
