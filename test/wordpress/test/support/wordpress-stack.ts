@@ -290,6 +290,9 @@ export async function startWordPress(): Promise<WordPressStack> {
       }
     };
     const { users } = JSON.parse(await php('install.php')) as Pick<WordPressStack, 'users'>;
+    // The site's own files stay the installer's; wp-content is the web server's to write, as on
+    // a host where an administrator uploads plugins.
+    if (isRoot) await run('chown', ['-R', 'www-data:www-data', join(site, 'wp-content')]);
     return {
       url,
       dir: site,
