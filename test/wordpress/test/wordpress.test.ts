@@ -174,9 +174,15 @@ describe('WordPress 6.1, Debian', () => {
 
   it('without the plugin: each snippet as each role, published and drawn or not', async () => {
     await runCells(false, ['url', 'iframe', 'element']);
-    revocable.push(
-      await publishAs(wp, 'contributor', 'revocable url', article(pasted('url', ids.revocable.id))),
+    const discovered = await publishAs(
+      wp,
+      'contributor',
+      'revocable url',
+      article(pasted('url', ids.revocable.id)),
     );
+    // Read once now, so WordPress keeps the discovered (sandboxed) frame it found for it.
+    expect((await chartOutcome(pages[0] as Page, discovered.link, edge.url)).outcome).toBe('draws');
+    revocable.push(discovered);
     expect(observed.filter((o) => !o.plugin)).toHaveLength(24);
   });
 
@@ -262,6 +268,9 @@ describe('WordPress 6.1, Debian', () => {
 
   it('shows the revoked notice inside posts published before the id was revoked', async () => {
     const page = pages[0] as Page;
+    const [discovered] = revocable;
+    await page.goto(discovered?.link ?? '');
+    expect(await page.$('iframe[sandbox="allow-scripts"]'), 'the discovered frame').not.toBeNull();
     for (const post of revocable) {
       expect((await chartOutcome(page, post.link, edge.url)).outcome, post.link).toBe('draws');
     }
