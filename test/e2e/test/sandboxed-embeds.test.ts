@@ -1,7 +1,8 @@
 /**
  * An id with an audience inside a sandboxed frame, as WordPress wraps an oEmbed
  * (`<iframe sandbox="allow-scripts">`, so the chart's data request has `Origin: null`), in real
- * Chromium: on a page of the audience it draws, through the embed page's ticket; on another
+ * Chromium: on a page of the audience it draws, through the embed page's ticket (so does an id
+ * without `aud`, on an edge that grants no origin CORS); on another
  * origin the frame is refused by `frame-ancestors`; and `Origin: null` without the page's own
  * ticket (none, forged, expired, another id's) gets no data.
  */
@@ -85,6 +86,8 @@ const traffic = new BrowserTraffic();
 let id = '';
 let jti = '';
 let otherId = '';
+/** An id without `aud`, on an edge whose `allowedOrigins` grants no origin CORS. */
+let openId = '';
 
 beforeAll(async () => {
   analytics = await startEngine({
@@ -122,6 +125,14 @@ beforeAll(async () => {
       ttl: '1h',
     })
   ).id;
+  openId = (
+    await edge.signQueryId({
+      query: 'daily-signups',
+      params: { tenant: 'acme' },
+      public: true,
+      ttl: '1h',
+    })
+  ).id;
   browser = await launchChromium();
 }, 200_000);
 
@@ -133,9 +144,13 @@ afterAll(async () => {
   await analytics?.close();
 });
 
-/** WordPress's oEmbed frame around the embed page (wp-includes/embed.php: `sandbox="allow-scripts"`). */
-function sandboxedFrame(src: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Post</title></head><body><p>Before.</p><iframe sandbox="allow-scripts" src="${src}" title="Signups per day" width="600" height="300" style="border:0"></iframe><p>After.</p></body></html>`;
+/** WordPress's oEmbed frames around embed pages (wp-includes/embed.php: `sandbox="allow-scripts"`). */
+function sandboxedFrame(...sources: string[]): string {
+  const frames = sources.map(
+    (src) =>
+      `<iframe sandbox="allow-scripts" src="${src}" title="Signups per day" width="600" height="300" style="border:0"></iframe>`,
+  );
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Post</title></head><body><p>Before.</p>${frames.join('\n')}<p>After.</p></body></html>`;
 }
 
 /** The share of the canvas in `frame` that is painted. */
@@ -158,13 +173,18 @@ async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void
   }
 }
 
+function embedFrames(page: Page): Frame[] {
+  return page.frames().filter((frame) => frame.url().startsWith(`${publicUrl}/embed/`));
+}
+
 function embedFrame(page: Page): Frame | undefined {
-  return page.frames().find((frame) => frame.url().startsWith(`${publicUrl}/embed/`));
+  return embedFrames(page)[0];
 }
 
 describe('an id with an audience in a sandboxed frame', () => {
   it('draws on a page of its audience: the data request has Origin null and the page’s ticket', async () => {
-    blog.setPage(sandboxedFrame(`${publicUrl}/embed/${id}`));
+    // The second frame: an id without aud, on an edge that grants no origin CORS on /api/data.
+    blog.setPage(sandboxedFrame(`${publicUrl}/embed/${id}`, `${publicUrl}/embed/${openId}`));
     const page = await browser.newPage();
     await traffic.attach(page);
     const dataRequests: { url: string; origin: string | undefined; status: number }[] = [];
@@ -179,25 +199,28 @@ describe('an id with an audience in a sandboxed frame', () => {
     });
     try {
       await page.goto(`${blog.origin}/`);
-      await until(() => embedFrame(page) !== undefined);
-      const frame = embedFrame(page) as Frame;
-      await waitForCharts(frame);
-      const [chart] = await readDrawnCharts(frame);
-      expect(chart?.status, JSON.stringify(chart)).toBe('ready');
-      expect(chart?.mode).toBe('canvas');
-      expect(chart?.title).toBe('Signups per day');
-      const values = chart?.series?.[0]?.values ?? [];
-      expect(values.reduce<number>((sum, v) => sum + (v ?? 0), 0)).toBe(
-        [0, 1, 2, 3, 4, 5, 6].reduce((sum, day) => sum + day + 2, 0),
-      );
-      expect(await painted(frame)).toBeGreaterThan(0.01);
-      // The frame really is sandboxed: its data request went out with Origin: null.
-      expect(dataRequests).toHaveLength(1);
-      expect(dataRequests[0]?.origin).toBe('null');
-      expect(dataRequests[0]?.status).toBe(200);
-      expect(dataRequests[0]?.url).toMatch(
-        new RegExp(`^${publicUrl}/embed-data/[A-Za-z0-9_.~-]+/api/data$`),
-      );
+      await until(() => embedFrames(page).length === 2);
+      for (const frame of embedFrames(page)) {
+        await waitForCharts(frame);
+        const [chart] = await readDrawnCharts(frame);
+        expect(chart?.status, JSON.stringify(chart)).toBe('ready');
+        expect(chart?.mode).toBe('canvas');
+        expect(chart?.title).toBe('Signups per day');
+        const values = chart?.series?.[0]?.values ?? [];
+        expect(values.reduce<number>((sum, v) => sum + (v ?? 0), 0)).toBe(
+          [0, 1, 2, 3, 4, 5, 6].reduce((sum, day) => sum + day + 2, 0),
+        );
+        expect(await painted(frame)).toBeGreaterThan(0.01);
+      }
+      // The frames really are sandboxed: their data requests went out with Origin: null.
+      expect(dataRequests).toHaveLength(2);
+      for (const request of dataRequests) {
+        expect(request.origin).toBe('null');
+        expect(request.status).toBe(200);
+        expect(request.url).toMatch(
+          new RegExp(`^${publicUrl}/embed-data/[A-Za-z0-9_.~-]+/api/data$`),
+        );
+      }
       expect(traffic.cspViolations).toEqual([]);
     } finally {
       await page.close();

@@ -70,7 +70,7 @@ export interface EmbedPageInput {
   lang?: string;
   /**
    * The element's data endpoint, relative to the page, when it is not the edge's root: the
-   * ticketed address an id with an audience needs inside a sandboxed frame.
+   * ticketed address the page's data request needs inside a sandboxed frame.
    */
   endpoint?: string;
 }

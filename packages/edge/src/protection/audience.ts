@@ -14,8 +14,10 @@ export function audienceRefusal(site: string): string {
  * Step: an id with an audience is shown only on the sites it names. A request without an
  * `Origin` (same-origin GET, server-side fetch) passes: the browser sends one whenever a page of
  * another origin asks. `Origin: null` (a sandboxed frame, such as WordPress's oEmbed frame) names
- * no site, so it passes only with the ticket of an embed page rendered for this id and address:
- * that page was framed only where `frame-ancestors` allowed it.
+ * no site, so for an id with an audience it passes only with the ticket of an embed page
+ * rendered for this id and address: that page was framed only where `frame-ancestors` allowed
+ * it. On the embed page's own data route (`ticket` set) `Origin: null` always needs the ticket,
+ * since that route grants it CORS whatever the host's `allowedOrigins`.
  */
 export function checkAudience(
   deny: Deny,
@@ -28,11 +30,10 @@ export function checkAudience(
   readonly ticket?: string | undefined;
 }> {
   return ({ c, nowMs, verified, ticket }) => {
-    if (!verified.audience) return;
     const origin = c.req.header('origin');
     if (!origin) return;
     if (origin !== 'null') {
-      if (!verified.audience.includes(origin)) {
+      if (verified.audience && !verified.audience.includes(origin)) {
         deny(
           'forbidden',
           audienceRefusal(origin),
@@ -42,6 +43,7 @@ export function checkAudience(
       }
       return;
     }
+    if (!verified.audience && ticket === undefined) return;
     return tickets.check(ticket, verified.claims.jti, limits.address(c), nowMs).then((refusal) => {
       if (refusal === null) return;
       deny(

@@ -155,17 +155,16 @@ export function embedRoutes(parts: EmbedRouteParts): EmbedRoutes {
       if (!options.ok) throw new EdgeError('bad_request', options.error);
       const asset = await bundle();
       if (!asset) throw new EdgeError('not_found', 'Charts are not available here.');
-      // An id with an audience: the page's own data request may come from a sandboxed frame.
-      const ticket = admitted.audience
-        ? await tickets.mint(admitted.claims.jti, limits.address(c), request.nowMs)
-        : undefined;
+      // The page's own data request may come from a sandboxed frame (`Origin: null`): it
+      // carries this ticket, so it needs neither the id's audience nor the host's CORS.
+      const ticket = await tickets.mint(admitted.claims.jti, limits.address(c), request.nowMs);
       const html = embedPageHtml({
         id,
         title: titleOf(admitted.compiled),
         options: options.value,
         bundleFile: asset.fileName,
         lang: pageLanguage(c.req.header('accept-language')),
-        ...(ticket ? { endpoint: `../embed-data/${ticket}/` } : {}),
+        endpoint: `../embed-data/${ticket}/`,
         ...(settings.publicUrl
           ? {
               oembedHref: `${settings.publicUrl}/oembed?url=${encodeURIComponent(embedUrl(settings.publicUrl, id, options.value))}&format=json`,

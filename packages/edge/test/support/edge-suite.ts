@@ -934,7 +934,7 @@ export function describeEdgeSuite(variant: SuiteVariant) {
         .get('etag')
         ?.replaceAll('"', '');
       expect(page.text).toContain(`src="../analytics-chart.${bundleHash}.js"`);
-      // An id with an audience: the element asks for data through the page's ticket.
+      // The element asks for data through the page's ticket.
       expect(page.text).toMatch(
         new RegExp(
           `<analytics-chart query-id="${id}" height="420" lazy="false" range="30d" theme="dark" locale="de-CH" endpoint="\\.\\./embed-data/[A-Za-z0-9_.~-]+/"></analytics-chart>`,
@@ -955,7 +955,9 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       expect(open.status).toBe(200);
       expect(open.csp.get('frame-ancestors')).toEqual(['*']);
       expect(open.text).toContain('height="300"');
-      expect(open.text).not.toContain('endpoint=');
+      expect(open.text).toMatch(
+        / endpoint="\.\.\/embed-data\/[A-Za-z0-9_.~-]+\/"><\/analytics-chart>/,
+      );
       expect(open.text).toContain('<html lang="en">');
       // The page itself asks the backend nothing: the element fetches the data.
       expect(tap.calls.length).toBe(calls);
@@ -1069,6 +1071,14 @@ export function describeEdgeSuite(variant: SuiteVariant) {
       // The format the edge documents is the one it checks: a hand-made ticket admits.
       const handMade = forgeTicket('current', current.secret, { exp, jti, address: ip });
       expect((await framed(handMade)).status).toBe(200);
+      // An id without an audience: its page's route still wants the ticket from a sandboxed
+      // frame (it grants that frame CORS whatever allowedOrigins says); /api/data is as before.
+      const open = await signer.sign({ query: 'public-total', params: { tenant }, public: true });
+      const openTicket = await ticketOf(open.id);
+      expect((await framed(openTicket, open.id)).status).toBe(200);
+      expectRefused(await framed('no-ticket', open.id), 403, 'forbidden');
+      expectRefused(await framed(ticket, open.id), 403, 'forbidden');
+      expect((await data(open.id, { headers: { origin: 'null' } })).status).toBe(200);
       // One backend call at most: the admitted answers share the tenant's cached result.
       expect(tap.calls.length - calls).toBeLessThanOrEqual(1);
     });
