@@ -11,7 +11,7 @@
 import { fileURLToPath } from 'node:url';
 import { snippetsFor } from '@analytics-chart/edge';
 import { cellWord, type GuideTable, tableUnder } from '@analytics-chart/test-kit/guide-tables';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROME_PATH, CHROMIUM_ARGS, UNTHROTTLED_ARGS } from '../../../scripts/chromium.mjs';
 import { PLUGIN_ZIP, packWordPressPlugin } from '../../../scripts/pack-wordpress-plugin.mjs';
@@ -97,6 +97,7 @@ async function eachLimited<T>(
 }
 
 /** The administrator's signed-in window, for the plugin's settings and the block editor. */
+let adminContext: BrowserContext | undefined;
 let adminPage: Page | undefined;
 /** Pages reused across cells, one per concurrent slot. */
 const pages: Page[] = [];
@@ -187,7 +188,9 @@ describe('WordPress 6.1, Debian', () => {
   });
 
   it('installs the plugin from its zip on the upload screen, and its settings page sets the edge URL', async () => {
-    adminPage = await browser.newPage({ type: 'window' });
+    // The administrator signs in in a context of their own: the cells' pages stay anonymous readers.
+    adminContext = await browser.createBrowserContext();
+    adminPage = await adminContext.newPage({ type: 'window' });
     const page = adminPage;
     const upload = `${wp.url}/wp-admin/plugin-install.php?tab=upload`;
     await page.goto(`${wp.url}/wp-login.php?redirect_to=${encodeURIComponent(upload)}`);
@@ -264,6 +267,26 @@ describe('WordPress 6.1, Debian', () => {
       ),
     );
     expect(observed.filter((o) => o.plugin)).toHaveLength(40);
+    // A malformed id: readers see neither a frame nor the shortcode's text.
+    const broken = await publishAs(
+      wp,
+      'author',
+      'broken',
+      article('[analytics_chart id="not-an-id"]'),
+    );
+    const page = pages[0] as Page;
+    await page.goto(broken.link);
+    expect(await page.evaluate('document.querySelector(".entry-content").innerText')).toBe(
+      'Before the chart.\n\nAfter the chart.',
+    );
+    expect(await page.$('iframe')).toBeNull();
+    // Whoever may edit posts is told what to do instead.
+    const editorView = await (adminContext as BrowserContext).newPage({ type: 'window' });
+    await editorView.goto(broken.link);
+    expect(
+      await editorView.evaluate('document.querySelector(".entry-content").innerText'),
+    ).toContain('Analytics Chart: that is not a chart id.');
+    await editorView.close();
   });
 
   it('shows the revoked notice inside posts published before the id was revoked', async () => {
