@@ -24,6 +24,7 @@ const GUESS = {
   '@analytics-chart/reliability': 130,
   '@analytics-chart/consumer-frameworks': 110,
   '@analytics-chart/e2e': 100,
+  '@analytics-chart/wordpress-tests': 90,
   '@analytics-chart/edge': 70,
   '@analytics-chart/element': 30,
 };
