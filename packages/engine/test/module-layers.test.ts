@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 /**
  * The engine's source folders are layers: the front (`engine.ts`, `http/`, `cli/`) over the
  * storage drivers (`drivers/`), over the two query modes (`collection/`, `sql-mode/`), over
- * `storage/`. These tests read every import of every source file and check that no arrow points
- * back up, so a newcomer can trust the folder names.
+ * `storage/`, with `ingest/` above storage too. These tests read every import of every source
+ * file and check that no arrow points back up, and that only a driver's own folders import a
+ * database library, so a newcomer can trust the folder names.
  */
 
 const SRC = resolve(import.meta.dirname, '../src');
@@ -35,6 +36,53 @@ function relativeImports(text: string): string[] {
   }
   return found;
 }
+
+/** Package specifiers of static imports, re-exports, dynamic imports and requires. */
+function packageImports(text: string): string[] {
+  return [...text.matchAll(IMPORT_PATTERN)]
+    .map((m) => m[1] as string)
+    .filter((s) => !s.startsWith('.'));
+}
+
+const IMPORT_PATTERN =
+  /(?:\b(?:import|export)\s[^'"`;]*?\sfrom\s*|\bimport\s*|\b(?:import|require)\s*\(\s*)['"]([^'"]+)['"]/g;
+
+/** The libraries that talk to a database: only a driver's own folders may import them. */
+const DRIVER_LIBRARIES = ['@duckdb/node-api', '@clickhouse/client-web', 'chdb'];
+
+/**
+ * The folders that hold no driver's code: they reach a database only through a driver's
+ * storage, so that a new driver never has to touch them.
+ */
+const NEUTRAL = [
+  'collection/plan/',
+  'sql-mode/*',
+  'storage/*',
+  'ingest/',
+  'http/',
+  'cli/',
+  'demo/',
+  'auth/',
+  '*',
+];
+
+/** Whether a src-relative file sits in a neutral folder (`x/*` means the folder's own files). */
+function isNeutral(file: string): boolean {
+  return NEUTRAL.some((folder) => {
+    if (!folder.endsWith('*')) return file.startsWith(folder);
+    const prefix = folder.slice(0, -1);
+    return file.startsWith(prefix) && !file.slice(prefix.length).includes('/');
+  });
+}
+
+/** Every driver-library import in src: (file, library). */
+const libraryImports = sourceFiles(SRC).flatMap((file) =>
+  packageImports(readFileSync(file, 'utf8'))
+    .filter((specifier) =>
+      DRIVER_LIBRARIES.some((lib) => specifier === lib || specifier.startsWith(`${lib}/`)),
+    )
+    .map((library) => ({ from: relative(SRC, file), library })),
+);
 
 /** Every import edge inside src, as paths relative to src (`storage/duckdb/catalog.ts`). */
 const edges = sourceFiles(SRC).flatMap((file) =>
@@ -85,6 +133,22 @@ describe('module layers', () => {
       under(e.to, ['collection/', 'sql-mode/', 'drivers/', ...FRONT]),
     );
     expect(up).toEqual([]);
+  });
+
+  it('storage never imports ingest: ingest sits wholly above it', () => {
+    expect(importsOf('storage/').filter((e) => under(e.to, ['ingest/']))).toEqual([]);
+  });
+
+  it("no neutral folder imports a driver's library", () => {
+    // The check reads the tree it guards: the libraries are imported, and only by drivers' folders.
+    expect(new Set(libraryImports.map((i) => i.library))).toEqual(
+      new Set(['@duckdb/node-api', '@clickhouse/client-web']),
+    );
+    expect(isNeutral('sql-mode/shape-sql-result.ts')).toBe(true);
+    expect(isNeutral('sql-mode/duckdb/run-sql-query.ts')).toBe(false);
+    expect(isNeutral('storage/duckdb/catalog.ts')).toBe(false);
+    expect(isNeutral('engine.ts')).toBe(true);
+    expect(libraryImports.filter((i) => isNeutral(i.from))).toEqual([]);
   });
 
   it('the query modes import no driver and no front, and not each other', () => {
