@@ -15,7 +15,8 @@ import {
 import { openDuckDbDriver } from './drivers/duckdb/duckdb-driver.ts';
 import type { DriverWorkspace, StorageDriver } from './drivers/storage-driver.ts';
 import { EngineError, QUERY_TIMED_OUT } from './engine-error.ts';
-import { type IngestBatch, parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
+import { parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
+import type { IngestBatch } from './storage/ingest-batch.ts';
 import type { StorageFailure } from './storage/storage-failure.ts';
 
 /** How an engine is set up. */

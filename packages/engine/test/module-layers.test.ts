@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 /**
  * The engine's source folders are layers: the front (`engine.ts`, `http/`, `cli/`) over the
  * storage drivers (`drivers/`), over the two query modes (`collection/`, `sql-mode/`), over
- * `storage/`. These tests read every import of every source file and check that no arrow points
- * back up, so a newcomer can trust the folder names.
+ * `storage/`, with `ingest/` above storage too. These tests read every import of every source
+ * file and check that no arrow points back up, and that only a driver's own folders import a
+ * database library, so a newcomer can trust the folder names.
  */
 
 const SRC = resolve(import.meta.dirname, '../src');
@@ -34,6 +35,51 @@ function relativeImports(text: string): string[] {
     }
   }
   return found;
+}
+
+/** The libraries that talk to a database: only a driver's own folders may import them. */
+const DRIVER_LIBRARIES = ['@duckdb/node-api', '@clickhouse/client-web', 'chdb'];
+
+/**
+ * The folders that hold no driver's code: they reach a database only through a driver's
+ * storage, so that a new driver never has to touch them.
+ */
+const NEUTRAL = [
+  'collection/plan/',
+  'sql-mode/*',
+  'storage/*',
+  'ingest/',
+  'http/',
+  'cli/',
+  'demo/',
+  'auth/',
+  '*',
+];
+
+/** Whether a src-relative file sits in a neutral folder (`x/*` means the folder's own files). */
+function isNeutral(file: string): boolean {
+  return NEUTRAL.some((folder) => {
+    if (!folder.endsWith('*')) return file.startsWith(folder);
+    const prefix = folder.slice(0, -1);
+    return file.startsWith(prefix) && !file.slice(prefix.length).includes('/');
+  });
+}
+
+/**
+ * Every mention of a driver library as a quoted module name in src, (file, library): an import,
+ * a re-export, `require` or `createRequire(…)(…)` alike, so no form of loading slips past.
+ */
+const libraryImports = sourceFiles(SRC).flatMap((file) => {
+  const text = readFileSync(file, 'utf8');
+  return DRIVER_LIBRARIES.filter((lib) => quotedModule(lib).test(text)).map((library) => ({
+    from: relative(SRC, file),
+    library,
+  }));
+});
+
+/** A module name in quotes, or a path inside it (the names hold no pattern characters). */
+function quotedModule(library: string): RegExp {
+  return new RegExp(`['"]${library}(/[^'"]*)?['"]`);
 }
 
 /** Every import edge inside src, as paths relative to src (`storage/duckdb/catalog.ts`). */
@@ -85,6 +131,24 @@ describe('module layers', () => {
       under(e.to, ['collection/', 'sql-mode/', 'drivers/', ...FRONT]),
     );
     expect(up).toEqual([]);
+  });
+
+  it('storage never imports ingest: ingest sits wholly above it', () => {
+    expect(importsOf('storage/').filter((e) => under(e.to, ['ingest/']))).toEqual([]);
+  });
+
+  it("no neutral folder imports a driver's library", () => {
+    // The check reads the tree it guards: the libraries are imported, and only by drivers' folders.
+    const found = libraryImports.map((i) => i.library);
+    expect(found).toContain('@duckdb/node-api');
+    expect(found).toContain('@clickhouse/client-web');
+    expect(quotedModule('chdb').test(`const { query } = require('chdb');`)).toBe(true);
+    expect(quotedModule('chdb').test('a comment about `chdb`')).toBe(false);
+    expect(isNeutral('sql-mode/shape-sql-result.ts')).toBe(true);
+    expect(isNeutral('sql-mode/duckdb/run-sql-query.ts')).toBe(false);
+    expect(isNeutral('storage/duckdb/catalog.ts')).toBe(false);
+    expect(isNeutral('engine.ts')).toBe(true);
+    expect(libraryImports.filter((i) => isNeutral(i.from))).toEqual([]);
   });
 
   it('the query modes import no driver and no front, and not each other', () => {

@@ -1,6 +1,6 @@
 import type { Envelope, SqlQuery } from '@analytics-chart/protocol';
 import type { CollectionAnswer, CollectionPlan } from '../collection/plan/collection-plan.ts';
-import type { IngestBatch } from '../ingest/ingest-request.ts';
+import type { IngestBatch } from '../storage/ingest-batch.ts';
 import type { StorageFailure } from '../storage/storage-failure.ts';
 
 /** The limits one query runs under. */

@@ -1,7 +1,9 @@
 import type { CollectionEntry } from '../storage/duckdb/catalog.ts';
+import { addKeyColumns, insertEvents } from '../storage/duckdb/key-typing.ts';
 import type { WriteTransaction } from '../storage/duckdb/workspace-db.ts';
+import type { SeenKey } from '../storage/seen-key.ts';
+import { discoverObjectKeys } from './discover-keys.ts';
 import { type EventRecord, recordsRelation } from './event-records.ts';
-import { addKeyColumns, discoverObjectKeys, insertEvents, type SeenKey } from './type-keys.ts';
 
 export type { BadLine } from './parse-ndjson.ts';
 

@@ -3,17 +3,9 @@
  * there, which decides the typed columns. Free of DuckDB, so the loader's parse workers run it.
  */
 
-/** Objects nested deeper than this are kept whole, as a JSON string, at the last level. */
-export const MAX_DEPTH = 6;
+import { MAX_DEPTH, type SeenKey, type ValueKind } from '../storage/seen-key.ts';
 
-/** The kinds of JSON value that decide a key's columns (`null` counts as missing). */
-export type ValueKind = 'string' | 'numeric string' | 'number' | 'boolean' | 'array' | 'object';
-
-/** A key path found in a batch and the kinds of value it held there. */
-export interface SeenKey {
-  path: string[];
-  kinds: Set<ValueKind>;
-}
+export { MAX_DEPTH, type SeenKey, type ValueKind } from '../storage/seen-key.ts';
 
 /**
  * The kinds of value as bits (null is 0), as the loader's line scanner reports them too. While

@@ -1,4 +1,7 @@
 import type { SqlParams } from '../storage/duckdb/sql-params.ts';
+import type { EventRecord } from '../storage/ingest-batch.ts';
+
+export type { EventRecord } from '../storage/ingest-batch.ts';
 
 /**
  * Getting events into DuckDB: the text of a whole batch travels as ONE bound VARCHAR and DuckDB
@@ -8,16 +11,6 @@ import type { SqlParams } from '../storage/duckdb/sql-params.ts';
 
 /** The largest Unix second accepted (9999-12-31T23:59:59Z), as the protocol's time values. */
 export const MAX_TIMESTAMP = 253_402_300_799;
-
-/**
- * An event ready to write: Unix seconds (whole), the payload text of a JSON object, and that
- * object when the caller already holds it (key discovery then needs no second parse).
- */
-export interface EventRecord {
-  timestamp: number;
-  payload: string;
-  json?: Record<string, unknown>;
-}
 
 // Record and field separators: control characters that valid JSON text never contains raw.
 const RS = '\u001e';

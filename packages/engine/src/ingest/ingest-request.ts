@@ -6,9 +6,9 @@ import {
 } from '@analytics-chart/protocol';
 import * as z from 'zod';
 import { EngineError } from '../engine-error.ts';
+import type { IngestBatch } from '../storage/ingest-batch.ts';
 import { CompactLineScanner, scanCompactText } from './compact-line.ts';
-import { KeyDiscovery, type SeenKey } from './discover-keys.ts';
-import type { EventRecord } from './event-records.ts';
+import { KeyDiscovery } from './discover-keys.ts';
 import { BAD_TIMESTAMP, type Payload, toPayload, toTimestamp } from './payload-checks.ts';
 
 /**
@@ -103,16 +103,10 @@ const bulkSchema = z.object({
 });
 
 /**
- * Events to write to one collection, with their keys. Keys are discovered as the request is
+ * The batch to write to one collection, with its keys. Keys are discovered as the request is
  * parsed, so the parsed payload objects die with the request instead of waiting in the write
  * queue (objects that outlive a few allocations cost the garbage collector far more).
  */
-export interface IngestBatch {
-  collection: string;
-  records: EventRecord[];
-  keys: SeenKey[];
-}
-
 function batch(
   collection: string | null | undefined,
   timestamp: number,

@@ -1,4 +1,3 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   type CollectionEntry,
   ENGINE_SCHEMA,
@@ -6,7 +5,7 @@ import {
   segmentTableName,
 } from '../storage/duckdb/catalog.ts';
 import { quoteIdentifier } from '../storage/duckdb/quote-identifier.ts';
-import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
+import type { WorkspaceConnection, WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 
 /** The name the scratch database is attached under. */
 const ALIAS = 'load_scratch';
@@ -71,7 +70,7 @@ export class LoadScratch {
    * Creates or widens the last segment's scratch table to the segment's columns, with the same
    * types. Must run while no transaction appends to it.
    */
-  async mirror(conn: DuckDBConnection, entry: CollectionEntry): Promise<void> {
+  async mirror(conn: WorkspaceConnection, entry: CollectionEntry): Promise<void> {
     const n = entry.segments.length - 1;
     const name = segmentTableName(entry.id, n);
     const reader = await conn.runAndReadAll(

@@ -1,10 +1,9 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CollectionEntry } from '../storage/duckdb/catalog.ts';
+import { addKeyColumns, insertEvents, needsKeyColumns } from '../storage/duckdb/key-typing.ts';
 import type { SqlParams } from '../storage/duckdb/sql-params.ts';
-import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
+import type { WorkspaceConnection, WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import type { SeenKey } from './discover-keys.ts';
 import type { LoadScratch } from './load-scratch.ts';
-import { addKeyColumns, insertEvents, needsKeyColumns } from './type-keys.ts';
 
 /** Staged events ready to append, in file order. */
 export interface StagedBatch {
@@ -19,7 +18,7 @@ export interface StagedBatch {
 }
 
 interface Writer {
-  conn: DuckDBConnection;
+  conn: WorkspaceConnection;
   /** The writer's queued work: its appends and commits, one after another. */
   chain: Promise<void>;
   /** Its appends queued and not yet done, oldest first, with their sizes. */

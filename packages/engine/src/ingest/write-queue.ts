@@ -1,10 +1,10 @@
+import { insertEvents, needsKeyColumns } from '../storage/duckdb/key-typing.ts';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
+import type { IngestBatch } from '../storage/ingest-batch.ts';
 import { appendRecords } from './append-events.ts';
 import { mergeKeys, type SeenKey } from './discover-keys.ts';
 import { type EventRecord, recordsRelation } from './event-records.ts';
 import { GroupCommit } from './group-commit.ts';
-import type { IngestBatch } from './ingest-request.ts';
-import { insertEvents, needsKeyColumns } from './type-keys.ts';
 
 /** Events per transaction at most; more waiting requests go into the next one. */
 const MAX_GROUP_EVENTS = 100_000;

@@ -5,30 +5,20 @@ import {
   type SqlMappingField,
   type SqlQuery,
 } from '@analytics-chart/protocol';
-import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { EngineError } from '../engine-error.ts';
 import { setOwn, setSeriesValue } from '../set-own.ts';
-import { DuckDBTypeId } from '../storage/duckdb/duckdb-api.ts';
+import type { ResultCell, ResultColumn, ResultTable } from '../storage/result-table.ts';
 import { compareText } from '../text-order.ts';
 import {
   canHoldValues,
-  isNumberType,
-  isTimeType,
+  isNumberKind,
+  isTextKind,
+  isTimeKind,
   toChartNumber,
   toJsonCell,
   toTimePoint,
 } from './result-values.ts';
 import { formatLabel, type LabelGranularity, labelFormat, type TimePoint } from './time-labels.ts';
-
-/** What a SQL query returned, cut at the row cap: the rows shaping works on. */
-export interface SqlResultTable {
-  /** Column names, made unique (`a`, `a:1`) so rows can be objects. */
-  columns: string[];
-  types: DuckDBType[];
-  rows: DuckDBValue[][];
-  /** True when the query had more rows than the cap. */
-  truncated: boolean;
-}
 
 /**
  * Shapes a SQL result into the envelope of its graph type, following the spec's mapping table:
@@ -37,7 +27,7 @@ export interface SqlResultTable {
  * `{<label_column>, <value_column>}`; Table rows as returned. Pure: no I/O, so it is tested by
  * table.
  */
-export function shapeSqlResult(table: SqlResultTable, query: SqlQuery): Envelope {
+export function shapeSqlResult(table: ResultTable, query: SqlQuery): Envelope {
   const zone = query.IANA_time_zone;
   const metadata: EnvelopeMetadata = { truncated: table.truncated };
   switch (query.graph_type) {
@@ -61,18 +51,19 @@ function clip(name: string): string {
 }
 
 /** The index of a mapped column: exact name first, then ignoring case as SQL identifiers do. */
-function columnIndex(table: SqlResultTable, field: SqlMappingField, name: string | null): number {
+function columnIndex(table: ResultTable, field: SqlMappingField, name: string | null): number {
   const wanted = name ?? '';
-  let index = table.columns.indexOf(wanted);
+  const names = table.columns.map((column) => column.name);
+  let index = names.indexOf(wanted);
   if (index < 0) {
-    const matches = table.columns
+    const matches = names
       .map((column, i) => (column.toLowerCase() === wanted.toLowerCase() ? i : -1))
       .filter((i) => i >= 0);
     if (matches.length === 1) index = matches[0] ?? -1;
   }
   if (index < 0) {
-    const listed = table.columns.slice(0, 20).map(clip).join(', ');
-    const more = table.columns.length > 20 ? ', ...' : '';
+    const listed = names.slice(0, 20).map(clip).join(', ');
+    const more = names.length > 20 ? ', ...' : '';
     throw new EngineError(
       400,
       `${field} '${clip(wanted)}' is not a column of the query's result (its columns: ${listed}${more})`,
@@ -81,17 +72,17 @@ function columnIndex(table: SqlResultTable, field: SqlMappingField, name: string
   return index;
 }
 
-function typeName(type: DuckDBType): string {
-  return type.toString();
+function columnAt(table: ResultTable, index: number): ResultColumn {
+  return table.columns[index] as ResultColumn;
 }
 
 /** The chart values of a column, refusing columns that cannot hold numbers. */
-function valuesOf(table: SqlResultTable, index: number, name: string): (number | null)[] {
-  const type = table.types[index] as DuckDBType;
-  if (!canHoldValues(type)) {
+function valuesOf(table: ResultTable, index: number, name: string): (number | null)[] {
+  const column = columnAt(table, index);
+  if (!canHoldValues(column.kind)) {
     throw new EngineError(
       400,
-      `value_column '${clip(name)}' must hold numbers, but the query returns ${typeName(type)} there`,
+      `value_column '${clip(name)}' must hold numbers, but the query returns ${column.typeName} there`,
     );
   }
   return table.rows.map((row) => {
@@ -109,13 +100,13 @@ function valuesOf(table: SqlResultTable, index: number, name: string): (number |
 
 /** Labels of a column: times in the request's zone, everything else as text. */
 function labelsOf(
-  table: SqlResultTable,
+  table: ResultTable,
   index: number,
   zone: string,
 ): { labels: string[]; granularity?: LabelGranularity } {
-  const type = table.types[index] as DuckDBType;
-  if (isTimeType(type)) {
-    const points = table.rows.map((row) => toTimePoint(row[index] ?? null, zone));
+  const { kind } = columnAt(table, index);
+  if (isTimeKind(kind)) {
+    const points = table.rows.map((row) => toTimePoint(row[index] ?? null, kind, zone));
     const granularity = labelFormat(points.filter((p): p is TimePoint => p !== null));
     const labels = points.map((point, i) =>
       point ? formatLabel(point.wall, granularity) : textOf(table.rows[i]?.[index] ?? null),
@@ -125,30 +116,30 @@ function labelsOf(
   return { labels: table.rows.map((row) => textOf(row[index] ?? null)) };
 }
 
-function textOf(value: DuckDBValue): string {
+function textOf(value: ResultCell): string {
   const cell = toJsonCell(value);
   if (cell === null) return 'null';
   return typeof cell === 'object' ? JSON.stringify(cell) : String(cell);
 }
 
-function shapeTable(table: SqlResultTable, zone: string, metadata: EnvelopeMetadata): Envelope {
-  const columns = table.columns.map((_, index) => {
-    const type = table.types[index] as DuckDBType;
-    if (isTimeType(type)) {
+function shapeTable(table: ResultTable, zone: string, metadata: EnvelopeMetadata): Envelope {
+  const columns = table.columns.map(({ kind }, index) => {
+    if (isTimeKind(kind)) {
       const { labels } = labelsOf(table, index, zone);
       return (row: number) => (table.rows[row]?.[index] === null ? null : labels[row]);
     }
-    return (row: number) => toJsonCell(table.rows[row]?.[index] ?? null, type);
+    return (row: number) => toJsonCell(table.rows[row]?.[index] ?? null, kind);
   });
+  const names = table.columns.map((column) => column.name);
   const result = table.rows.map((_, row) => {
     const out: Record<string, unknown> = {};
-    table.columns.forEach((name, index) => {
+    names.forEach((name, index) => {
       setOwn(out, name, columns[index]?.(row));
     });
     return out;
   });
   // Object keys that look like integers are reordered by JSON consumers; the list keeps the order.
-  return { result, metadata: { ...metadata, columns: [...table.columns] } };
+  return { result, metadata: { ...metadata, columns: names } };
 }
 
 interface LinePoint {
@@ -158,21 +149,21 @@ interface LinePoint {
 
 /** The time axis of a line: instants and readings ordered in time, or text labels as given. */
 function timeAxis(
-  table: SqlResultTable,
+  table: ResultTable,
   query: SqlQuery,
 ): { points: (LinePoint | null)[]; granularity?: LabelGranularity } {
   const index = columnIndex(table, 'timestamp_column', query.timestamp_column);
-  const type = table.types[index] as DuckDBType;
+  const column = columnAt(table, index);
   const zone = query.IANA_time_zone;
-  if (isTimeType(type) || isNumberType(type)) {
-    const times = table.rows.map((row) => toTimePoint(row[index] ?? null, zone));
+  if (isTimeKind(column.kind) || isNumberKind(column.kind)) {
+    const times = table.rows.map((row) => toTimePoint(row[index] ?? null, column.kind, zone));
     const granularity = labelFormat(times.filter((p): p is TimePoint => p !== null));
     const points = times.map((t) =>
       t ? { label: formatLabel(t.wall, granularity), order: t.order } : null,
     );
     return { points, granularity };
   }
-  if (type.typeId === DuckDBTypeId.VARCHAR || type.typeId === DuckDBTypeId.SQLNULL) {
+  if (isTextKind(column.kind) || column.kind === 'null') {
     const points = table.rows.map((row) => {
       const value = row[index] ?? null;
       return typeof value === 'string' ? { label: value, order: value } : null;
@@ -181,7 +172,7 @@ function timeAxis(
   }
   throw new EngineError(
     400,
-    `timestamp_column '${clip(query.timestamp_column ?? '')}' must hold times (TIMESTAMP, DATE or Unix seconds), but the query returns ${typeName(type)} there`,
+    `timestamp_column '${clip(query.timestamp_column ?? '')}' must hold times (TIMESTAMP, DATE or Unix seconds), but the query returns ${column.typeName} there`,
   );
 }
 
@@ -199,7 +190,7 @@ function add(a: number | null | undefined, b: number | null): number | null {
 }
 
 function shapeLine(
-  table: SqlResultTable,
+  table: ResultTable,
   query: SqlQuery,
   metadata: EnvelopeMetadata,
   split: boolean,
@@ -253,7 +244,7 @@ function shapeLine(
 }
 
 function shapeCategories(
-  table: SqlResultTable,
+  table: ResultTable,
   query: SqlQuery,
   metadata: EnvelopeMetadata,
 ): Envelope {

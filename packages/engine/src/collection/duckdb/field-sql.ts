@@ -1,13 +1,13 @@
-import { MAX_DEPTH } from '../../ingest/discover-keys.ts';
-import { numericForm, storedStringForm } from '../../ingest/type-keys.ts';
 import {
   type Catalog,
   type CollectionEntry,
   type KeyColumns,
   keyColumn,
 } from '../../storage/duckdb/catalog.ts';
+import { numericForm, storedStringForm } from '../../storage/duckdb/key-typing.ts';
 import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { comparePaths, jsonPointer } from '../../storage/key-path.ts';
+import { MAX_DEPTH } from '../../storage/seen-key.ts';
 import type { QueryContext } from './collection-relation.ts';
 
 /**

@@ -5,7 +5,6 @@ import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
 import { EngineError } from '../../engine-error.ts';
 import { mergeKeys } from '../../ingest/discover-keys.ts';
 import { GroupCommit } from '../../ingest/group-commit.ts';
-import type { IngestBatch } from '../../ingest/ingest-request.ts';
 import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.ts';
 import { registerCollection } from '../../storage/clickhouse/clickhouse-collections.ts';
 import { isConnectionError, limitFailure } from '../../storage/clickhouse/clickhouse-errors.ts';
@@ -19,6 +18,7 @@ import {
   workspaceDatabase,
   workspaceSchema,
 } from '../../storage/clickhouse/clickhouse-schema.ts';
+import type { IngestBatch } from '../../storage/ingest-batch.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
 import { connectClickHouse } from './clickhouse-connection.ts';

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import type { SqlQuery } from '@analytics-chart/protocol';
 import { runCollectionQuery } from '../../collection/duckdb/run-collection-query.ts';
 import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
-import type { IngestBatch } from '../../ingest/ingest-request.ts';
 import { WriteQueue } from '../../ingest/write-queue.ts';
 import { runSqlQuery } from '../../sql-mode/duckdb/index.ts';
 import { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
+import type { IngestBatch } from '../../storage/ingest-batch.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
 

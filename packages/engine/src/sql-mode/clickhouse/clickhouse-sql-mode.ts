@@ -2,11 +2,15 @@ import { type Envelope, LIMITS, READ_ONLY_SQL, type SqlQuery } from '@analytics-
 import { ClickHouseError } from '@clickhouse/client-web';
 import { EngineError, QUERY_TIMED_OUT } from '../../engine-error.ts';
 import { clickHouseMessage } from '../../storage/clickhouse/clickhouse-errors.ts';
+import {
+  clickHouseResultTable,
+  RESULT_FORMAT_SETTINGS,
+} from '../../storage/clickhouse/clickhouse-result.ts';
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
+import type { ResultTable } from '../../storage/result-table.ts';
 import { MAX_RESULT_BYTES, OUT_OF_MEMORY, RESULT_TOO_LARGE } from '../result-limits.ts';
-import { type SqlResultTable, shapeSqlResult } from '../shape-sql-result.ts';
+import { shapeSqlResult } from '../shape-sql-result.ts';
 import { startsAsQuery } from '../statement-kind.ts';
-import { clickHouseResultTable, RESULT_FORMAT_SETTINGS } from './clickhouse-sql-result.ts';
 import { inspectClickHouseAst } from './inspect-clickhouse-ast.ts';
 
 const AST_FORMAT = 'TabSeparatedRaw';
@@ -100,7 +104,7 @@ export async function runClickHouseSql(query: SqlQuery, run: ClickHouseRun): Pro
     session_timezone: query.IANA_time_zone,
     ...RESULT_FORMAT_SETTINGS,
   } as const;
-  let table: SqlResultTable;
+  let table: ResultTable;
   try {
     const explained = await run.client.query({
       query: `EXPLAIN AST ${sql}`,

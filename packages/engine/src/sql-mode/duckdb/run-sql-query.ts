@@ -17,8 +17,10 @@ import {
   StatementType,
   VARCHAR,
 } from '../../storage/duckdb/duckdb-api.ts';
+import { duckDBResultColumns, duckDBResultRow } from '../../storage/duckdb/duckdb-result.ts';
+import type { ResultCell, ResultTable } from '../../storage/result-table.ts';
 import { MAX_RESULT_BYTES, RESULT_TOO_LARGE } from '../result-limits.ts';
-import { type SqlResultTable, shapeSqlResult } from '../shape-sql-result.ts';
+import { shapeSqlResult } from '../shape-sql-result.ts';
 import { startsAsOtherStatement } from '../statement-kind.ts';
 import { bindParameters, sqlWithParameters } from './bind-sql-parameters.ts';
 import { macroStatementsFor, NOW_VARIABLE, ZONE_VARIABLE } from './clickhouse-macros.ts';
@@ -83,7 +85,7 @@ async function readWithinLimit(
   query: SqlQuery,
   options: SqlRunOptions,
   timeoutMs: number,
-): Promise<SqlResultTable> {
+): Promise<ResultTable> {
   const connection = await workspace.connect();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -112,7 +114,7 @@ async function readLocked(
   query: SqlQuery,
   options: SqlRunOptions,
   checkTime: () => void,
-): Promise<SqlResultTable> {
+): Promise<ResultTable> {
   // Placeholders become named parameters: values are bound below, never written into the SQL.
   const sql = sqlWithParameters(query);
   // Statements that are not a query (SHOW, DESCRIBE, ClickHouse's OPTIMIZE…) get the one
@@ -173,10 +175,11 @@ async function readCapped(
   maxRows: number,
   maxBytes: number,
   checkTime: () => void,
-): Promise<SqlResultTable> {
+): Promise<ResultTable> {
   const result = await prepared.stream();
   checkTime();
-  const rows: DuckDBValue[][] = [];
+  const columns = duckDBResultColumns(result.deduplicatedColumnNames(), result.columnTypes());
+  const rows: ResultCell[][] = [];
   let bytes = 0;
   reading: while (rows.length <= maxRows) {
     const chunk = await result.fetchChunk();
@@ -187,18 +190,13 @@ async function readCapped(
       const row = chunk.getRowValues(i);
       for (const value of row) bytes += estimateBytes(value);
       if (bytes > maxBytes) throw new EngineError(400, RESULT_TOO_LARGE);
-      rows.push(row);
+      rows.push(duckDBResultRow(row, columns));
       if (rows.length > maxRows) break reading;
     }
   }
   const truncated = rows.length > maxRows;
   if (truncated) rows.length = maxRows;
-  return {
-    columns: result.deduplicatedColumnNames(),
-    types: result.columnTypes(),
-    rows,
-    truncated,
-  };
+  return { columns, rows, truncated };
 }
 
 /** A rough size of a value once in JSON: enough to stop a runaway result early. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client-web';
-import type { IngestBatch } from '../../ingest/ingest-request.ts';
+import type { IngestBatch } from '../ingest-batch.ts';
 import { formsOf, parsePayload, valueAt } from './clickhouse-forms.ts';
 import type { FormColumns } from './clickhouse-key-columns.ts';
 import { EVENTS_TABLE, quoteClickHouseIdentifier } from './clickhouse-schema.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client-web';
-import type { SeenKey } from '../../ingest/discover-keys.ts';
+import type { SeenKey } from '../seen-key.ts';
 import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
 import {
   clickHouseStringLiteral,

@@ -9,6 +9,9 @@ import {
 } from './catalog.ts';
 import { openLoaderInstance, openWorkspaceInstance, payloadColumnType } from './db-config.ts';
 
+/** A connection to a workspace's database, named here so that layers above never import DuckDB. */
+export type WorkspaceConnection = DuckDBConnection;
+
 /** How a workspace database is opened. */
 export interface WorkspaceDbOptions {
   /** DuckDB memory limit, e.g. `'1GB'`. */

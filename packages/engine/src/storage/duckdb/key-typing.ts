@@ -1,4 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { fieldName, jsonPointer } from '../key-path.ts';
+import type { SeenKey } from '../seen-key.ts';
 import {
   type CollectionEntry,
   columnName,
@@ -7,17 +9,13 @@ import {
   keyColumn,
   type Segment,
   segmentTable,
-} from '../storage/duckdb/catalog.ts';
-import { runPrepared } from '../storage/duckdb/prepared-statements.ts';
-import { SqlParams } from '../storage/duckdb/sql-params.ts';
-import type { WriteTransaction } from '../storage/duckdb/workspace-db.ts';
-import { fieldName, jsonPointer } from '../storage/key-path.ts';
-import type { SeenKey } from './discover-keys.ts';
-
-export { discoverObjectKeys, MAX_DEPTH, type SeenKey } from './discover-keys.ts';
+} from './catalog.ts';
+import { runPrepared } from './prepared-statements.ts';
+import { SqlParams } from './sql-params.ts';
+import type { WriteTransaction } from './workspace-db.ts';
 
 /**
- * Typed columns for the keys a collection actually holds. Discovery walks every payload object
+ * DuckDB's key typing: typed columns for the keys a collection actually holds. Discovery walks every payload object
  * (exactly, not a sample); new keys and new kinds of value add columns inside the writing
  * transaction, and the typed insert fills them from the payload text with DuckDB's own JSON
  * functions, the same ones SQL-mode users see.
