@@ -6,7 +6,6 @@
  * CMS guide names, with the guide's tables for custom-HTML CMSs and Markdown sites held against
  * what draws. (WordPress itself, kses and all, is tested for real in test/wordpress.)
  */
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { elementBundlePath } from '@analytics-chart/demo';
 import {
@@ -14,13 +13,12 @@ import {
   engineBackend,
   formatSigningKeys,
   generateSigningKey,
-  type QueryDefinition,
   snippetsFor,
 } from '@analytics-chart/edge';
 import { bundleFile, type ServedEdge, serveEdge } from '@analytics-chart/edge/node';
 import { type EngineWithEvents, startEngine } from '@analytics-chart/test-kit/engine';
+import { freePort } from '@analytics-chart/test-kit/free-port';
 import { cellWord, tableUnder } from '@analytics-chart/test-kit/guide-tables';
-import { dailyEvents, TENANT_FILTER } from '@analytics-chart/test-kit/queries';
 import MarkdownIt from 'markdown-it';
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import sanitizeHtml from 'sanitize-html';
@@ -29,52 +27,11 @@ import { launchChromium } from './support/browser.ts';
 import { BrowserTraffic } from './support/browser-traffic.ts';
 import { type DrawnChart, readDrawnCharts, waitForCharts } from './support/drawn-charts.ts';
 import { type PageServer, startPageServer } from './support/page-server.ts';
+import { SIGNUP_QUERIES, signupEvents } from './support/signup-fixture.ts';
 
 /** The workspace key and the signing key: canaries that must never reach the browser. */
 const API_KEY = `canary-${crypto.randomUUID()}-workspace-key`;
 const SIGNING_KEY = generateSigningKey();
-const DAY = 86_400;
-
-const QUERIES: Record<string, QueryDefinition> = {
-  'daily-signups': dailyEvents({
-    title: 'Signups per day',
-    filters: [TENANT_FILTER, ['event', '=', 'signup']],
-    params: { tenant: { from: 'signer', pattern: '[a-z]{1,20}' } },
-  }),
-};
-
-/** Acme signs up `day + 2` times on each of the last seven days; Globex, whose data no acme chart may show, 9 times. */
-function fixtureEvents(now: number) {
-  const events: { timestamp: number; json: Record<string, unknown> }[] = [];
-  for (let day = 0; day < 7; day++) {
-    for (let i = 0; i < day + 2; i++) {
-      events.push({
-        timestamp: now - day * DAY - 3600 - i * 60,
-        json: { tenant: 'acme', event: 'signup' },
-      });
-    }
-    for (let i = 0; i < 9; i++) {
-      events.push({
-        timestamp: now - day * DAY - 7200 - i * 60,
-        json: { tenant: 'globex', event: 'signup', email: 'ceo@globex.example' },
-      });
-    }
-  }
-  return events;
-}
-
-/** A port no one listens on now, for an edge whose public URL must be known before it starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The page-side members the in-frame functions use (the suite compiles without the DOM library). */
 interface FrameDocument {
@@ -108,7 +65,7 @@ let id = '';
 const expected = new Map<string, number>();
 
 beforeAll(async () => {
-  const events = fixtureEvents(Math.floor(Date.now() / 1000));
+  const events = signupEvents(Math.floor(Date.now() / 1000));
   for (const event of events) {
     if (event.json.tenant === 'acme') {
       const day = new Date(event.timestamp * 1000).toISOString().slice(0, 10);
@@ -123,7 +80,7 @@ beforeAll(async () => {
   const edge = createEdge({
     signingKeys: formatSigningKeys([SIGNING_KEY]),
     backend: engineBackend(analytics.engine, { apiKey: API_KEY }),
-    queries: QUERIES,
+    queries: SIGNUP_QUERIES,
     bundle: bundleFile(elementBundlePath()),
     publicUrl,
     // The blog's own pages fetch chart data with the script and element snippet.

@@ -7,62 +7,26 @@
  * ticket (none, forged, expired, another id's) gets no data.
  */
 import { createHmac } from 'node:crypto';
-import { createServer } from 'node:net';
 import { elementBundlePath } from '@analytics-chart/demo';
 import {
   createEdge,
   engineBackend,
   formatSigningKeys,
   generateSigningKey,
-  type QueryDefinition,
 } from '@analytics-chart/edge';
 import { bundleFile, type ServedEdge, serveEdge } from '@analytics-chart/edge/node';
 import { type EngineWithEvents, startEngine } from '@analytics-chart/test-kit/engine';
-import { dailyEvents, TENANT_FILTER } from '@analytics-chart/test-kit/queries';
+import { freePort } from '@analytics-chart/test-kit/free-port';
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.ts';
 import { BrowserTraffic } from './support/browser-traffic.ts';
 import { readDrawnCharts, waitForCharts } from './support/drawn-charts.ts';
 import { type PageServer, startPageServer } from './support/page-server.ts';
+import { SIGNUP_QUERIES, signupEvents } from './support/signup-fixture.ts';
 
 const API_KEY = `canary-${crypto.randomUUID()}-workspace-key`;
 const SIGNING_KEY = generateSigningKey();
-const DAY = 86_400;
-
-const QUERIES: Record<string, QueryDefinition> = {
-  'daily-signups': dailyEvents({
-    title: 'Signups per day',
-    filters: [TENANT_FILTER, ['event', '=', 'signup']],
-    params: { tenant: { from: 'signer', pattern: '[a-z]{1,20}' } },
-  }),
-};
-
-/** Acme signs up `day + 2` times on each of the last seven days. */
-function fixtureEvents(now: number) {
-  const events: { timestamp: number; json: Record<string, unknown> }[] = [];
-  for (let day = 0; day < 7; day++) {
-    for (let i = 0; i < day + 2; i++) {
-      events.push({
-        timestamp: now - day * DAY - 3600 - i * 60,
-        json: { tenant: 'acme', event: 'signup' },
-      });
-    }
-  }
-  return events;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The page-side members the in-frame function uses (the suite compiles without the DOM library). */
 interface FrameNode {
@@ -92,7 +56,7 @@ let openId = '';
 beforeAll(async () => {
   analytics = await startEngine({
     apiKey: API_KEY,
-    events: fixtureEvents(Math.floor(Date.now() / 1000)),
+    events: signupEvents(Math.floor(Date.now() / 1000)),
   });
   blog = await startPageServer();
   elsewhere = await startPageServer();
@@ -101,7 +65,7 @@ beforeAll(async () => {
   const edge = createEdge({
     signingKeys: formatSigningKeys([SIGNING_KEY]),
     backend: engineBackend(analytics.engine, { apiKey: API_KEY }),
-    queries: QUERIES,
+    queries: SIGNUP_QUERIES,
     bundle: bundleFile(elementBundlePath()),
     publicUrl,
     log: () => {},

@@ -10,8 +10,8 @@ import {
 } from '@analytics-chart/edge';
 import { bundleFile, type ServedEdge, serveEdge } from '@analytics-chart/edge/node';
 import { type EngineWithEvents, startEngine } from '@analytics-chart/test-kit/engine';
+import { freePort } from '@analytics-chart/test-kit/free-port';
 import { dailyEvents, TENANT_FILTER } from '@analytics-chart/test-kit/queries';
-import { freePort } from './free-port.ts';
 
 const DAY = 86_400;
 

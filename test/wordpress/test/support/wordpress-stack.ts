@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort } from './free-port.ts';
+import { freePort } from '@analytics-chart/test-kit/free-port';
 
 const run = promisify(execFile);
 

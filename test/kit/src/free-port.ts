@@ -1,6 +1,9 @@
 import { createServer } from 'node:net';
 
-/** A loopback port no one listens on now, for a server whose URL must be known before it starts. */
+/**
+ * A loopback port no one listens on now, for a server whose URL must be known before it starts
+ * (and for Redis, which reads port 0 as "no TCP").
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
