@@ -2,6 +2,7 @@ import { Temporal } from 'temporal-polyfill';
 import { describe, expect, test } from 'vitest';
 import { calendarUnits, MAX_UNITS } from '../src/collection/plan/calendar-units.ts';
 import { planBuckets } from '../src/collection/plan/time-buckets.ts';
+import { wallAt } from './helpers/wall-clock.ts';
 
 /**
  * The spans of UTC time an additive Day line groups by, checked against the wall date Intl shows at
@@ -12,27 +13,9 @@ import { planBuckets } from '../src/collection/plan/time-buckets.ts';
 const DAY = 86_400;
 const START_2024 = Date.UTC(2024, 0, 1) / 1000;
 
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Days since 1970-01-01 of the wall date at `ts` in `zone`, as Intl's clock shows it. */
+/** Days since 1970-01-01 of the wall date at `ts` in `zone`, as the oracle's Intl clock shows it. */
 function wallDay(zone: string, ts: number): number {
-  let format = dateFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-    });
-    dateFormats.set(zone, format);
-  }
-  const parts: Record<string, number> = {};
-  for (const part of format.formatToParts(new Date(ts * 1000))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  const utc = new Date(0);
-  utc.setUTCFullYear(parts.year ?? 0, (parts.month ?? 1) - 1, parts.day ?? 1);
-  return Math.round(utc.getTime() / (DAY * 1000));
+  return Math.floor(wallAt(ts, zone).seconds / DAY);
 }
 
 function firstChange(zone: string, from = START_2024): number | undefined {

@@ -27,7 +27,8 @@ export interface MemoryRateLimitOptions {
   maxKeys?: number;
 }
 
-const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
+/** The one allowed decision, shared so an allowed take allocates nothing. */
+export const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
 
 /** Token buckets in a bounded in-memory LRU map. */
 export function memoryRateLimitStore(options: MemoryRateLimitOptions = {}): RateLimitStore {

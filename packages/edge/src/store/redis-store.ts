@@ -9,6 +9,7 @@ import type { LogSink } from '../log/logger.ts';
 import { consoleLogSink } from '../log/logger.ts';
 import { Lru } from '../protection/lru.ts';
 import {
+  ALLOWED,
   memoryRateLimitStore,
   type RateDecision,
   type RateLimitStore,
@@ -81,7 +82,6 @@ function leaseSize(rule: RateRule): number {
   return Math.max(1, Math.floor(Math.min(rule.perSecond, rule.burst) / 100));
 }
 const LEASE_MS = 1000;
-const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
 
 const UNLOCK_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
