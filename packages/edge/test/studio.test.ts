@@ -42,6 +42,8 @@ const QUERIES: Record<string, QueryDefinition> = {
     ...dailyEvents({ title: 'Editors only', filters: [TENANT_FILTER], params: SESSION_TENANT }),
     signers: { claims: { role: ['editor'] } },
   },
+  // No tenant parameter at all: ownership alone keeps tenants apart.
+  'all-signups': dailyEvents({ title: 'Signups everywhere' }),
   // In the registry, but not offered by the studio rule.
   'dashboard-only': dailyEvents({
     title: 'Dashboard only',
@@ -69,6 +71,8 @@ const SESSIONS: Record<string, Session> = {
   // A subject spelt like the registry's own minters must not see their ids.
   server: { subject: 'server', tenant: 'acme', role: 'editor' },
   guest: { subject: 'guest@acme', tenant: 'acme', role: 'guest' },
+  // The same subject string in another tenant (hosts need not make subjects unique across tenants).
+  twin: { subject: 'alice@acme', tenant: 'globex', role: 'editor' },
 };
 
 let analytics: EngineWithEvents;
@@ -86,7 +90,7 @@ beforeAll(async () => {
     authorize: (c) => SESSIONS[c.req.header('x-user') ?? ''] ?? null,
     studio: {
       allow: (session) => session.role !== 'guest',
-      queries: ['public-signups', 'events-by-kind', 'editors-only'],
+      queries: ['public-signups', 'events-by-kind', 'editors-only', 'all-signups'],
     },
     publicUrl: 'https://app.example/analytics',
     bundle: 'customElements.define("analytics-chart", class extends HTMLElement {});',
@@ -169,7 +173,12 @@ describe('the studio rule', () => {
         }
       ).charts;
     const alice = await charts('alice');
-    expect(alice.map((c) => c.name)).toEqual(['public-signups', 'events-by-kind', 'editors-only']);
+    expect(alice.map((c) => c.name)).toEqual([
+      'public-signups',
+      'events-by-kind',
+      'editors-only',
+      'all-signups',
+    ]);
     expect(alice[0]?.params).toEqual([
       expect.objectContaining({ name: 'tenant', locked: true, value: 'acme' }),
     ]);
@@ -178,7 +187,11 @@ describe('the studio rule', () => {
       expect.objectContaining({ name: 'kind', locked: false, enum: ['signup', 'login'] }),
     ]);
     // An author is not an editor: the definition's own signers rule hides it.
-    expect((await charts('ann')).map((c) => c.name)).toEqual(['public-signups', 'events-by-kind']);
+    expect((await charts('ann')).map((c) => c.name)).toEqual([
+      'public-signups',
+      'events-by-kind',
+      'all-signups',
+    ]);
     const bob = await charts('bob');
     expect(bob[0]?.params[0]).toEqual(expect.objectContaining({ value: 'globex' }));
   });
@@ -293,7 +306,7 @@ describe('minting, listing and revoking', () => {
       views: 1,
     });
     expect(mine[0]).not.toHaveProperty('mintedBy');
-    expect((await edge.store.get(minted.jti))?.mintedBy).toBe('studio:alice@acme');
+    expect((await edge.store.get(minted.jti))?.mintedBy).toBe('studio@acme:alice@acme');
   });
 
   it('fills session parameters from the session and checks the signer ones', async () => {
@@ -340,13 +353,24 @@ describe('minting, listing and revoking', () => {
 describe('tenant isolation: a valid session of another tenant', () => {
   it('sees none of the other tenant’s embeds and revokes none of them', async () => {
     const minted = await mint('alice', { label: 'Alice’s chart' });
-    for (const user of ['bob', 'server', 'ann']) {
+    for (const user of ['bob', 'server', 'ann', 'twin']) {
       expect((await listed(user)).map((e) => e.jti)).not.toContain(minted.jti);
       const attempt = await call(`/api/studio/embeds/${minted.jti}/revoke`, user, {});
       expect(attempt.status).toBe(404);
     }
     expect((await data(idOf(minted))).status).toBe(200);
     expect(edge.store.isRevoked(minted.jti)).toBe(false);
+  });
+
+  it('keeps a chart without a tenant parameter apart from the same subject in another tenant', async () => {
+    const minted = await mint('alice', { query: 'all-signups', label: 'Everywhere' });
+    expect((await listed('alice')).map((e) => e.jti)).toContain(minted.jti);
+    expect((await listed('twin')).map((e) => e.jti)).not.toContain(minted.jti);
+    const attempt = await call(`/api/studio/embeds/${minted.jti}/revoke`, 'twin', {});
+    expect(attempt.status).toBe(404);
+    expect(edge.store.isRevoked(minted.jti)).toBe(false);
+    const twins = await mint('twin', { query: 'all-signups', label: 'Twin’s' });
+    expect((await listed('alice')).map((e) => e.jti)).not.toContain(twins.jti);
   });
 
   it('cannot sign outside its rules: another tenant, a session parameter, a chart not offered', async () => {

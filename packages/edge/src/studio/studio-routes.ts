@@ -28,6 +28,17 @@ import { STUDIO_STYLE } from './studio-style.ts';
 /** The registry's `mintedBy` of studio ids: the prefix keeps a subject from matching `cli` or `server`. */
 export const STUDIO_MINTER_PREFIX = 'studio:';
 
+/**
+ * Who minted a studio id, as the registry records it: `studio:<subject>`, or for a session with a
+ * tenant `studio@<tenant, URI-encoded>:<subject>`, so one subject string in two tenants names two
+ * owners, and no subject can spell another tenant's owner (`@` never follows the `studio` of a
+ * session without one).
+ */
+export function studioMinter(session: Session): string {
+  if (session.tenant === undefined) return `${STUDIO_MINTER_PREFIX}${session.subject}`;
+  return `studio@${encodeURIComponent(String(session.tenant))}:${session.subject}`;
+}
+
 /** Longest lifetime a studio embed may be given. */
 const MAX_STUDIO_TTL = 366 * 86_400;
 /** Registry entries read, newest first, when listing one user's embeds. */
@@ -167,17 +178,9 @@ export function studioRoutes(parts: StudioRouteParts) {
     }
   }
 
-  const minter = (session: Session) => `${STUDIO_MINTER_PREFIX}${session.subject}`;
-
-  /** Whether a registry entry is one of this session's studio embeds, in its tenant. */
+  /** Whether a registry entry is one of this session's studio embeds: same subject, same tenant. */
   function owns(session: Session, entry: IssuedId): boolean {
-    if (!entry.public || entry.mintedBy !== minter(session)) return false;
-    const tenant = entry.params.tenant;
-    return (
-      session.tenant === undefined ||
-      tenant === undefined ||
-      String(tenant) === String(session.tenant)
-    );
+    return entry.public && entry.mintedBy === studioMinter(session);
   }
 
   function asEmbed({ mintedBy: _m, public: _p, ...entry }: IssuedId): StudioEmbed {
@@ -238,7 +241,7 @@ export function studioRoutes(parts: StudioRouteParts) {
         ttl,
         ...(aud.length ? { audience: aud } : {}),
       });
-      await fromStore(() => recordIssued(store, signed.claims, minter(session), body.label));
+      await fromStore(() => recordIssued(store, signed.claims, studioMinter(session), body.label));
       logger.log({
         level: 'info',
         event: 'studio.minted',
