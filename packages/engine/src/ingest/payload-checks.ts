@@ -1,4 +1,5 @@
 import { MAX_TIMESTAMP } from './event-records.ts';
+import { canonicalNumberTexts } from './number-texts.ts';
 
 /**
  * The checks every ingested event passes, shared by the HTTP endpoints and the NDJSON loader
@@ -39,7 +40,7 @@ const TOO_DEEP = `nested deeper than ${MAX_NESTING} levels`;
 
 /**
  * Checks one payload: an object (stored in compact form) or a string holding a JSON object
- * (stored exactly as sent). Returns the payload, or why it is refused. A plain function rather
+ * (stored as sent, its numbers written as `JSON.stringify` writes them). Returns the payload, or why it is refused. A plain function rather
  * than a zod schema: bulk requests and the loader run it for every event.
  */
 export function toPayload(value: unknown): Payload | string {
@@ -54,7 +55,7 @@ export function toPayload(value: unknown): Payload | string {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       return NOT_AN_OBJECT;
     }
-    payload = { payload: value, json: parsed as Record<string, unknown> };
+    payload = { payload: canonicalNumberTexts(value), json: parsed as Record<string, unknown> };
   } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     let text: string;
     try {
