@@ -85,8 +85,8 @@ describe('number texts JSON.stringify never writes', () => {
   });
 
   test('=, ≠, includes, > and < on numbers and their texts', async () => {
-    const values = [1, '1.0', 100, '1e2', 0, '-0', 1e21, '1e21', 100.5, '.', 'e', '-15'];
-    for (const field of ['nn', 'deep.n', 's']) {
+    const values = [1, '1.0', '1e2', '-0', 1e21, 100.5, '.', 'e', '-15'];
+    for (const field of ['nn', 's']) {
       for (const value of values) {
         for (const op of ['=', '≠', 'includes', '>', '<']) {
           await check({ graph_type: 'Single Value', filters: [[field, op, value]] });
