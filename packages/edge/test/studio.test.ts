@@ -373,6 +373,21 @@ describe('tenant isolation: a valid session of another tenant', () => {
     expect((await listed('alice')).map((e) => e.jti)).not.toContain(twins.jti);
   });
 
+  it('still lists an old embed after thousands of newer ids by others', async () => {
+    const old = await mint('ann', { label: 'Before the crowd' });
+    const stored = await edge.store.get(old.jti);
+    const later = Date.parse(stored?.issuedAt ?? '') + 1000;
+    for (let i = 0; i < 2500; i++) {
+      await edge.store.record({
+        ...(stored as NonNullable<typeof stored>),
+        jti: `crowd-${String(i).padStart(5, '0')}`,
+        mintedBy: 'cli',
+        issuedAt: new Date(later + i).toISOString(),
+      });
+    }
+    expect((await listed('ann')).map((e) => e.jti)).toContain(old.jti);
+  });
+
   it('cannot sign outside its rules: another tenant, a session parameter, a chart not offered', async () => {
     const cases: [string, unknown, number][] = [
       [

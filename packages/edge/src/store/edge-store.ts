@@ -24,6 +24,12 @@ export interface IssuedId {
   views: number;
 }
 
+/** Which registry entries a list returns. */
+export interface IssuedIdFilter {
+  /** Only the ids recorded with this `mintedBy`. */
+  mintedBy?: string;
+}
+
 /** A page of the registry, newest first; `next` is the cursor of the following page. */
 export interface IssuedIdPage {
   items: IssuedId[];
@@ -56,8 +62,11 @@ export interface EdgeStore {
   record(id: IssuedId): Promise<void>;
   /** One id, or null when the registry has none by that jti (or it expired). */
   get(jti: string): Promise<IssuedId | null>;
-  /** Newest first, `limit` at a time. */
-  list(cursor: string | undefined, limit: number): Promise<IssuedIdPage>;
+  /**
+   * Newest first, `limit` at a time; with `mintedBy`, only the ids that minter recorded, read
+   * from an index of their own so a minter's oldest id is as reachable as the registry's newest.
+   */
+  list(cursor: string | undefined, limit: number, filter?: IssuedIdFilter): Promise<IssuedIdPage>;
   /** Notes a view; counted in memory and written later, never awaited by a request. */
   seen(jti: string, nowMs: number): void;
   /** A result cache shared between replicas, when the store has one (Redis does). */

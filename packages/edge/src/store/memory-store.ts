@@ -37,10 +37,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): EdgeStore {
       }
       return { ...entry };
     },
-    async list(cursor, limit) {
+    async list(cursor, limit, filter) {
       const now = Date.now();
+      const minter = filter?.mintedBy;
       const all = [...ids.values()]
         .filter((e) => Date.parse(e.expiresAt) > now)
+        .filter((e) => minter === undefined || e.mintedBy === minter)
         .sort((a, b) => b.issuedAt.localeCompare(a.issuedAt) || a.jti.localeCompare(b.jti));
       const start = cursor === undefined ? 0 : Number(cursor);
       const items = all.slice(start, start + limit).map((e) => ({ ...e }));

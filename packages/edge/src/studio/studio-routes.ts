@@ -41,8 +41,8 @@ export function studioMinter(session: Session): string {
 
 /** Longest lifetime a studio embed may be given. */
 const MAX_STUDIO_TTL = 366 * 86_400;
-/** Registry entries read, newest first, when listing one user's embeds. */
-const LIST_SCAN_LIMIT = 2000;
+/** Most embeds one user's list shows, newest first (the registry keeps the rest). */
+const MAX_LISTED = 1000;
 
 const ORIGIN = /^https?:\/\/(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
@@ -268,19 +268,18 @@ export function studioRoutes(parts: StudioRouteParts) {
       );
     },
 
-    /** This session's embeds, newest first, among the registry's newest entries. */
+    /** This session's embeds, newest first, from the registry's index of their minter. */
     async list(c: Context): Promise<Response> {
       const session = await admit(c);
+      const mintedBy = studioMinter(session);
       const items: StudioEmbed[] = [];
       let cursor: string | undefined;
-      let scanned = 0;
       do {
-        const page = await fromStore(() => store.list(cursor, 100));
-        scanned += page.items.length;
+        const page = await fromStore(() => store.list(cursor, 100, { mintedBy }));
         for (const entry of page.items) if (owns(session, entry)) items.push(asEmbed(entry));
         cursor = page.next;
-      } while (cursor !== undefined && scanned < LIST_SCAN_LIMIT);
-      return jsonResponse({ items });
+      } while (cursor !== undefined && items.length < MAX_LISTED);
+      return jsonResponse({ items: items.slice(0, MAX_LISTED) });
     },
 
     /** Revokes one of this session's embeds everywhere; another's is a 404, as if absent. */

@@ -32,6 +32,8 @@ export interface RevocationWriter {
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS edge_issued_ids (jti TEXT PRIMARY KEY, doc TEXT NOT NULL, issued_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, revoked_at INTEGER, last_seen INTEGER, views INTEGER NOT NULL DEFAULT 0);',
   'CREATE INDEX IF NOT EXISTS edge_issued_ids_by_time ON edge_issued_ids (issued_at DESC, jti);',
+  // An expression index: a minter's ids without a scan, and no column for older tables to lack.
+  "CREATE INDEX IF NOT EXISTS edge_issued_ids_by_minter ON edge_issued_ids (json_extract(doc, '$.mintedBy'), issued_at DESC, jti);",
 ].join('\n');
 
 interface Row {
@@ -198,15 +200,23 @@ export function d1Store(db: RegistryDatabase, revocations?: RevocationWriter): E
       );
       return row ? toIssued(row) : null;
     },
-    async list(cursor, limit) {
+    async list(cursor, limit, filter) {
       const start = cursor === undefined ? 0 : Number(cursor);
+      const minter = filter?.mintedBy;
       const { results } = await guarded(() =>
-        db
-          .prepare(
-            'SELECT * FROM edge_issued_ids WHERE expires_at > ? ORDER BY issued_at DESC, jti LIMIT ? OFFSET ?',
-          )
-          .bind(Date.now(), limit + 1, start)
-          .all<Row>(),
+        minter === undefined
+          ? db
+              .prepare(
+                'SELECT * FROM edge_issued_ids WHERE expires_at > ? ORDER BY issued_at DESC, jti LIMIT ? OFFSET ?',
+              )
+              .bind(Date.now(), limit + 1, start)
+              .all<Row>()
+          : db
+              .prepare(
+                "SELECT * FROM edge_issued_ids WHERE json_extract(doc, '$.mintedBy') = ? AND expires_at > ? ORDER BY issued_at DESC, jti LIMIT ? OFFSET ?",
+              )
+              .bind(minter, Date.now(), limit + 1, start)
+              .all<Row>(),
       );
       return {
         items: results.slice(0, limit).map(toIssued),
