@@ -2,48 +2,11 @@ import { COLLECTION_GRAPH_TYPES, FILTER_OPERATORS } from '@analytics-chart/proto
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Engine } from '../src/index.ts';
 import { expectClose } from './helpers/expect-close.ts';
+import { events, FIELDS, KEY, NOW, request } from './helpers/generated-requests.ts';
 import { loggedEngine } from './helpers/logged-engine.ts';
-import { type FixtureEvent, referenceAnswer } from './helpers/reference.ts';
+import { referenceAnswer } from './helpers/reference.ts';
 
-/**
- * Valid requests generated, not mutated: every collection graph type × every filter operator ×
- * every shape a field can have (a plain value, absent from every event, nested, deeper than the
- * typed paths, array-valued, of mixed types, a literal dotted key), with splits and metrics on
- * the same shapes. None may answer 5xx, and each answer must be the reference's.
- */
-
-const KEY = 'generated-requests-key';
-const NOW = 1_800_000_000;
-const BASE = NOW - 10 * 86_400;
-
-const FIELDS = [
-  'plain',
-  'nowhere',
-  'obj.inner',
-  'd1.d2.d3.d4.d5.d6.d7.d8',
-  'tags',
-  'mixed',
-  'lit.key',
-];
-const VALUES: Array<string | number | boolean> = ['a', 3, '3', true, 'x,y', 0.5, ''];
-
-/** Forty events, one every six hours, whose fields take every shape in turn. */
-function events(): FixtureEvent[] {
-  const mixed: unknown[] = [3, 'a', true, [1, 'a'], { x: 1 }, null, '3', 0.5, 'x,y', -2];
-  return Array.from({ length: 40 }, (_, i) => {
-    const json: Record<string, unknown> = {
-      plain: i % 3 === 0 ? 'a' : `v${i % 4}`,
-      n: i,
-      obj: i % 2 ? { inner: i % 5 } : { inner: 'a' },
-      d1: { d2: { d3: { d4: { d5: { d6: { d7: { d8: i % 4 === 0 ? 'a' : i } } } } } } },
-      tags: i % 4 === 3 ? 'a' : ['a', String(i % 3), i % 2 === 0],
-      mixed: mixed[i % mixed.length],
-    };
-    if (i % 3 === 1) json['lit.key'] = i;
-    if (i % 6 === 2) json.lit = { key: 'a' };
-    return { timestamp: BASE + i * 21_600, json };
-  });
-}
+/** The generated valid requests (`helpers/generated-requests.ts`): none may answer 5xx, and each answer must be the reference's. */
 
 let engine: Engine;
 const EVENTS = events();
@@ -56,31 +19,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => logged?.close());
-
-/** The request for one combination; the split and metric rotate through the field shapes. */
-function request(graphType: string, operator: string, field: string, i: number) {
-  const value = VALUES[i % VALUES.length] as string | number | boolean;
-  const other = FIELDS[(i + 1) % FIELDS.length] as string;
-  const numeric = i % 2 === 0;
-  const body: Record<string, unknown> = {
-    api_key: KEY,
-    graph_type: graphType,
-    start: BASE - 1,
-    end: NOW,
-    IANA_time_zone: 'Asia/Kathmandu',
-    filters: [[field, operator, value]],
-    aggregation: numeric ? 'Sum' : 'P90',
-    metric: i % 3 === 0 ? field : other,
-    split: i % 2 === 0 ? field : other,
-  };
-  if (graphType === 'Ratio Line') {
-    body.numerator_filters = [[other, operator, value]];
-    body.denominator_filters = [[field, '≠', value]];
-  }
-  if (graphType === 'Compare Line') body.compare_filters = [[other, operator, value]];
-  if (graphType === 'Samples') body.order = i % 2 ? 'Ascending' : 'Descending';
-  return body;
-}
 
 describe('generated valid requests', () => {
   for (const graphType of COLLECTION_GRAPH_TYPES) {

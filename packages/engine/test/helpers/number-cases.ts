@@ -1,0 +1,107 @@
+import { random } from './fixture-events.ts';
+import type { FixtureEvent } from './reference.ts';
+
+/**
+ * The number rule's cases (docs/query-semantics.md): magnitudes past 2^53, 2^63 and 2^64, next to
+ * the largest double, subnormals, −0, and strings with exponents, trailing zeros, underscores and
+ * other numeric-looking text, as events and as filter values.
+ */
+
+export const KEY = 'number-rule-key';
+export const NOW = 1_800_000_000;
+export const MAX = Number.MAX_VALUE;
+
+/** Values by group: a query reads one group or all of them, so sums stay clear of cancellation. */
+export const GROUPS: Record<string, unknown[]> = {
+  // The issue's own events: Sum 1.4689e20, and five of them above 1e18.
+  issue: [1e20, 1e20, 3, 2 ** 64, 2 ** 64, -1e20, 1e19],
+  wide: [
+    2 ** 53,
+    2 ** 53 + 2,
+    2 ** 63,
+    -(2 ** 63),
+    2 ** 63 + 2 ** 11,
+    2 ** 64 - 2 ** 12,
+    2 ** 65,
+    1e21,
+    1.5e22,
+    -0,
+    0,
+    1e-7,
+  ],
+  tiny: [5e-324, 2.2250738585072014e-308, 1e-310],
+  texts: ['1e5', '1E5', '1.50', '100.000', '-2.5e-3', '+5', '.5', '5.', ' 7 ', '1e21', '-0'],
+  words: ['1_000', '0x10', 'Infinity', 'NaN', '1e400', '1,000', '--1', '1e', 'e5', '', 'inf'],
+  near: [MAX, MAX / 2, MAX / 3, 1.7e308, 1e308],
+  pm: [1e308, -1e308],
+  over: [MAX, MAX, -1, 1.7e308],
+};
+
+/**
+ * Two events per value (one in `pm`, whose sum would otherwise overflow or not by the order of
+ * addition), at generated seconds, with a second field to split on.
+ */
+export function events(): FixtureEvent[] {
+  const r = random(35);
+  const out: FixtureEvent[] = [];
+  for (const [g, values] of Object.entries(GROUPS)) {
+    for (const value of values) {
+      for (let copy = 0; copy < (g === 'pm' ? 1 : 2); copy++) {
+        out.push({
+          timestamp: NOW - 1 - Math.floor(r() * 5 * 86_400),
+          json: { g, nn: value, tag: `t${Math.floor(r() * 3)}` },
+        });
+      }
+    }
+  }
+  return out.sort((a, b) => a.timestamp - b.timestamp);
+}
+
+export const FILTER_VALUES: Array<string | number> = [
+  1e18,
+  2 ** 64,
+  '18446744073709551616',
+  1e20,
+  '1e20',
+  -1e20,
+  0,
+  '-0',
+  5e-324,
+  '1e5',
+  1.5,
+  '1_000',
+  MAX,
+];
+
+export const AGGREGATIONS = ['Count', 'Sum', 'Avg', 'P50', 'P90'];
+
+/** Per group and over all of them: every line kind, split by the value and by a tag. */
+export function aggregationRequests(aggregation: string): Record<string, unknown>[] {
+  const metric = aggregation === 'Count' ? {} : { metric: 'nn' };
+  const bodies: Record<string, unknown>[] = [];
+  for (const g of [...Object.keys(GROUPS), null]) {
+    const filters = g === null ? [] : [['g', '=', g]];
+    const base = { aggregation, ...metric, filters };
+    bodies.push(
+      { graph_type: 'Single Value', ...base },
+      { graph_type: 'Table', split: 'nn', ...base },
+      { graph_type: 'Pie Chart', split: 'tag', ...base },
+      { graph_type: 'Single Line', granularity: 'Day', ...base },
+      { graph_type: 'Cumulative Line', granularity: 'Day', ...base },
+      { graph_type: 'Multi Line', granularity: 'Day', split: 'tag', ...base },
+    );
+  }
+  return bodies;
+}
+
+/** Every comparison operator on numbers of every magnitude and text. */
+export function filterRequests(): Record<string, unknown>[] {
+  return FILTER_VALUES.flatMap((value) =>
+    ['=', '≠', '>', '<', 'includes', 'excludes'].map((op) => ({
+      graph_type: 'Table',
+      split: 'g',
+      aggregation: 'Count',
+      filters: [['nn', op, value]],
+    })),
+  );
+}
