@@ -52,7 +52,7 @@ export interface EngineResponse<T = Envelope> {
   body: T | ErrorBody;
   /**
    * The body as JSON text, when it must be sent byte for byte rather than serialized from
-   * `body`: Samples, whose payloads keep their stored text (numbers like `1.50` or `2^64`).
+   * `body`: Samples, whose payloads keep their stored text (a 20-digit integer keeps its digits).
    */
   json?: string;
 }

@@ -271,7 +271,7 @@ async function appendAll(
 
 /**
  * Lines exercising every rule: timestamps as numbers, fractions and digit strings, payloads as
- * objects and as text (white space, new lines, escapes, big and decimal numbers kept as sent),
+ * objects and as text (white space, new lines, escapes and big numbers kept as sent, decimals in their one form),
  * arrays, nested objects, booleans, nulls, keys whose kind changes, and the refusals.
  */
 const EQUIVALENCE_LINES = [

@@ -25,7 +25,7 @@ export function planCollectionQuery(query: CollectionQuery, now: number): Collec
 
 /**
  * A collection-mode answer. `json`, when present, is the envelope's JSON text with each Samples
- * payload exactly as stored (numbers like `1.50` or `2^64` survive), for the HTTP app to send
+ * payload exactly as stored (a 20-digit integer keeps its digits), for the HTTP app to send
  * as is; in-process callers read `envelope`.
  */
 export interface CollectionAnswer {
