@@ -69,7 +69,11 @@ async function traceFiles(session, scripts, run) {
     });
     for (const location of locations) {
       await session.post('Debugger.setBreakpoint', {
-        location: { scriptId, lineNumber: location.lineNumber, columnNumber: location.columnNumber },
+        location: {
+          scriptId,
+          lineNumber: location.lineNumber,
+          columnNumber: location.columnNumber,
+        },
         condition: `(globalThis.__traceFiles.at(-1) !== ${index} && globalThis.__traceFiles.push(${index}), false)`,
       });
     }
@@ -96,7 +100,8 @@ export function collapseLoops(sequence) {
     for (let period = 1; period <= MAX_LOOP && out.length >= 2 * period; period++) {
       const n = out.length;
       let repeats = true;
-      for (let i = 0; i < period && repeats; i++) repeats = out[n - 1 - i] === out[n - 1 - period - i];
+      for (let i = 0; i < period && repeats; i++)
+        repeats = out[n - 1 - i] === out[n - 1 - period - i];
       if (repeats) {
         out.length = n - period;
         break;
@@ -160,7 +165,9 @@ async function main() {
     if (json) process.stdout.write(`${JSON.stringify({ files, entered, returns })}\n`);
     else {
       process.stdout.write(`${collapseLoops(files).join('\n')}\n\n`);
-      process.stdout.write(`files entered: ${entered}\nreturns to a file already left: ${returns}\n`);
+      process.stdout.write(
+        `files entered: ${entered}\nreturns to a file already left: ${returns}\n`,
+      );
     }
   } finally {
     session.disconnect();
