@@ -46,6 +46,8 @@ const DRIVER_LIBRARIES = ['@duckdb/node-api', '@clickhouse/client-web', 'chdb'];
  */
 const NEUTRAL = [
   'collection/plan/',
+  'collection/bind/*',
+  'collection/render/',
   'sql-mode/*',
   'storage/*',
   'ingest/',
@@ -164,9 +166,23 @@ describe('module layers', () => {
     expect(up).toEqual([]);
   });
 
-  it("collection mode's plan is driver-independent: it reads no storage and no driver's SQL", () => {
-    const bound = importsOf('collection/plan/').filter((e) =>
-      under(e.to, ['storage/', 'ingest/', 'collection/duckdb/', 'collection/clickhouse/']),
+  it("collection mode's plan, the bound query and the line kinds are driver-independent: they read no storage and no driver's SQL", () => {
+    const neutral = edges.filter(
+      (e) =>
+        e.from.startsWith('collection/plan/') ||
+        e.from.startsWith('collection/render/') ||
+        /^collection\/bind\/[^/]+$/.test(e.from),
+    );
+    expect(neutral.some((e) => e.from.startsWith('collection/bind/'))).toBe(true);
+    const bound = neutral.filter((e) =>
+      under(e.to, [
+        'storage/',
+        'ingest/',
+        'collection/duckdb/',
+        'collection/clickhouse/',
+        'collection/bind/duckdb/',
+        'collection/bind/clickhouse/',
+      ]),
     );
     expect(bound).toEqual([]);
   });

@@ -2,7 +2,6 @@ import {
   andFilters,
   type Envelope,
   LIMITS,
-  pickGranularity,
   type ResolvedGranularity,
   type TimeWindow,
   valueKey,
@@ -18,6 +17,7 @@ import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
 import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
 import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
+import { type LineKind, lineEnvelope, lineKind } from '../render/line-kinds.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
@@ -32,44 +32,26 @@ const SHIFT_DAYS = 7 * 10_000;
  * The time-series graph types: Single, Cumulative, Compare, Ratio, Multi and Stacked Line, each
  * bucket keyed in ClickHouse and matched against the engine's bucket plan.
  */
-export async function clickHouseTimeSeries(
+export function clickHouseTimeSeries(
   bound: ClickHouseBoundQuery,
   run: ClickHouseRun,
 ): Promise<Envelope> {
   const { query } = bound;
-  const { window, compare } = bound.windows;
-  const granularity = pickGranularity(query.granularity, window);
-  const split = query.graph_type === 'Multi Line' || query.graph_type === 'Stacked Line';
-  const line = (w: TimeWindow) =>
-    query.graph_type === 'Ratio Line'
-      ? ratioLine(bound, w, granularity, run)
-      : singleLine(bound, w, granularity, run);
-  const main = split ? await splitLines(bound, window, granularity, run, null) : await line(window);
-  const envelope: Envelope = {
-    result: main.rows,
-    metadata: { granularity, combined: main.combined },
-  };
-  if (main.series) envelope.metadata.series = main.series;
-  if (query.graph_type === 'Compare Line') {
+  return lineEnvelope(query, bound.windows, {
+    window: (kind, window, granularity, fixedSeries) => {
+      if (kind.split) return splitLines(bound, window, granularity, run, fixedSeries);
+      if (kind.value === 'ratio') return ratioLine(bound, window, granularity, run);
+      return singleLine(bound, kind, window, granularity, run);
+    },
     // The second line: the same query with compare_filters added to the filters.
-    const filters = andFilters(query.filters, query.compare_filters ?? []);
-    const other = await singleLine(
-      { ...bound, query: { ...query, filters } },
-      window,
-      granularity,
-      run,
-    );
-    envelope.compare_result = other.rows;
-    envelope.metadata.compare_combined = other.combined;
-  } else if (compare) {
-    // The compare window keeps the main window's series, in the same order.
-    const other = split
-      ? await splitLines(bound, compare, granularity, run, main.series ?? [])
-      : await line(compare);
-    envelope.compare_result = other.rows;
-    envelope.metadata.compare_combined = other.combined;
-  }
-  return envelope;
+    compareFilters: async (window, granularity) => {
+      const filters = andFilters(query.filters, query.compare_filters ?? []);
+      const other = { ...bound, query: { ...query, filters } };
+      const kind = lineKind(query.graph_type);
+      const main = await singleLine(bound, kind, window, granularity, run);
+      return [main, await singleLine(other, kind, window, granularity, run)];
+    },
+  });
 }
 
 /** The window's UTC offsets as SQL: the one that holds at each row's `timestamp`. */
@@ -178,6 +160,7 @@ function bucketsOfUnits(
  */
 async function singleLine(
   bound: ClickHouseBoundQuery,
+  kind: LineKind,
   window: TimeWindow,
   granularity: ResolvedGranularity,
   run: ClickHouseRun,
@@ -192,7 +175,7 @@ async function singleLine(
   const m = bound.metric === null ? 'NULL' : numericFieldSql(bound.metric, params);
   const where = inWindow(bound, lo, hi, params);
   const additive = isAdditive(query.aggregation);
-  const cumulative = query.graph_type === 'Cumulative Line';
+  const cumulative = kind.value === 'running';
   // A running average needs each bucket's sum and count; a non-additive line's combined value
   // is the aggregate over the window, the empty grouping set of the same statement.
   const running =
