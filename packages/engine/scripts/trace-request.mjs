@@ -57,9 +57,15 @@ function events() {
   }));
 }
 
-/** The sequence of engine files `run` executes, one entry per change of file. */
+/**
+ * The engine files `run` executes, one step per change of file: the file, and whether control
+ * came into it by a call (`called`: a function not on the previous step's stack, called from
+ * the previous step's file) rather than by a return or the resumption of an awaiting function.
+ */
 async function traceFiles(session, scripts, run) {
   globalThis.__traceFiles = [];
+  const stackLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 1000;
   const ids = [];
   for (const [scriptId, url] of scripts) {
     if (!url.startsWith(SRC_URL)) continue;
@@ -74,16 +80,33 @@ async function traceFiles(session, scripts, run) {
           lineNumber: location.lineNumber,
           columnNumber: location.columnNumber,
         },
-        condition: `(globalThis.__traceFiles.at(-1) !== ${index} && globalThis.__traceFiles.push(${index}), false)`,
+        condition: `(globalThis.__traceFiles.at(-1)?.i !== ${index} && globalThis.__traceFiles.push({ i: ${index}, stack: new Error().stack }), false)`,
       });
     }
   }
   try {
     await run();
   } finally {
+    Error.stackTraceLimit = stackLimit;
     await session.post('Debugger.disable');
   }
-  return globalThis.__traceFiles.map((i) => relative(SRC, fileURLToPath(ids[i])));
+  let before = [];
+  let beforeFile;
+  return globalThis.__traceFiles.map(({ i, stack }) => {
+    // The engine's frames, innermost first, each as function and file (positions left out).
+    const frames = stack
+      .split('\n')
+      .slice(2)
+      .map((line) => /^at (?:async )?(?:(.*) \()?(.+?):\d+:\d+\)?$/.exec(line.trim()))
+      .filter((m) => m?.[2].startsWith(SRC) || m?.[2].startsWith(SRC_URL))
+      .map((m) => `${m[1]}@${m[2]}`);
+    // A call: a function not running at the previous step, called from the previous file.
+    const caller = frames[1]?.slice(frames[1].lastIndexOf('@') + 1);
+    const called = !before.includes(frames[0]) && caller !== undefined && caller === beforeFile;
+    beforeFile = frames[0]?.slice(frames[0].lastIndexOf('@') + 1);
+    before = frames;
+    return { file: relative(SRC, fileURLToPath(ids[i])), called };
+  });
 }
 
 /** The longest block of files a loop repeats that {@link collapseLoops} folds. */
@@ -93,7 +116,7 @@ const MAX_LOOP = 8;
  * The sequence with each block that repeats at once (a loop over buckets, rows or series,
  * whose length depends on the data) kept once, so that the figure measures the code's path.
  */
-export function collapseLoops(sequence) {
+export function collapseLoops(sequence, key = (step) => step) {
   const out = [];
   for (const file of sequence) {
     out.push(file);
@@ -101,7 +124,7 @@ export function collapseLoops(sequence) {
       const n = out.length;
       let repeats = true;
       for (let i = 0; i < period && repeats; i++)
-        repeats = out[n - 1 - i] === out[n - 1 - period - i];
+        repeats = key(out[n - 1 - i]) === key(out[n - 1 - period - i]);
       if (repeats) {
         out.length = n - period;
         break;
@@ -112,17 +135,26 @@ export function collapseLoops(sequence) {
 }
 
 /**
- * Files entered (distinct) and returns to a file already left, from a sequence of files with
- * its loops collapsed.
+ * From the steps with their loops collapsed: the files entered (distinct); the returns to a
+ * file already left (every step into a file seen before); and the calls into a file seen
+ * before (`reentries`: the steps of `returns` that are calls, not returns to a caller).
  */
-export function countReturns(sequence) {
+export function countReturns(steps) {
   const seen = new Set();
   let returns = 0;
-  for (const file of collapseLoops(sequence)) {
-    if (seen.has(file)) returns++;
+  let reentries = 0;
+  for (const step of collapseLoops(
+    steps.map((s) => `${s.called ? '>' : '<'} ${s.file}`),
+    (step) => step.slice(2),
+  )) {
+    const file = step.slice(2);
+    if (seen.has(file)) {
+      returns++;
+      if (step.startsWith('>')) reentries++;
+    }
     seen.add(file);
   }
-  return { entered: seen.size, returns };
+  return { entered: seen.size, returns, reentries };
 }
 
 async function main() {
@@ -161,12 +193,18 @@ async function main() {
     if (JSON.stringify(answer.body) !== JSON.stringify(warm.body)) {
       throw new Error('the traced answer differs from the untraced one');
     }
-    const { entered, returns } = countReturns(files);
-    if (json) process.stdout.write(`${JSON.stringify({ files, entered, returns })}\n`);
-    else {
-      process.stdout.write(`${collapseLoops(files).join('\n')}\n\n`);
+    const { entered, returns, reentries } = countReturns(files);
+    if (json) {
+      process.stdout.write(`${JSON.stringify({ files, entered, returns, reentries })}\n`);
+    } else {
+      const steps = collapseLoops(
+        files.map((s) => `${s.called ? '>' : '<'} ${s.file}`),
+        (step) => step.slice(2),
+      );
+      process.stdout.write(`${steps.join('\n')}\n\n`);
       process.stdout.write(
-        `files entered: ${entered}\nreturns to a file already left: ${returns}\n`,
+        `files entered: ${entered}\nreturns to a file already left: ${returns}\n` +
+          `  of which calls into a file already left: ${reentries}\n`,
       );
     }
   } finally {

@@ -35,15 +35,14 @@ export function namedFields(query: CollectionQuery): string[] {
 }
 
 /**
- * Binds a plan: each named field resolved once by `resolve`, the driver's reading of its
- * storage.
+ * A bound query from a plan and its named fields, each resolved once (`fields`: every name
+ * {@link namedFields} gives, mapped by a driver's binder).
  */
-export function bindFields<Field>(
+export function boundQuery<Field>(
   plan: CollectionPlan,
-  resolve: (name: string) => Field,
+  fields: ReadonlyMap<string, Field>,
 ): BoundQuery<Field> {
   const { query, windows } = plan;
-  const fields = new Map(namedFields(query).map((name) => [name, resolve(name)]));
   return {
     query,
     windows,

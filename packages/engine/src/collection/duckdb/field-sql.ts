@@ -1,6 +1,5 @@
 import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { jsonPointer } from '../../storage/key-path.ts';
-import { boundField } from '../bind/bound-query.ts';
 import type {
   DuckDbBoundQuery,
   DuckDbField,
@@ -152,7 +151,10 @@ export function fields(ctx: QueryContext, params: SqlParams): (name: string) => 
   return (name) => {
     let f = cache.get(name);
     if (!f) {
-      f = fieldSql(boundField(ctx.bound, name), ctx.bound.forms, params);
+      // Read from the bound query's own map: a name it lacks is the renderer's bug.
+      const field = ctx.bound.fields.get(name);
+      if (!field) throw new Error(`field '${name}' was not bound`);
+      f = fieldSql(field, ctx.bound.forms, params);
       cache.set(name, f);
     }
     return f;

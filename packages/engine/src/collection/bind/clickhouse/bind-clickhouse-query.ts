@@ -1,7 +1,7 @@
 import type { KeyColumnLookup } from '../../../storage/clickhouse/clickhouse-key-columns.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
-import { type BoundQuery, bindFields } from '../bound-query.ts';
+import { type BoundQuery, boundQuery, namedFields } from '../bound-query.ts';
 
 /**
  * One key path that spells a field, and its form columns (quoted) where the event table has
@@ -26,13 +26,15 @@ export function bindClickHouseQuery(
   plan: CollectionPlan,
   columns: KeyColumnLookup | undefined,
 ): ClickHouseBoundQuery {
-  return bindFields(plan, (name) => ({
-    name,
-    spellings: fieldSpellings(name).map((path) => ({
+  const fields = new Map<string, ClickHouseField>();
+  for (const name of namedFields(plan.query)) {
+    const spellings = fieldSpellings(name).map((path) => ({
       path,
       columns: columns?.column(path) ?? null,
-    })),
-  }));
+    }));
+    fields.set(name, { name, spellings });
+  }
+  return boundQuery(plan, fields);
 }
 
 /** Spellings of a field tried per event when it has more dots than this: the literal key and the full split. */

@@ -4,7 +4,7 @@ import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typin
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
-import { type BoundQuery, bindFields } from '../bound-query.ts';
+import { type BoundQuery, boundQuery, namedFields } from '../bound-query.ts';
 
 /**
  * One key path that spells a field, and where its forms are: in typed columns (quoted names,
@@ -51,8 +51,11 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
 export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbBoundQuery {
   const entry = catalog.get(plan.query.collection);
+  const fields = new Map<string, DuckDbField>();
+  for (const name of namedFields(plan.query))
+    fields.set(name, bindDuckDbField(catalog, entry, name));
   return {
-    ...bindFields(plan, (name) => bindDuckDbField(catalog, entry, name)),
+    ...boundQuery(plan, fields),
     collected: entry !== undefined,
     tables: (entry?.segments ?? []).map((s) => ({
       table: s.table,
