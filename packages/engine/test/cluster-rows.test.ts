@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { bindDuckDbField, PAYLOAD_FORMS } from '../src/collection/bind/duckdb/bind-duckdb-query.ts';
 import { fieldSql } from '../src/collection/duckdb/field-sql.ts';
 import { filtersSql } from '../src/collection/duckdb/filter-sql.ts';
 import { appendRecords } from '../src/ingest/append-events.ts';
@@ -337,7 +338,8 @@ describe('a filter on the clustering key reads only its own rows', () => {
       const entry = db.catalog.get('c') as CollectionEntry;
       reordered = entry.segments[0]?.reordered === true;
       const params = new SqlParams();
-      const field = (name: string) => fieldSql(db.catalog, entry, name, params);
+      const field = (name: string) =>
+        fieldSql(bindDuckDbField(db.catalog, entry, name), PAYLOAD_FORMS, params);
       const where = filtersSql([[['kind', '=', 'buy']]], field, params);
       const price = field('price').number as string;
       sql = `SELECT sum(${price}) FROM ${entry.table} WHERE ${where}`;

@@ -46,6 +46,8 @@ const DRIVER_LIBRARIES = ['@duckdb/node-api', '@clickhouse/client-web', 'chdb'];
  */
 const NEUTRAL = [
   'collection/plan/',
+  'collection/bind/*',
+  'collection/render/',
   'sql-mode/*',
   'storage/*',
   'ingest/',
@@ -112,7 +114,12 @@ describe('module layers', () => {
     expect(relativeImports(`import { x } from 'zod'; import './side-effect.ts';`)).toEqual([
       './side-effect.ts',
     ]);
-    for (const folder of ['collection/plan/', 'collection/duckdb/', 'collection/clickhouse/']) {
+    for (const folder of [
+      'collection/plan/',
+      'collection/bind/',
+      'collection/duckdb/',
+      'collection/clickhouse/',
+    ]) {
       expect(
         edges.some((e) => e.from.startsWith(folder)),
         folder,
@@ -159,11 +166,54 @@ describe('module layers', () => {
     expect(up).toEqual([]);
   });
 
-  it("collection mode's plan is driver-independent: it reads no storage and no driver's SQL", () => {
-    const bound = importsOf('collection/plan/').filter((e) =>
-      under(e.to, ['storage/', 'ingest/', 'collection/duckdb/', 'collection/clickhouse/']),
+  it("collection mode's plan, the bound query and the line kinds are driver-independent: they read no storage and no driver's SQL", () => {
+    const neutral = edges.filter(
+      (e) =>
+        e.from.startsWith('collection/plan/') ||
+        e.from.startsWith('collection/render/') ||
+        /^collection\/bind\/[^/]+$/.test(e.from),
+    );
+    expect(neutral.some((e) => e.from.startsWith('collection/bind/'))).toBe(true);
+    const bound = neutral.filter((e) =>
+      under(e.to, [
+        'storage/',
+        'ingest/',
+        'collection/duckdb/',
+        'collection/clickhouse/',
+        'collection/bind/duckdb/',
+        'collection/bind/clickhouse/',
+      ]),
     );
     expect(bound).toEqual([]);
+  });
+
+  it('in collection mode only bind reads the catalog and the key typing', () => {
+    const binding = [
+      'storage/duckdb/catalog.ts',
+      'storage/duckdb/key-typing.ts',
+      'storage/clickhouse/clickhouse-key-columns.ts',
+    ];
+    // The rule guards something: bind reads each of them.
+    for (const file of binding) {
+      expect(
+        importsOf('collection/bind/').some((e) => e.to === file),
+        file,
+      ).toBe(true);
+    }
+    const readers = importsOf('collection/').filter(
+      (e) => binding.includes(e.to) && !e.from.startsWith('collection/bind/'),
+    );
+    expect(readers).toEqual([]);
+    // Nor may a renderer reach them through a value it was handed (the workspace, a run).
+    const lookups = sourceFiles(join(SRC, 'collection'))
+      .map((file) => relative(SRC, file))
+      .filter((file) => !file.startsWith('collection/bind/'))
+      .filter((file) =>
+        /\bcatalog\.(get|fields)\(|\bcolumns\??\.column\(/.test(
+          readFileSync(join(SRC, file), 'utf8'),
+        ),
+      );
+    expect(lookups).toEqual([]);
   });
 
   it("each driver's SQL stays with its own storage", () => {

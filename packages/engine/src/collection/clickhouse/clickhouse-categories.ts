@@ -1,12 +1,8 @@
-import {
-  type CollectionQuery,
-  type Envelope,
-  LIMITS,
-  type TimeWindow,
-  valueKey,
-} from '@analytics-chart/protocol';
+import { type Envelope, LIMITS, type TimeWindow, valueKey } from '@analytics-chart/protocol';
 import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
+import { boundField } from '../bind/bound-query.ts';
+import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
@@ -21,16 +17,17 @@ const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS
  * capped at 2,000 / 50 / 10 rows. Events without the split field are left out.
  */
 export async function clickHouseCategories(
-  query: CollectionQuery,
+  bound: ClickHouseBoundQuery,
   window: TimeWindow,
   run: ClickHouseRun,
 ): Promise<Envelope> {
+  const { query } = bound;
   const splitField = query.split ?? '';
   const key = valueKey(query.aggregation, query.metric);
   const cap = CAPS[query.graph_type as keyof typeof CAPS] ?? LIMITS.table;
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { result: [], metadata: {} };
-  const rows = await rankSplit(query, lo, hi, run, cap);
+  const rows = await rankSplit(bound, lo, hi, run, cap);
   const empty = emptyValue(query.aggregation);
   return {
     result: rows.map((r) => ({ [splitField]: r.sp, [key]: r.v ?? empty })),
@@ -43,36 +40,37 @@ export async function clickHouseCategories(
  * Count or Sum reads 0; other empty values are null and last), ties by name, at most `cap`.
  */
 export async function rankSplit(
-  query: CollectionQuery,
+  bound: ClickHouseBoundQuery,
   lo: number,
   hi: number,
   run: ClickHouseRun,
   cap: number,
 ): Promise<Array<{ sp: string; v: number | null }>> {
-  const params = new ClickHouseParams(run.columns);
+  const params = new ClickHouseParams();
   return rowsOf<{ sp: string; v: number | null }>(
     run,
-    rankingSql(query, lo, hi, run, params, cap),
+    rankingSql(bound, lo, hi, run, params, cap),
     params,
   );
 }
 
 /** The statement of {@link rankSplit}: rows `(sp, v)` in rank order. */
 export function rankingSql(
-  query: CollectionQuery,
+  bound: ClickHouseBoundQuery,
   lo: number,
   hi: number,
   run: ClickHouseRun,
   params: ClickHouseParams,
   cap: number,
 ): string {
-  const split = stringFieldSql(query.split ?? '', params);
-  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
+  const { query } = bound;
+  const split = stringFieldSql(boundField(bound, query.split ?? ''), params);
+  const m = bound.metric === null ? 'NULL' : numericFieldSql(bound.metric, params);
   const value = aggregateSql(query.aggregation, m, params);
   const ordered = emptyValue(query.aggregation) === null ? value : `coalesce(${value}, 0)`;
   return `SELECT sp, v FROM (
        SELECT ${split} AS sp, ${ordered} AS v FROM ${source(run)}
-       WHERE ${inWindow(query, lo, hi, params)} AND sp IS NOT NULL
+       WHERE ${inWindow(bound, lo, hi, params)} AND sp IS NOT NULL
        GROUP BY sp
      ) ORDER BY v DESC NULLS LAST, sp LIMIT ${params.add('UInt32', cap)}`;
 }

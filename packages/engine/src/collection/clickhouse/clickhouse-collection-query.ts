@@ -1,6 +1,7 @@
 import type { CollectionQuery } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
+import { bindClickHouseQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import type { CollectionAnswer, CollectionPlan } from '../plan/collection-plan.ts';
 import { clickHouseCategories } from './clickhouse-categories.ts';
 import { clickHouseSamples } from './clickhouse-samples.ts';
@@ -23,18 +24,21 @@ export async function runClickHouseCollectionQuery(
 ): Promise<CollectionAnswer> {
   const { query, windows } = plan;
   refuseUncompiled(query);
+  // Bind reads the key columns; the renderers get the bound query and a run without them.
+  const { columns, ...rest } = run;
+  const bound = bindClickHouseQuery(plan, columns);
   const { window } = windows;
   switch (query.graph_type) {
     case 'Samples':
-      return clickHouseSamples(query, window, run);
+      return clickHouseSamples(bound, window, rest);
     case 'Table':
     case 'Bar Chart':
     case 'Pie Chart':
-      return { envelope: await clickHouseCategories(query, window, run) };
+      return { envelope: await clickHouseCategories(bound, window, rest) };
     case 'Single Value':
-      return { envelope: await clickHouseSingleValue(query, windows, run) };
+      return { envelope: await clickHouseSingleValue(bound, rest) };
     default:
-      return { envelope: await clickHouseTimeSeries(query, windows, run) };
+      return { envelope: await clickHouseTimeSeries(bound, rest) };
   }
 }
 

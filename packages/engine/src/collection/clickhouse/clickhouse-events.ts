@@ -1,10 +1,10 @@
-import type { CollectionQuery } from '@analytics-chart/protocol';
 import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
 import {
   EVENTS_TABLE,
   quoteClickHouseIdentifier,
 } from '../../storage/clickhouse/clickhouse-schema.ts';
+import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import { filtersSql } from './clickhouse-fields.ts';
 
 /** The workspace's events table, schema-qualified and quoted. */
@@ -14,14 +14,14 @@ export function source(run: ClickHouseRun): string {
 
 /** A query's collection, the seconds `lo`…`hi` and its filters, as one condition. */
 export function inWindow(
-  query: CollectionQuery,
+  bound: ClickHouseBoundQuery,
   lo: number,
   hi: number,
   params: ClickHouseParams,
 ): string {
-  return `collection = ${params.add('String', query.collection)}
+  return `collection = ${params.add('String', bound.query.collection)}
     AND timestamp BETWEEN ${params.add('Int64', lo)} AND ${params.add('Int64', hi)}
-    AND ${filtersSql(query.filters, params)}`;
+    AND ${filtersSql(bound.query.filters, bound, params)}`;
 }
 
 /** Runs a statement under the engine's limits and returns its rows as objects. */

@@ -5,11 +5,16 @@ import {
   stringFormSql,
 } from '../../storage/clickhouse/clickhouse-forms.ts';
 import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
-import { comparePaths } from '../../storage/key-path.ts';
+import { boundField } from '../bind/bound-query.ts';
+import type {
+  ClickHouseBoundQuery,
+  ClickHouseField,
+  ClickHouseSpelling,
+} from '../bind/clickhouse/bind-clickhouse-query.ts';
 
 /**
  * Payload fields and filters as ClickHouse SQL, with the DuckDB driver's reading of a field: per
- * event, the first key path spelling the field at which it holds a value ({@link fieldSpellings}).
+ * event, the first key path spelling the field at which it holds a value (its bound spellings).
  * A spelling whose path has key columns reads its forms from them (present where the string form
  * is not NULL), else from `json` at the path with the same definitions (`clickhouse-forms.ts`).
  * Array tests (`includes`) read the JSON, which alone tells an array from a string; substring
@@ -35,30 +40,6 @@ interface Spelling {
 const arrayForm = (keys: string) =>
   `arrayMap(e -> ${stringFormSql('e')}, JSONExtractArrayRaw(${keys}))`;
 
-/** Spellings of a field tried per event when it has more dots than this: the literal key and the full split. */
-const MAX_SPELLED_PARTS = 6;
-
-/**
- * The key paths that spell a dotted field (`a.b.c`: `a.b.c`; `a.b` › `c`; `a` › `b.c`;
- * `a` › `b` › `c`), in the order the DuckDB driver tries them: fewer keys first, then longer
- * keys from the left. A field of more than six parts: the literal key, then split at every dot.
- */
-export function fieldSpellings(field: string): string[][] {
-  const parts = field.split('.');
-  if (parts.length > MAX_SPELLED_PARTS) return parts.length > 1 ? [[field], parts] : [parts];
-  const out: string[][] = [];
-  // Each of the parts.length - 1 dots either separates two keys or stays inside one.
-  for (let mask = 0; mask < 2 ** (parts.length - 1); mask++) {
-    const path: string[] = [parts[0] as string];
-    for (let i = 1; i < parts.length; i++) {
-      if (mask & (1 << (i - 1))) path.push(parts[i] as string);
-      else path[path.length - 1] += `.${parts[i]}`;
-    }
-    out.push(path);
-  }
-  return out.sort(comparePaths);
-}
-
 /** A spelling read from the payload. */
 function jsonSpelling(path: readonly string[], params: ClickHouseParams): Spelling {
   const keys = `json, ${path.map((key) => params.add('String', key)).join(', ')}`;
@@ -71,8 +52,8 @@ function jsonSpelling(path: readonly string[], params: ClickHouseParams): Spelli
 }
 
 /** A spelling read from its key columns where it has them. */
-function spelling(path: readonly string[], params: ClickHouseParams): Spelling {
-  const columns = params.columns.column(path);
+function spelling(bound: ClickHouseSpelling, params: ClickHouseParams): Spelling {
+  const { path, columns } = bound;
   if (!columns) return jsonSpelling(path, params);
   return {
     present: `${columns.string} IS NOT NULL`,
@@ -89,12 +70,12 @@ function spelling(path: readonly string[], params: ClickHouseParams): Spelling {
  * value (JSON null and objects are no value), else the last spelling's (its reading of nothing).
  */
 function fieldSql(
-  field: string,
+  field: ClickHouseField,
   reading: (s: Spelling) => string,
   params: ClickHouseParams,
-  read: typeof spelling = spelling,
+  read: (s: ClickHouseSpelling, params: ClickHouseParams) => Spelling = spelling,
 ): string {
-  const spellings = fieldSpellings(field).map((path) => read(path, params));
+  const spellings = field.spellings.map((s) => read(s, params));
   const last = spellings.at(-1) as Spelling;
   if (spellings.length === 1) return reading(last);
   const branches = spellings.slice(0, -1).map((s) => `${s.present}, ${reading(s)}`);
@@ -102,12 +83,12 @@ function fieldSql(
 }
 
 /** The numeric form of `field` (NULL where it has none). */
-export function numericFieldSql(field: string, params: ClickHouseParams): string {
+export function numericFieldSql(field: ClickHouseField, params: ClickHouseParams): string {
   return fieldSql(field, (s) => s.number(), params);
 }
 
 /** The string form of `field` (NULL for objects, null and missing fields). */
-export function stringFieldSql(field: string, params: ClickHouseParams): string {
+export function stringFieldSql(field: ClickHouseField, params: ClickHouseParams): string {
   return fieldSql(field, (s) => s.string, params);
 }
 
@@ -120,7 +101,12 @@ function valueNumber(value: FilterValue): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-function conditionSql([field, operator, value]: FilterCondition, params: ClickHouseParams): string {
+function conditionSql(
+  [name, operator, value]: FilterCondition,
+  bound: ClickHouseBoundQuery,
+  params: ClickHouseParams,
+): string {
+  const field = boundField(bound, name);
   const text = typeof value === 'string' ? value : String(value);
   const n = typeof value === 'boolean' ? null : valueNumber(value);
   const equals = () => {
@@ -131,7 +117,7 @@ function conditionSql([field, operator, value]: FilterCondition, params: ClickHo
   const includes = () => {
     const v = params.add('String', text);
     const json = (reading: (s: Spelling) => string) =>
-      fieldSql(field, reading, params, jsonSpelling);
+      fieldSql(field, reading, params, (s) => jsonSpelling(s.path, params));
     return `coalesce(if(${json((s) => `JSONType(${s.json}) = 'Array'`)},
       has(${json((s) => arrayForm(s.json))}, ${v}),
       position(${stringFieldSql(field, params)}, ${v}) > 0), false)`;
@@ -153,11 +139,17 @@ function conditionSql([field, operator, value]: FilterCondition, params: ClickHo
 }
 
 /** Filters in normal form (OR of AND groups) as one boolean that is never NULL. */
-export function filtersSql(groups: FilterGroups, params: ClickHouseParams): string {
+export function filtersSql(
+  groups: FilterGroups,
+  bound: ClickHouseBoundQuery,
+  params: ClickHouseParams,
+): string {
   if (groups.length === 0) return 'true';
   return `(${groups
     .map((group) =>
-      group.length === 0 ? 'true' : `(${group.map((c) => conditionSql(c, params)).join(' AND ')})`,
+      group.length === 0
+        ? 'true'
+        : `(${group.map((c) => conditionSql(c, bound, params)).join(' AND ')})`,
     )
     .join(' OR ')})`;
 }

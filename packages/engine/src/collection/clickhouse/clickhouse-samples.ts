@@ -1,6 +1,7 @@
-import { type CollectionQuery, LIMITS, type TimeWindow } from '@analytics-chart/protocol';
+import { LIMITS, type TimeWindow } from '@analytics-chart/protocol';
 import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
+import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import type { CollectionAnswer } from '../plan/collection-plan.ts';
 import { type StoredSample, samplesAnswer, wholeSecondsPage } from '../plan/samples-page.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
@@ -11,28 +12,28 @@ import { inWindow, rowsOf, source } from './clickhouse-events.ts';
  * most, in ingest order within a second, and a page never ends inside a second.
  */
 export async function clickHouseSamples(
-  query: CollectionQuery,
+  bound: ClickHouseBoundQuery,
   window: TimeWindow,
   run: ClickHouseRun,
 ): Promise<CollectionAnswer> {
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return samplesAnswer([]);
-  const ascending = query.order === 'Ascending';
+  const ascending = bound.query.order === 'Ascending';
   const direction = ascending ? 'ASC' : 'DESC';
   const page = (from: number, to: number, limit: number) => {
-    const params = new ClickHouseParams(run.columns);
+    const params = new ClickHouseParams();
     const n = params.add('UInt32', limit);
     // The page's last second first, from the sort key alone (ClickHouse reads `timestamp` in
     // order and stops; ordering by `seq` too would read and sort the whole window), then the
     // rows up to it in full order.
     const edge = `(SELECT ${ascending ? 'max' : 'min'}(timestamp) FROM (
-         SELECT timestamp FROM ${source(run)} WHERE ${inWindow(query, from, to, params)}
+         SELECT timestamp FROM ${source(run)} WHERE ${inWindow(bound, from, to, params)}
          ORDER BY timestamp ${direction} LIMIT ${n}))`;
     const [lo, hi] = ascending ? ['timestamp', edge] : [edge, 'timestamp'];
     return rowsOf<StoredSample>(
       run,
       `SELECT timestamp, json FROM ${source(run)}
-       WHERE ${inWindow(query, from, to, params)} AND ${lo} <= ${hi}
+       WHERE ${inWindow(bound, from, to, params)} AND ${lo} <= ${hi}
        ORDER BY timestamp ${direction}, seq ${direction} LIMIT ${n}`,
       params,
     );

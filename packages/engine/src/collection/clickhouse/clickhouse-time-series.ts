@@ -1,11 +1,8 @@
 import {
   andFilters,
-  type CollectionQuery,
   type Envelope,
   LIMITS,
-  pickGranularity,
   type ResolvedGranularity,
-  type ResolvedWindows,
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
@@ -13,11 +10,14 @@ import { EngineError } from '../../engine-error.ts';
 import { setSeriesValue } from '../../set-own.ts';
 import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
+import { boundField } from '../bind/bound-query.ts';
+import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import { type CalendarUnits, calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
 import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
 import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
+import { type LineKind, lineEnvelope, lineKind } from '../render/line-kinds.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
@@ -32,39 +32,26 @@ const SHIFT_DAYS = 7 * 10_000;
  * The time-series graph types: Single, Cumulative, Compare, Ratio, Multi and Stacked Line, each
  * bucket keyed in ClickHouse and matched against the engine's bucket plan.
  */
-export async function clickHouseTimeSeries(
-  query: CollectionQuery,
-  windows: ResolvedWindows,
+export function clickHouseTimeSeries(
+  bound: ClickHouseBoundQuery,
   run: ClickHouseRun,
 ): Promise<Envelope> {
-  const { window, compare } = windows;
-  const granularity = pickGranularity(query.granularity, window);
-  const split = query.graph_type === 'Multi Line' || query.graph_type === 'Stacked Line';
-  const line = (w: TimeWindow) =>
-    query.graph_type === 'Ratio Line'
-      ? ratioLine(query, w, granularity, run)
-      : singleLine(query, w, granularity, run);
-  const main = split ? await splitLines(query, window, granularity, run, null) : await line(window);
-  const envelope: Envelope = {
-    result: main.rows,
-    metadata: { granularity, combined: main.combined },
-  };
-  if (main.series) envelope.metadata.series = main.series;
-  if (query.graph_type === 'Compare Line') {
+  const { query } = bound;
+  return lineEnvelope(query, bound.windows, {
+    window: (kind, window, granularity, fixedSeries) => {
+      if (kind.split) return splitLines(bound, window, granularity, run, fixedSeries);
+      if (kind.value === 'ratio') return ratioLine(bound, window, granularity, run);
+      return singleLine(bound, kind, window, granularity, run);
+    },
     // The second line: the same query with compare_filters added to the filters.
-    const filters = andFilters(query.filters, query.compare_filters ?? []);
-    const other = await singleLine({ ...query, filters }, window, granularity, run);
-    envelope.compare_result = other.rows;
-    envelope.metadata.compare_combined = other.combined;
-  } else if (compare) {
-    // The compare window keeps the main window's series, in the same order.
-    const other = split
-      ? await splitLines(query, compare, granularity, run, main.series ?? [])
-      : await line(compare);
-    envelope.compare_result = other.rows;
-    envelope.metadata.compare_combined = other.combined;
-  }
-  return envelope;
+    compareFilters: async (window, granularity) => {
+      const filters = andFilters(query.filters, query.compare_filters ?? []);
+      const other = { ...bound, query: { ...query, filters } };
+      const kind = lineKind(query.graph_type);
+      const main = await singleLine(bound, kind, window, granularity, run);
+      return [main, await singleLine(other, kind, window, granularity, run)];
+    },
+  });
 }
 
 /** The window's UTC offsets as SQL: the one that holds at each row's `timestamp`. */
@@ -172,21 +159,23 @@ function bucketsOfUnits(
  * (percentiles over the growing frame).
  */
 async function singleLine(
-  query: CollectionQuery,
+  bound: ClickHouseBoundQuery,
+  kind: LineKind,
   window: TimeWindow,
   granularity: ResolvedGranularity,
   run: ClickHouseRun,
 ): Promise<{ rows: TimeRow[]; combined: number | null; series?: string[] }> {
+  const { query } = bound;
   const key = valueKey(query.aggregation, query.metric);
   const empty = emptyValue(query.aggregation);
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { rows: [], combined: empty };
   const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
-  const params = new ClickHouseParams(run.columns);
-  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
-  const where = inWindow(query, lo, hi, params);
+  const params = new ClickHouseParams();
+  const m = bound.metric === null ? 'NULL' : numericFieldSql(bound.metric, params);
+  const where = inWindow(bound, lo, hi, params);
   const additive = isAdditive(query.aggregation);
-  const cumulative = query.graph_type === 'Cumulative Line';
+  const cumulative = kind.value === 'running';
   // A running average needs each bucket's sum and count; a non-additive line's combined value
   // is the aggregate over the window, the empty grouping set of the same statement.
   const running =
@@ -223,7 +212,7 @@ async function singleLine(
   const [rowsFound, growing] = await Promise.all([
     bucketRows,
     cumulative && QUANTILE[query.aggregation] !== undefined
-      ? growingQuantiles(query, lo, hi, plan, run)
+      ? growingQuantiles(bound, lo, hi, plan, run)
       : undefined,
   ]);
   const found = rowsFound.filter((r) => r.g !== 1);
@@ -262,15 +251,16 @@ async function singleLine(
  * bucket's end, as a window function over the growing frame (the DuckDB driver's definition).
  */
 async function growingQuantiles(
-  query: CollectionQuery,
+  bound: ClickHouseBoundQuery,
   lo: number,
   hi: number,
   plan: ClickHousePlan,
   run: ClickHouseRun,
 ): Promise<Map<number, number | null>> {
-  const params = new ClickHouseParams(run.columns);
+  const { query } = bound;
+  const params = new ClickHouseParams();
   const k = keySql(plan, params);
-  const m = numericFieldSql(query.metric ?? '', params);
+  const m = numericFieldSql(boundField(bound, query.metric ?? ''), params);
   const p = params.add('Float64', QUANTILE[query.aggregation]);
   const found = await rowsOf<{ k: number; q: number | null }>(
     run,
@@ -280,7 +270,7 @@ async function growingQuantiles(
            quantileExactInclusive(${p})(m) OVER w AS q1,
            -- Where the ranks' distance overflows, the same on values scaled down by 2^64.
            quantileExactInclusive(${p})(m / ${MEAN_SCALE}.) OVER w AS q2
-         FROM (SELECT ${k} AS k, ${m} AS m FROM ${source(run)} WHERE ${inWindow(query, lo, hi, params)})
+         FROM (SELECT ${k} AS k, ${m} AS m FROM ${source(run)} WHERE ${inWindow(bound, lo, hi, params)})
          WINDOW w AS (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
      ) GROUP BY k`,
     params,
@@ -301,27 +291,28 @@ interface SplitCells {
  * the plan; `combined` is the aggregate over all events that have the split field.
  */
 async function splitLines(
-  query: CollectionQuery,
+  bound: ClickHouseBoundQuery,
   window: TimeWindow,
   granularity: ResolvedGranularity,
   run: ClickHouseRun,
   fixedSeries: string[] | null,
 ): Promise<{ rows: TimeRow[]; combined: number | null; series: string[] }> {
+  const { query } = bound;
   const empty = emptyValue(query.aggregation);
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { rows: [], combined: empty, series: fixedSeries ?? [] };
   const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
   const additive = isAdditive(query.aggregation);
-  const params = new ClickHouseParams(run.columns);
+  const params = new ClickHouseParams();
   const scan: SplitScan = {
     query,
     plan,
     run,
     params,
     fixedSeries,
-    split: stringFieldSql(query.split ?? '', params),
-    m: query.metric === null ? 'NULL' : numericFieldSql(query.metric, params),
-    where: inWindow(query, lo, hi, params),
+    split: stringFieldSql(boundField(bound, query.split ?? ''), params),
+    m: bound.metric === null ? 'NULL' : numericFieldSql(bound.metric, params),
+    where: inWindow(bound, lo, hi, params),
   };
   const { cells, names, combined } = additive
     ? await additiveSplit(scan)
@@ -342,7 +333,7 @@ async function splitLines(
 
 /** One split statement's parts: the split field, the metric and the window's condition as SQL. */
 interface SplitScan {
-  query: CollectionQuery;
+  query: ClickHouseBoundQuery['query'];
   plan: ClickHousePlan;
   run: ClickHouseRun;
   params: ClickHouseParams;
@@ -498,23 +489,24 @@ async function groupedSplit(scan: SplitScan): Promise<SplitCells> {
  * denominator is 0. A bucket is empty when neither side has an event.
  */
 async function ratioLine(
-  query: CollectionQuery,
+  bound: ClickHouseBoundQuery,
   window: TimeWindow,
   granularity: ResolvedGranularity,
   run: ClickHouseRun,
 ): Promise<{ rows: TimeRow[]; combined: number | null; series?: string[] }> {
+  const { query } = bound;
   const empty = emptyValue(query.aggregation);
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { rows: [], combined: null };
   const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
-  const params = new ClickHouseParams(run.columns);
-  const m = query.metric === null ? 'NULL' : numericFieldSql(query.metric, params);
-  const num = filtersSql(query.numerator_filters ?? [], params);
-  const den = filtersSql(query.denominator_filters ?? [], params);
+  const params = new ClickHouseParams();
+  const m = bound.metric === null ? 'NULL' : numericFieldSql(bound.metric, params);
+  const num = filtersSql(query.numerator_filters ?? [], bound, params);
+  const den = filtersSql(query.denominator_filters ?? [], bound, params);
   const columns = `countIf(${num}) AS nn, countIf(${den}) AS dn,
     ${aggregateSql(query.aggregation, m, params, num)} AS a,
     ${aggregateSql(query.aggregation, m, params, den)} AS b`;
-  const where = inWindow(query, lo, hi, params);
+  const where = inWindow(bound, lo, hi, params);
   type Sides = { nn: number; dn: number; a: number | null; b: number | null };
   // The buckets and, as the empty grouping set, the whole window.
   const all = await rowsOf<Sides & { k: number; g: number }>(

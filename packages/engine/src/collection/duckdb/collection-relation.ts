@@ -1,20 +1,17 @@
 import type { CollectionQuery, ResolvedWindows } from '@analytics-chart/protocol';
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { CollectionEntry, Segment } from '../../storage/duckdb/catalog.ts';
-import { ingestOrderSql } from '../../storage/duckdb/cluster-rows.ts';
-import { readPrepared } from '../../storage/duckdb/prepared-statements.ts';
 import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
-import type { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
+import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 
-/** One collection-mode query on DuckDB: its plan, the workspace and the collection it reads. */
+/** Runs one statement and returns its rows: the run stage, under the query's time limit. */
+export type RunStatement = (sql: string, params: SqlParams) => Promise<DuckDBValue[][]>;
+
+/** One collection-mode query on DuckDB as its renderers see it: bound, and a way to run it. */
 export interface QueryContext {
-  db: WorkspaceDb;
   query: CollectionQuery;
   windows: ResolvedWindows;
-  /** The collection, or undefined when it has no events (answers are then empty, not errors). */
-  entry: CollectionEntry | undefined;
-  /** Interrupts a statement that runs longer (504). */
-  timeoutMs: number;
+  bound: DuckDbBoundQuery;
+  run: RunStatement;
 }
 
 /** A later segment's ingest order starts this far above an earlier one's. */
@@ -28,31 +25,30 @@ const UNION_ORDER = 'ingest_order';
  * same shape.
  */
 export function sourceSql(ctx: QueryContext): string {
-  const segments = ctx.entry?.segments ?? [];
+  const segments = ctx.bound.tables;
   if (segments.length === 1) return (segments[0] as { table: string }).table;
   if (segments.length === 0) {
     return `(SELECT NULL::BIGINT AS "timestamp", NULL::VARCHAR AS "json", NULL::BIGINT AS ${UNION_ORDER} WHERE FALSE)`;
   }
   const branches = segments.map(
-    (s, i) =>
-      `SELECT *, ${ingestOrderSql(s)} + ${i * SEGMENT_ROWS} AS ${UNION_ORDER} FROM ${s.table}`,
+    (s, i) => `SELECT *, ${s.ingestOrder} + ${i * SEGMENT_ROWS} AS ${UNION_ORDER} FROM ${s.table}`,
   );
   return `(${branches.join(' UNION ALL BY NAME ')})`;
 }
 
 /** An expression over {@link sourceSql} that orders its rows as they were ingested. */
 export function ingestOrder(ctx: QueryContext): string {
-  const segments = ctx.entry?.segments ?? [];
-  return segments.length === 1 ? ingestOrderSql(segments[0] as Segment) : UNION_ORDER;
+  const segments = ctx.bound.tables;
+  return segments.length === 1 ? (segments[0] as { ingestOrder: string }).ingestOrder : UNION_ORDER;
 }
 
-/** Runs a statement on a reader connection and returns its rows. */
+/** Runs a statement through the query's run stage and returns its rows. */
 export async function queryRows(
   ctx: QueryContext,
   sql: string,
   params: SqlParams,
 ): Promise<DuckDBValue[][]> {
-  return ctx.db.read((conn) => readPrepared(conn, sql, params), ctx.timeoutMs);
+  return ctx.run(sql, params);
 }
 
 /**

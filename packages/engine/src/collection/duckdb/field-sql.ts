@@ -1,21 +1,18 @@
-import {
-  type Catalog,
-  type CollectionEntry,
-  type KeyColumns,
-  keyColumn,
-} from '../../storage/duckdb/catalog.ts';
-import { numericForm, storedStringForm } from '../../storage/duckdb/key-typing.ts';
 import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
-import { comparePaths, jsonPointer } from '../../storage/key-path.ts';
-import { MAX_DEPTH } from '../../storage/seen-key.ts';
+import { jsonPointer } from '../../storage/key-path.ts';
+import type {
+  DuckDbBoundQuery,
+  DuckDbField,
+  DuckDbSpelling,
+} from '../bind/duckdb/bind-duckdb-query.ts';
 import type { QueryContext } from './collection-relation.ts';
 
 /**
  * The SQL expressions that read one field of the events, or null where no event can have that
  * form: `string` (the string form: strings, booleans, numbers, arrays as JSON text), `number`
  * (the numeric form: numbers and numeric-looking strings) and `array` (element string forms).
- * Typed keys read their columns; deeper paths and keys of an overflowed collection fall back to
- * JSON extraction with the same semantics; any other field is missing from every event.
+ * Typed keys read their columns; paths bound to the payload are extracted with the same
+ * semantics; a field with no spelling is missing from every event.
  */
 export interface FieldSql {
   readonly string: string | null;
@@ -64,90 +61,67 @@ function lazyForms(build: {
 
 const MISSING: FieldSql = { string: null, number: null, array: null, stored: null };
 
-/** One path that spells the field: how to read its string, numeric and array forms. */
-interface Candidate {
-  path: string[];
-  sql: FieldSql;
-}
-
-/** A typed key's forms, read from its columns. */
-function typedCandidate(key: KeyColumns, params: SqlParams): Candidate {
-  const s = key.hasString ? keyColumn(key, 's') : null;
-  const n = key.hasNumber ? keyColumn(key, 'n') : null;
+/** A spelling read from its typed columns. */
+function typedForms(
+  spelling: Extract<DuckDbSpelling, { from: 'columns' }>,
+  forms: DuckDbBoundQuery['forms'],
+  params: SqlParams,
+): FieldSql {
+  const { string: s, number: n, array } = spelling;
   // Files written before every number had a string form hold rows with n but no s: their text
   // comes from the payload, as the typed insert reads it now.
-  const extracted = () => extractedString(jsonPointer(key.path), params);
+  const extracted = () => extractedString(jsonPointer(spelling.path), forms, params);
   const string = () =>
     n
       ? s
         ? `CASE WHEN ${s} IS NULL AND ${n} IS NOT NULL THEN ${extracted()} ELSE ${s} END`
         : `CASE WHEN ${n} IS NOT NULL THEN ${extracted()} END`
       : s;
-  const array = key.hasArray ? keyColumn(key, 'a') : null;
-  return {
-    path: key.path,
-    sql: lazyForms({ string, number: () => n, array: () => array, stored: () => s }),
-  };
+  return lazyForms({ string, number: () => n, array: () => array, stored: () => s });
 }
 
 /** The string form of the value at `pointer`, read from the payload (as the typed insert does). */
-function extractedString(pointer: string, params: SqlParams): string {
+function extractedString(
+  pointer: string,
+  forms: DuckDbBoundQuery['forms'],
+  params: SqlParams,
+): string {
   const p = params.text(pointer);
-  return storedStringForm(`json_extract_string("json", ${p})`, '"json"', p, true);
+  return forms.storedString(`json_extract_string("json", ${p})`, '"json"', p, true);
 }
 
 /** A path without typed columns, read from the payload on every row. */
-function extractedCandidate(path: string[], params: SqlParams): Candidate {
+function extractedForms(
+  path: string[],
+  forms: DuckDbBoundQuery['forms'],
+  params: SqlParams,
+): FieldSql {
   const pointer = jsonPointer(path);
-  const string = () => extractedString(pointer, params);
-  return {
-    path,
-    sql: lazyForms({
-      string,
-      number: () => numericForm(string()),
-      array: () => {
-        const p = params.text(pointer);
-        return `CASE WHEN json_type("json", ${p}) = 'ARRAY' THEN json_transform(json_extract("json", ${p}), '["VARCHAR"]') END`;
-      },
-    }),
-  };
+  const string = () => extractedString(pointer, forms, params);
+  return lazyForms({
+    string,
+    number: () => forms.numeric(string()),
+    array: () => {
+      const p = params.text(pointer);
+      return `CASE WHEN json_type("json", ${p}) = 'ARRAY' THEN json_transform(json_extract("json", ${p}), '["VARCHAR"]') END`;
+    },
+  });
 }
 
 /**
- * Resolves a dotted field name of a collection (`undefined`: a collection with no events). Each
- * event's value is that of the first path spelling the field (fewer keys first, then longer
- * keys from the left) at which the event holds a value, so the answer for one event never
- * depends on the others. Paths up to {@link MAX_DEPTH} keys have typed columns; a deeper path
- * (split at every dot) and, in a collection past its typed keys, any untyped one are read from
- * the payload.
+ * A bound field's forms. Each event's value is that of the first spelling at which the event
+ * holds a value, so the answer for one event never depends on the others.
  */
 export function fieldSql(
-  catalog: Catalog,
-  entry: CollectionEntry | undefined,
-  field: string,
+  field: DuckDbField,
+  forms: DuckDbBoundQuery['forms'],
   params: SqlParams,
 ): FieldSql {
-  if (!entry) return MISSING;
-  const typed = catalog.fields(entry, field);
-  // Past its typed keys, a segment without a key's column may still hold the key in payloads.
-  const perRow = entry.overflow && entry.segments.length > 1;
-  const candidates = typed.map((key) =>
-    perRow ? extractedCandidate(key.path, params) : typedCandidate(key, params),
+  return firstHeld(
+    field.spellings.map((s) =>
+      s.from === 'columns' ? typedForms(s, forms, params) : extractedForms(s.path, forms, params),
+    ),
   );
-  const split = field.split('.');
-  const untyped: string[][] = [];
-  if (split.length > MAX_DEPTH) untyped.push(split);
-  else if (entry.overflow) {
-    for (const path of split.length > 1 ? [[field], split] : [split]) {
-      if (
-        !typed.some((k) => k.path.length === path.length && k.path.every((s, i) => s === path[i]))
-      )
-        untyped.push(path);
-    }
-  }
-  for (const path of untyped) candidates.push(extractedCandidate(path, params));
-  candidates.sort((a, b) => comparePaths(a.path, b.path));
-  return firstHeld(candidates.map((c) => c.sql));
 }
 
 /** Per row, the forms of the first candidate whose string form is there (every value has one). */
@@ -171,13 +145,16 @@ function firstHeld(candidates: FieldSql[]): FieldSql {
   });
 }
 
-/** Field resolver bound to a query's collection and a statement's parameters. */
+/** Field resolver over a query's bound fields and a statement's parameters. */
 export function fields(ctx: QueryContext, params: SqlParams): (name: string) => FieldSql {
   const cache = new Map<string, FieldSql>();
   return (name) => {
     let f = cache.get(name);
     if (!f) {
-      f = fieldSql(ctx.db.catalog, ctx.entry, name, params);
+      // Read from the bound query's own map: a name it lacks is the renderer's bug.
+      const field = ctx.bound.fields.get(name);
+      if (!field) throw new Error(`field '${name}' was not bound`);
+      f = fieldSql(field, ctx.bound.forms, params);
       cache.set(name, f);
     }
     return f;
@@ -186,6 +163,7 @@ export function fields(ctx: QueryContext, params: SqlParams): (name: string) => 
 
 /** The metric's numeric expression, or null when the aggregation needs none or it is missing. */
 export function metricSql(ctx: QueryContext, params: SqlParams): string | null {
-  if (ctx.query.aggregation === 'Count' || !ctx.query.metric) return null;
-  return fields(ctx, params)(ctx.query.metric).number;
+  const { metric } = ctx.bound;
+  if (ctx.query.aggregation === 'Count' || !metric) return null;
+  return fieldSql(metric, ctx.bound.forms, params).number;
 }

@@ -1,4 +1,6 @@
+import { readPrepared } from '../../storage/duckdb/prepared-statements.ts';
 import type { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
+import { bindDuckDbQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import type { CollectionAnswer, CollectionPlan } from '../plan/collection-plan.ts';
 import { categoriesEnvelope } from './categories.ts';
 import type { QueryContext } from './collection-relation.ts';
@@ -7,8 +9,9 @@ import { singleValueEnvelope } from './single-value.ts';
 import { timeSeriesEnvelope } from './time-series.ts';
 
 /**
- * Answers a planned collection-mode query on a DuckDB workspace, each graph-type family in a
- * file of its own. A collection with no events answers like an empty one.
+ * Answers a planned collection-mode query on a DuckDB workspace: bind (the catalog read once),
+ * then each graph-type family, a file of its own, renders, runs and shapes. A collection with
+ * no events answers like an empty one.
  */
 export async function runCollectionQuery(
   db: WorkspaceDb,
@@ -17,11 +20,10 @@ export async function runCollectionQuery(
 ): Promise<CollectionAnswer> {
   const { query, windows } = plan;
   const ctx: QueryContext = {
-    db,
     query,
     windows,
-    entry: db.catalog.get(query.collection),
-    timeoutMs,
+    bound: bindDuckDbQuery(db.catalog, plan),
+    run: (sql, params) => db.read((conn) => readPrepared(conn, sql, params), timeoutMs),
   };
   switch (query.graph_type) {
     case 'Samples':

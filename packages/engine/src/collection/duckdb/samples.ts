@@ -27,7 +27,7 @@ const NARROWING_SPANS = [3600, 86_400, 30 * 86_400, Number.POSITIVE_INFINITY];
  */
 export async function samplesAnswer(ctx: QueryContext): Promise<CollectionAnswer> {
   const { lo, hi } = windowSeconds(ctx.windows.window);
-  if (lo > hi || !ctx.entry) return answerOf([]);
+  if (lo > hi || !ctx.bound.collected) return answerOf([]);
   const ascending = ctx.query.order === 'Ascending';
   const direction = ascending ? 'ASC' : 'DESC';
   const page = async (from: number, to: number, limit: number): Promise<StoredSample[]> => {

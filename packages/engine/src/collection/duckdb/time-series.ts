@@ -1,7 +1,6 @@
 import {
   type Envelope,
   LIMITS,
-  pickGranularity,
   type ResolvedGranularity,
   type TimeWindow,
   valueKey,
@@ -13,6 +12,7 @@ import { emptyValue, isAdditive } from '../plan/collection-plan.ts';
 import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
 import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
+import { type LineAnswer, lineEnvelope } from '../render/line-kinds.ts';
 import { aggregateSql } from './aggregate-sql.ts';
 import { bucketKeySql } from './bucket-key-sql.ts';
 import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
@@ -143,47 +143,19 @@ function rowsOf(
 }
 
 /** Rows and whole-window value of one window. */
-interface WindowAnswer {
-  rows: Row[];
-  combined: number | null;
-}
+type WindowAnswer = LineAnswer;
 
-/** Answers any time-series graph type. */
-export async function timeSeriesEnvelope(ctx: QueryContext): Promise<Envelope> {
-  const { query, windows } = ctx;
-  const granularity = pickGranularity(query.granularity, windows.window);
-  switch (query.graph_type) {
-    case 'Multi Line':
-    case 'Stacked Line':
-      return splitLines(ctx, granularity);
-    case 'Compare Line':
-      return compareLine(ctx, granularity);
-    case 'Cumulative Line':
-      return withCompare(ctx, granularity, (window) => cumulative(ctx, window, granularity));
-    case 'Ratio Line':
-      return withCompare(ctx, granularity, (window) => ratio(ctx, window, granularity));
-    default:
-      return withCompare(ctx, granularity, (window) => singleLine(ctx, window, granularity));
-  }
-}
-
-/** The envelope of a one-series line, with the same answer over the compare window if asked. */
-async function withCompare(
-  ctx: QueryContext,
-  granularity: ResolvedGranularity,
-  answer: (window: TimeWindow) => Promise<WindowAnswer>,
-): Promise<Envelope> {
-  const main = await answer(ctx.windows.window);
-  const envelope: Envelope = {
-    result: main.rows,
-    metadata: { granularity, combined: main.combined },
-  };
-  if (ctx.windows.compare) {
-    const compare = await answer(ctx.windows.compare);
-    envelope.compare_result = compare.rows;
-    envelope.metadata.compare_combined = compare.combined;
-  }
-  return envelope;
+/** Answers any time-series graph type, as its line kind says (`render/line-kinds.ts`). */
+export function timeSeriesEnvelope(ctx: QueryContext): Promise<Envelope> {
+  return lineEnvelope(ctx.query, ctx.windows, {
+    window: (kind, window, granularity, fixedSeries) => {
+      if (kind.split) return splitWindow(ctx, window, granularity, fixedSeries);
+      if (kind.value === 'running') return cumulative(ctx, window, granularity);
+      if (kind.value === 'ratio') return ratio(ctx, window, granularity);
+      return singleLine(ctx, window, granularity);
+    },
+    compareFilters: (window, granularity) => compareLines(ctx, window, granularity),
+  });
 }
 
 async function singleLine(
@@ -206,23 +178,25 @@ async function singleLine(
 }
 
 /** Compare Line: `filters` against `filters ∧ compare_filters`, same window, one scan. */
-async function compareLine(ctx: QueryContext, granularity: ResolvedGranularity): Promise<Envelope> {
+async function compareLines(
+  ctx: QueryContext,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
+): Promise<[WindowAnswer, WindowAnswer]> {
   const { query } = ctx;
-  const result = await aggregateWindow(ctx, ctx.windows.window, granularity, (params) => ({
+  const result = await aggregateWindow(ctx, window, granularity, (params) => ({
     where: whereFilters(ctx, query.filters, params),
     populations: ['TRUE', whereFilters(ctx, query.compare_filters ?? [], params)],
   }));
-  const [own, other] = result.series as [Series, Series];
   const key = valueKey(query.aggregation, query.metric);
-  return {
-    result: rowsOf(ctx, result.buckets, own.counts, (i, row) => {
-      row[key] = own.values[i] ?? null;
+  const line = (s: Series): WindowAnswer => ({
+    rows: rowsOf(ctx, result.buckets, s.counts, (i, row) => {
+      row[key] = s.values[i] ?? null;
     }),
-    compare_result: rowsOf(ctx, result.buckets, other.counts, (i, row) => {
-      row[key] = other.values[i] ?? null;
-    }),
-    metadata: { granularity, combined: own.combined, compare_combined: other.combined },
-  };
+    combined: s.combined,
+  });
+  const [own, other] = result.series as [Series, Series];
+  return [line(own), line(other)];
 }
 
 /** Ratio Line: (filters ∧ numerator) / (filters ∧ denominator) per bucket; null over zero. */
@@ -322,26 +296,6 @@ async function cumulative(
   };
 }
 
-/**
- * Multi and Stacked Line: wide rows `{timestamp, "<split value>": n, …}` for the top 10 split
- * values by their whole-window value (ties by name). Events without the split field are left
- * out, including from `combined`. The compare window uses the same series.
- */
-async function splitLines(ctx: QueryContext, granularity: ResolvedGranularity): Promise<Envelope> {
-  const { windows } = ctx;
-  const main = await splitWindow(ctx, windows.window, granularity, null);
-  const envelope: Envelope = {
-    result: main.rows,
-    metadata: { granularity, combined: main.combined, series: main.series },
-  };
-  if (windows.compare) {
-    const compare = await splitWindow(ctx, windows.compare, granularity, main.series);
-    envelope.compare_result = compare.rows;
-    envelope.metadata.compare_combined = compare.combined;
-  }
-  return envelope;
-}
-
 /** One split value in one bucket. */
 interface Cell {
   value: number | null;
@@ -355,6 +309,11 @@ interface SplitAggregates {
   combined: number | null;
 }
 
+/**
+ * Multi and Stacked Line over one window: wide rows `{timestamp, "<split value>": n, …}` for
+ * the top 10 split values by their whole-window value (ties by name), or `fixedSeries`. Events
+ * without the split field are left out, including from `combined`.
+ */
 async function splitWindow(
   ctx: QueryContext,
   window: TimeWindow,

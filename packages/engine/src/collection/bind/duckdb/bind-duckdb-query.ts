@@ -1,0 +1,111 @@
+import { type Catalog, type CollectionEntry, keyColumn } from '../../../storage/duckdb/catalog.ts';
+import { ingestOrderSql } from '../../../storage/duckdb/cluster-rows.ts';
+import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
+import { comparePaths } from '../../../storage/key-path.ts';
+import { MAX_DEPTH } from '../../../storage/seen-key.ts';
+import type { CollectionPlan } from '../../plan/collection-plan.ts';
+import { type BoundQuery, boundQuery, namedFields } from '../bound-query.ts';
+
+/**
+ * One key path that spells a field, and where its forms are: in typed columns (quoted names,
+ * null where no event has that form) or, for a path without them, in the payload on every row.
+ */
+export type DuckDbSpelling =
+  | {
+      path: string[];
+      from: 'columns';
+      string: string | null;
+      number: string | null;
+      array: string | null;
+    }
+  | { path: string[]; from: 'payload' };
+
+/**
+ * A field as a DuckDB collection holds it: its spellings in the order each event tries them
+ * (fewer keys first, then longer keys from the left); none for a field no event can have.
+ */
+export interface DuckDbField {
+  name: string;
+  spellings: readonly DuckDbSpelling[];
+}
+
+/** One event table the query reads, with the expression that orders its rows as ingested. */
+export interface DuckDbTable {
+  table: string;
+  ingestOrder: string;
+}
+
+/** A query bound to a DuckDB workspace: its fields, its tables and the typing of payload reads. */
+export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
+  /** Whether the collection has events at all (answers are empty otherwise, not errors). */
+  collected: boolean;
+  /** The collection's event tables (segments), in ingest order; none without events. */
+  tables: readonly DuckDbTable[];
+  /**
+   * How a value read from the payload gets its forms, as ingest types keys
+   * (`storage/duckdb/key-typing.ts`): the renderer reads untyped paths with these.
+   */
+  forms: { storedString: typeof storedStringForm; numeric: typeof numericForm };
+}
+
+/** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
+export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbBoundQuery {
+  const entry = catalog.get(plan.query.collection);
+  const fields = new Map<string, DuckDbField>();
+  for (const name of namedFields(plan.query))
+    fields.set(name, bindDuckDbField(catalog, entry, name));
+  return {
+    ...boundQuery(plan, fields),
+    collected: entry !== undefined,
+    tables: (entry?.segments ?? []).map((s) => ({
+      table: s.table,
+      ingestOrder: ingestOrderSql(s),
+    })),
+    forms: PAYLOAD_FORMS,
+  };
+}
+
+/** The typing of payload reads every bound DuckDB query carries. */
+export const PAYLOAD_FORMS: DuckDbBoundQuery['forms'] = {
+  storedString: storedStringForm,
+  numeric: numericForm,
+};
+
+/**
+ * The spellings of a dotted field. Paths up to {@link MAX_DEPTH} keys have typed columns; a
+ * deeper path (split at every dot) and, in a collection past its typed keys, any untyped one
+ * are read from the payload; past its typed keys with several segments, every path is, since a
+ * segment without a key's column may still hold the key in payloads.
+ */
+export function bindDuckDbField(
+  catalog: Catalog,
+  entry: CollectionEntry | undefined,
+  name: string,
+): DuckDbField {
+  if (!entry) return { name, spellings: [] };
+  const typed = catalog.fields(entry, name);
+  const perRow = entry.overflow && entry.segments.length > 1;
+  const spellings: DuckDbSpelling[] = typed.map((key) =>
+    perRow
+      ? { path: key.path, from: 'payload' }
+      : {
+          path: key.path,
+          from: 'columns',
+          string: key.hasString ? keyColumn(key, 's') : null,
+          number: key.hasNumber ? keyColumn(key, 'n') : null,
+          array: key.hasArray ? keyColumn(key, 'a') : null,
+        },
+  );
+  const split = name.split('.');
+  if (split.length > MAX_DEPTH) spellings.push({ path: split, from: 'payload' });
+  else if (entry.overflow) {
+    for (const path of split.length > 1 ? [[name], split] : [split]) {
+      if (
+        !typed.some((k) => k.path.length === path.length && k.path.every((s, i) => s === path[i]))
+      )
+        spellings.push({ path, from: 'payload' });
+    }
+  }
+  spellings.sort((a, b) => comparePaths(a.path, b.path));
+  return { name, spellings };
+}
