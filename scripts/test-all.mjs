@@ -5,10 +5,10 @@
  * the longest first: most suites spend much of their time waiting on servers, browsers and npm,
  * so two at a time keep both cores busy. Suites that time themselves (ALONE) run last, alone.
  * Each package's output is printed whole when it ends, then one line totals the runners' own
- * summaries (`Total: N passed, N failed`) and the run's time. Exits non-zero when any package
- * fails or when no test ran at all.
+ * summaries (`Total: N passed, N failed`) and the run's time, the build of stale packages first
+ * included. Exits non-zero when any package fails or when no test ran at all.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -147,13 +147,22 @@ function runPackage({ name, dir }) {
  */
 const ALONE = new Set(['@analytics-chart/reliability']);
 
+const started = Date.now();
+// The packages' dist/ that is missing or older than its sources, built before any suite reads it.
+const build = spawnSync(process.execPath, [join(root, 'scripts/build-packages.mjs')], {
+  stdio: 'inherit',
+});
+if (build.status !== 0) {
+  console.error(`Building the packages failed; no test ran (${duration(Date.now() - started)}).`);
+  process.exit(1);
+}
+
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || 2);
 const previous = readTimes();
 const weight = (name) => previous[name] ?? GUESS[name] ?? 10;
 const packages = testedPackages().sort((a, b) => weight(b.name) - weight(a.name));
 const queue = packages.filter((p) => !ALONE.has(p.name));
 const alone = packages.filter((p) => ALONE.has(p.name));
-const started = Date.now();
 const results = [];
 const short = (list) => list.map((p) => p.name.replace('@analytics-chart/', '')).join(', ');
 console.log(

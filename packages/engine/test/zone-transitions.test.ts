@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Envelope } from '@analytics-chart/protocol';
@@ -45,6 +46,30 @@ function transitions(): Transition[] {
   return out;
 }
 
+/**
+ * {@link transitions}, kept in the OS temp directory for the next project or run on the same
+ * runtime, time zone data and polyfill: the search is slow, and both drivers' runs ask it.
+ */
+function cachedTransitions(): Transition[] {
+  const polyfill = import.meta.resolve('temporal-polyfill');
+  const { node, tz, icu } = process.versions;
+  const key = createHash('sha256')
+    .update(JSON.stringify([node, tz, icu, polyfill, FIRST, LAST]))
+    .digest('hex')
+    .slice(0, 16);
+  const file = join(tmpdir(), `engine-zone-transitions-${key}.json`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Transition[];
+  } catch {
+    const found = transitions();
+    // Written whole, then renamed, so a run beside this one never reads half a file.
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, JSON.stringify(found));
+    renameSync(partial, file);
+    return found;
+  }
+}
+
 /** A change that is not a whole hour, or does not happen on the hour of the clock before it. */
 function offTheHour({ zone, at }: Transition): boolean {
   const before = wallAt(at - 1, zone).seconds + 1;
@@ -65,7 +90,7 @@ function granularities({ zone, at }: Transition): Granularity[] {
   return crossesDate ? ['Hour', 'Minute', 'Day'] : ['Hour', 'Minute'];
 }
 
-const all = transitions();
+const all = cachedTransitions();
 const isOdd = all.map(offTheHour);
 const odd = all.filter((_, i) => isOdd[i]);
 // Whole-hour changes on the hour behave alike: every zone's first and last one since 1970, and

@@ -60,6 +60,7 @@ beforeAll(async () => {
   const found = manifest.modules.flatMap((m) => m.declarations ?? []).filter((d) => d.tagName);
   expect(found.map((d) => d.tagName)).toEqual(['analytics-chart']);
   element = found[0] as ManifestElement;
+  installs = installTwoAtATime(['react-app', 'preact-app', 'vue-app', 'svelte-app']);
   edge = await startChartEdge(pages.map((p) => p.origin));
   browser = await puppeteer.launch({
     executablePath: CHROME_PATH,
@@ -68,10 +69,40 @@ beforeAll(async () => {
   });
 });
 
+let installs = new Map<string, Promise<string>>();
+
+/**
+ * Starts each app's npm install as soon as the tarballs exist, two at a time in the apps' order,
+ * so an install waiting on npm overlaps the type-check and build of the app before it. The
+ * describe of each app awaits its own.
+ */
+function installTwoAtATime(names: string[]): Map<string, Promise<string>> {
+  const lanes: Promise<unknown>[] = [Promise.resolve(), Promise.resolve()];
+  const started = new Map<string, Promise<string>>();
+  for (const [i, name] of names.entries()) {
+    const installed = (lanes[i % 2] as Promise<unknown>).then(() =>
+      installScratchApp(name, work, tarballs),
+    );
+    // Its describe reports a failure; until then it counts as handled.
+    lanes[i % 2] = installed.catch(() => undefined);
+    started.set(name, installed);
+  }
+  return started;
+}
+
+/** The installed copy of an app (its install started in beforeAll). */
+function installedApp(name: string): Promise<string> {
+  const installed = installs.get(name);
+  if (!installed) throw new Error(`${name} was not installed`);
+  return installed;
+}
+
 afterAll(async () => {
   await browser?.close();
   await edge?.close();
   await Promise.all(pages.map((p) => p.close()));
+  // An install a failed test never awaited still writes into `work`.
+  await Promise.allSettled(installs.values());
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -255,7 +286,7 @@ describe('a Vite + React 19 app', () => {
   let app = '';
 
   it('type-checks and builds with the shipped typings (tsc -b && vite build)', async () => {
-    app = await installScratchApp('react-app', work, tarballs);
+    app = await installedApp('react-app');
     writeFileSync(`${app}/src/ReadmeExample.tsx`, readmeBlock('tsx'));
     await mustRun('npm', ['run', 'build'], app);
     const pkg = await mustRun(
@@ -284,7 +315,7 @@ describe('a Vite + Preact app', () => {
   let app = '';
 
   it('type-checks and builds with the shipped typings (tsc -b && vite build)', async () => {
-    app = await installScratchApp('preact-app', work, tarballs);
+    app = await installedApp('preact-app');
     await mustRun('npm', ['run', 'build'], app);
   });
 
@@ -302,7 +333,7 @@ describe('a Vite + Vue 3 app with isCustomElement', () => {
   let app = '';
 
   it('type-checks (vue-tsc) and builds, compiling <analytics-chart> as a plain element', async () => {
-    app = await installScratchApp('vue-app', work, tarballs);
+    app = await installedApp('vue-app');
     // The README's Vite config and component, as a user would paste them.
     writeFileSync(`${app}/vite.config.js`, readmeBlock('js', 'isCustomElement'));
     writeFileSync(`${app}/src/ReadmeExample.vue`, readmeBlock('vue'));
@@ -343,7 +374,7 @@ describe('a Vite + Svelte 5 app', () => {
   let app = '';
 
   it('type-checks and builds with the shipped typings (svelte-check, then vite build)', async () => {
-    app = await installScratchApp('svelte-app', work, tarballs);
+    app = await installedApp('svelte-app');
     writeFileSync(`${app}/src/ReadmeExample.svelte`, readmeBlock('svelte'));
     await mustRun('npm', ['run', 'build'], app);
   });

@@ -47,7 +47,8 @@ function pointAtTarballs(manifest: Manifest, tarballs: Record<PackageName, strin
  * outside the workspace, without its node_modules, and runs `npm install` there with the packed
  * tarballs in place of the `@analytics-chart/*` ranges its package.json names (the protocol
  * always comes along, as the registry would bring it). Installed once per suite run; later calls
- * answer the same directory.
+ * answer the same directory. `--prefer-offline`: a package already in npm's cache is taken from it
+ * without asking the registry again, as on a developer's machine that installed it before.
  */
 export async function scratchProject(
   root: string,
@@ -70,7 +71,15 @@ export async function scratchProject(
   const omit = options.omitDev ? ['--omit=dev'] : [];
   await runOk(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--loglevel=error', ...omit, ...specs],
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--loglevel=error',
+      ...omit,
+      ...specs,
+    ],
     {
       cwd: dir,
       timeoutMs: 600_000,

@@ -152,7 +152,8 @@ describe('the CLIs after npm install', () => {
     }
   });
 
-  it.each([
+  // Each case is its own short process and reads nothing the others write: they run side by side.
+  it.concurrent.for([
     ['analytics-edge', ['sign', '--frobnicate']],
     ['analytics-edge', ['serve', '--config', 'nowhere.json']],
     ['analytics-edge', ['inspect', 'not-a-jwt']],
@@ -161,7 +162,7 @@ describe('the CLIs after npm install', () => {
     ['analytics-engine', ['serve', '--port']],
     ['analytics-engine', ['load', 'nowhere.ndjson']],
     ['analytics-engine', ['demo-data', '--events', 'lots']],
-  ] as const)('%s %j fails with one line', async (bin, args) => {
+  ] as const)('%s %j fails with one line', async ([bin, args], { expect }) => {
     const cwd = bin === 'analytics-edge' ? dir : join(root, 'engine-service');
     const result = await run('npx', ['--no', bin, ...args], { cwd, env: { NODE_OPTIONS: '' } });
     expect(result.code).not.toBe(0);

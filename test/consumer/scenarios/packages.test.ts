@@ -162,10 +162,14 @@ describe.each(['element', 'edge'] as const)("the %s README's install from tarbal
       expect(tarball, `${file} is not a tarball pnpm pack makes`).toBeDefined();
       copyFileSync(tarball as string, join(dir, file));
     }
-    await runOk(argv[0] as string, [...argv.slice(1), '--no-audit', '--no-fund'], {
-      cwd: dir,
-      timeoutMs: 300_000,
-    });
+    await runOk(
+      argv[0] as string,
+      [...argv.slice(1), '--no-audit', '--no-fund', '--prefer-offline'],
+      {
+        cwd: dir,
+        timeoutMs: 300_000,
+      },
+    );
     // npm ls exits non-zero on a missing or invalid dependency anywhere in the tree.
     await runOk('npm', ['ls', '--all'], { cwd: dir });
     if (name === 'edge') {

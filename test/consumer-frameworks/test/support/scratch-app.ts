@@ -5,7 +5,8 @@ import { mustRun } from './run.ts';
 /**
  * Copies one of the example apps (`react-app`, `preact-app`, `vue-app`, `svelte-app`) into `parent`, points its
  * `@analytics-chart/*` dependencies at the packed tarballs, and installs it with npm, as a user
- * with the published packages would. Returns the app's directory.
+ * with the published packages would (`--prefer-offline`: what npm's cache holds is not fetched
+ * again). Returns the app's directory.
  */
 export async function installScratchApp(
   name: string,
@@ -23,6 +24,10 @@ export async function installScratchApp(
   for (const [pkg, tarball] of Object.entries(tarballs))
     manifest.dependencies[pkg] = `file:${tarball}`;
   writeFileSync(`${dir}/package.json`, `${JSON.stringify(manifest, null, 2)}\n`);
-  await mustRun('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], dir);
+  await mustRun(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'],
+    dir,
+  );
   return dir;
 }
