@@ -179,6 +179,8 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
     return next;
   };
 
+  const sessions = sessionPool(options.path);
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendError(res, error, version, undefined);
@@ -229,27 +231,28 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
           url.searchParams.get('default_format') ??
           'TabSeparated');
       const started = process.hrtime.bigint();
+      const list = [...SERVER_DEFAULTS.filter(([n]) => !url.searchParams.has(n)), ...settings]
+        .map(([n, v]) => `${n} = ${settingLiteral(v)}`)
+        .join(', ');
       const result = await serialized(async () => {
-        const session = new Session(options.path);
+        const session = await sessions.take(database, list);
+        let healthy = false;
         try {
-          if (database) await session.queryAsync(`USE ${quoteIdentifier(database)}`);
           // The server takes one statement per request; chdb would run them all. Without a `;`
           // there is one, and the check (a query of its own) is skipped.
           if (!/^\s*INSERT\b/i.test(sql) && sql.includes(';')) {
             await refuseMultiStatements(session, sql);
           }
-          const list = [...SERVER_DEFAULTS.filter(([n]) => !url.searchParams.has(n)), ...settings]
-            .map(([n, v]) => `${n} = ${settingLiteral(v)}`)
-            .join(', ');
-          await session.queryAsync(`SET ${list}`);
-          return await native.QueryAsyncConnection(
+          const answer = await native.QueryAsyncConnection(
             session.connection,
             sql,
             format ?? 'TabSeparated',
             params,
           );
+          healthy = true;
+          return answer;
         } finally {
-          session.close();
+          sessions.give(database, list, session, healthy);
         }
       });
       const output = Buffer.from(result.bytes);
@@ -288,7 +291,57 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await queue;
+      sessions.close();
       admin.close();
+    },
+  };
+}
+
+/**
+ * Sessions kept open between requests, one per database and list of settings: opening one, its
+ * `USE` and its `SET` cost more than most of the tests' queries. A session is only ever reused
+ * with the settings it was opened with, and no statement the server runs changes its state (one
+ * SELECT or INSERT per request); one that failed is closed rather than reused.
+ */
+function sessionPool(path: string) {
+  const MAX_IDLE = 16;
+  const idle = new Map<string, Session>();
+  const keyOf = (database: string | null, list: string) => `${database ?? ''}\n${list}`;
+  return {
+    async take(database: string | null, list: string): Promise<Session> {
+      const key = keyOf(database, list);
+      const kept = idle.get(key);
+      if (kept) {
+        idle.delete(key);
+        return kept;
+      }
+      const session = new Session(path);
+      try {
+        if (database) await session.queryAsync(`USE ${quoteIdentifier(database)}`);
+        await session.queryAsync(`SET ${list}`);
+      } catch (error) {
+        session.close();
+        throw error;
+      }
+      return session;
+    },
+    give(database: string | null, list: string, session: Session, healthy: boolean): void {
+      const key = keyOf(database, list);
+      if (!healthy || idle.has(key)) {
+        session.close();
+        return;
+      }
+      idle.set(key, session);
+      // The least recently used session goes first.
+      if (idle.size > MAX_IDLE) {
+        const [oldest, stale] = idle.entries().next().value as [string, Session];
+        idle.delete(oldest);
+        stale.close();
+      }
+    },
+    close(): void {
+      for (const session of idle.values()) session.close();
+      idle.clear();
     },
   };
 }
