@@ -1,4 +1,5 @@
 import { MAX_TIMESTAMP } from './event-records.ts';
+import { describeField, type JsonPath } from './strict-utf8.ts';
 
 /**
  * The checks every ingested event passes, shared by the HTTP endpoints and the NDJSON loader
@@ -67,6 +68,13 @@ export function toPayload(value: unknown): Payload | string {
     payload = { payload: text, json: value as Record<string, unknown> };
   } else return NOT_AN_OBJECT;
   if (nestedDeeperThan(payload.payload, MAX_NESTING)) return TOO_DEEP;
+  // A number literal beyond the doubles parses as Infinity, which JSON.stringify writes as null.
+  const mayHoldInfinity =
+    typeof value === 'string' ? BIG_LITERAL.test(value) : payload.payload.includes('null');
+  if (mayHoldInfinity) {
+    const at = nonFinitePath(payload.json, []);
+    if (at) return describeField(at, false, BEYOND_DOUBLE);
+  }
   // JavaScript accepts half a surrogate pair ("\ud800"); it is not Unicode, and DuckDB refuses it.
   if (SURROGATE.test(payload.payload) && hasLoneSurrogate(payload.json)) {
     return 'contains half a UTF-16 surrogate pair, which is not valid Unicode';
@@ -117,4 +125,27 @@ function hasLoneSurrogate(value: unknown): boolean {
     if (LONE_SURROGATE.test(key) || hasLoneSurrogate(item)) return true;
   }
   return false;
+}
+
+const BEYOND_DOUBLE = 'is a number beyond the range of a double (±1.8e308)';
+
+/** A number literal that may lie beyond the doubles: an exponent of 3 digits, or 309 digits. */
+const BIG_LITERAL = /\d[eE]\+?\d{3}|\d{309}/;
+
+/** The path of the first number that is not finite. Recursive, after the nesting check. */
+function nonFinitePath(value: unknown, path: JsonPath): JsonPath | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nonFinitePath(value[i], [...path, i]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  for (const key in value) {
+    const found = nonFinitePath((value as Record<string, unknown>)[key], [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
 }
