@@ -1,5 +1,6 @@
 import { CompactLineScanner } from './compact-line.ts';
-import { BAD_TIMESTAMP, toPayload, toTimestamp } from './payload-checks.ts';
+import { MAX_EVENT_KEYS } from './discover-keys.ts';
+import { BAD_TIMESTAMP, TOO_WIDE, toPayload, toTimestamp } from './payload-checks.ts';
 import { describeBadUtf8, strictUtf8 } from './strict-utf8.ts';
 
 /** A line that could not be loaded, with its 1-based number and the reason. */
@@ -44,8 +45,10 @@ export function parseNdjsonLines(
   while (start < bytes.length) {
     let end = bytes.indexOf(NEWLINE, start);
     if (end === -1) end = bytes.length;
-    if (end > start && scanner.scan(bytes, start, end)) events.scanned(scanner);
-    else if (end > start) {
+    if (end > start && scanner.scan(bytes, start, end)) {
+      if (scanner.count > MAX_EVENT_KEYS) bad.push({ line, reason: `json: ${TOO_WIDE}` });
+      else events.scanned(scanner);
+    } else if (end > start) {
       const raw = strictUtf8(bytes.subarray(start, end), true);
       const reason =
         raw === null

@@ -1,4 +1,5 @@
 import { MAX_TIMESTAMP } from './event-records.ts';
+import { MAX_DEPTH, MAX_EVENT_KEYS } from '../storage/seen-key.ts';
 import { describeField, type JsonPath } from './strict-utf8.ts';
 
 /**
@@ -38,6 +39,9 @@ export interface Payload {
 const NOT_AN_OBJECT = 'expected a JSON object, or a string holding one';
 const TOO_DEEP = `nested deeper than ${MAX_NESTING} levels`;
 
+/** Why an event wider than {@link MAX_EVENT_KEYS} is refused. */
+export const TOO_WIDE = `holds more than ${MAX_EVENT_KEYS} keys (key paths up to ${MAX_DEPTH} levels deep, objects included); split it into several events`;
+
 /**
  * Checks one payload: an object (stored in compact form) or a string holding a JSON object
  * (stored exactly as sent). Returns the payload, or why it is refused. A plain function rather
@@ -68,6 +72,7 @@ export function toPayload(value: unknown): Payload | string {
     payload = { payload: text, json: value as Record<string, unknown> };
   } else return NOT_AN_OBJECT;
   if (nestedDeeperThan(payload.payload, MAX_NESTING)) return TOO_DEEP;
+  if (holdsMoreKeysThan(payload.json, MAX_EVENT_KEYS)) return TOO_WIDE;
   // A number literal beyond the doubles parses as Infinity, which JSON.stringify writes as null.
   const mayHoldInfinity =
     typeof value === 'string' ? BIG_LITERAL.test(value) : payload.payload.includes('null');
@@ -148,4 +153,24 @@ function nonFinitePath(value: unknown, path: JsonPath): JsonPath | undefined {
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * Whether a payload holds more than `limit` key paths as key discovery counts them (every key of
+ * every object down to {@link MAX_DEPTH} keys), stopping once past it. Recursive, after the
+ * nesting check.
+ */
+export function holdsMoreKeysThan(object: Record<string, unknown>, limit: number): boolean {
+  let count = 0;
+  const walk = (level: Record<string, unknown>, depth: number): boolean => {
+    for (const key in level) {
+      if (++count > limit) return true;
+      const value = level[key];
+      if (depth < MAX_DEPTH && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        if (walk(value as Record<string, unknown>, depth + 1)) return true;
+      }
+    }
+    return false;
+  };
+  return walk(object, 1);
 }

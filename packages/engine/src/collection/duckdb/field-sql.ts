@@ -4,7 +4,11 @@ import {
   type KeyColumns,
   keyColumn,
 } from '../../storage/duckdb/catalog.ts';
-import { numericForm, storedStringForm } from '../../storage/duckdb/key-typing.ts';
+import {
+  numericForm,
+  readFromPayload,
+  storedStringForm,
+} from '../../storage/duckdb/key-typing.ts';
 import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { comparePaths, jsonPointer } from '../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../storage/seen-key.ts';
@@ -14,8 +18,8 @@ import type { QueryContext } from './collection-relation.ts';
  * The SQL expressions that read one field of the events, or null where no event can have that
  * form: `string` (the string form: strings, booleans, numbers, arrays as JSON text), `number`
  * (the numeric form: numbers and numeric-looking strings) and `array` (element string forms).
- * Typed keys read their columns; deeper paths and keys of an overflowed collection fall back to
- * JSON extraction with the same semantics; any other field is missing from every event.
+ * Typed keys read their columns; deeper paths, keys only wide events held and keys of an
+ * overflowed collection fall back to JSON extraction with the same semantics; any other field is missing from every event.
  */
 export interface FieldSql {
   readonly string: string | null;
@@ -132,7 +136,9 @@ export function fieldSql(
   // Past its typed keys, a segment without a key's column may still hold the key in payloads.
   const perRow = entry.overflow && entry.segments.length > 1;
   const candidates = typed.map((key) =>
-    perRow ? extractedCandidate(key.path, params) : typedCandidate(key, params),
+    perRow || readFromPayload(key)
+      ? extractedCandidate(key.path, params)
+      : typedCandidate(key, params),
   );
   const split = field.split('.');
   const untyped: string[][] = [];
