@@ -161,15 +161,18 @@ describe('lines left to the slow path', () => {
       'a lead byte before a quote',
       Buffer.from([...withBytes(0xc3).subarray(0, -3), 0x22, 0x7d, 0x7d]),
     ],
-  ])('ill-formed UTF-8, %s: left to the slow path, which refuses the line naming the field', (_, bytes) => {
-    expect(fastPath(bytes)).toBeNull();
-    expect(slowPath(bytes)).toBeNull();
-    const { bad } = parseNdjsonLines(Buffer.concat([Buffer.from('\n'), bytes]), 1, {
-      scanned: () => expect.unreachable(),
-      parsed: () => expect.unreachable(),
-    });
-    expect(bad).toEqual([{ line: 2, reason: 'json: field "a" is not valid UTF-8' }]);
-  });
+  ])(
+    'ill-formed UTF-8, %s: left to the slow path, which refuses the line naming the field',
+    (_, bytes) => {
+      expect(fastPath(bytes)).toBeNull();
+      expect(slowPath(bytes)).toBeNull();
+      const { bad } = parseNdjsonLines(Buffer.concat([Buffer.from('\n'), bytes]), 1, {
+        scanned: () => expect.unreachable(),
+        parsed: () => expect.unreachable(),
+      });
+      expect(bad).toEqual([{ line: 2, reason: 'json: field "a" is not valid UTF-8' }]);
+    },
+  );
 
   test.each([
     ['two bytes', 'é'],

@@ -1,5 +1,5 @@
-import { MAX_TIMESTAMP } from './event-records.ts';
 import { MAX_DEPTH, MAX_EVENT_KEYS } from '../storage/seen-key.ts';
+import { MAX_TIMESTAMP } from './event-records.ts';
 import { describeField, type JsonPath } from './strict-utf8.ts';
 
 /**
@@ -166,7 +166,12 @@ export function holdsMoreKeysThan(object: Record<string, unknown>, limit: number
     for (const key in level) {
       if (++count > limit) return true;
       const value = level[key];
-      if (depth < MAX_DEPTH && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      if (
+        depth < MAX_DEPTH &&
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value)
+      ) {
         if (walk(value as Record<string, unknown>, depth + 1)) return true;
       }
     }

@@ -4,11 +4,7 @@ import {
   type KeyColumns,
   keyColumn,
 } from '../../storage/duckdb/catalog.ts';
-import {
-  numericForm,
-  readFromPayload,
-  storedStringForm,
-} from '../../storage/duckdb/key-typing.ts';
+import { numericForm, readFromPayload, storedStringForm } from '../../storage/duckdb/key-typing.ts';
 import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { comparePaths, jsonPointer } from '../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../storage/seen-key.ts';
