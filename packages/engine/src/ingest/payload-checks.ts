@@ -50,6 +50,13 @@ export const TOO_WIDE = `holds more than ${MAX_EVENT_KEYS} keys (key paths up to
 export function toPayload(value: unknown): Payload | string {
   let payload: Payload;
   if (typeof value === 'string') {
+    // Counted in the text before parsing: an event far too wide then costs no objects at all.
+    if (
+      value.length > MIN_KEY_TEXT * MAX_EVENT_KEYS &&
+      textHoldsMoreKeysThan(value, MAX_EVENT_KEYS)
+    ) {
+      return TOO_WIDE;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(value);
@@ -178,4 +185,42 @@ export function holdsMoreKeysThan(object: Record<string, unknown>, limit: number
     return false;
   };
   return walk(object, 1);
+}
+
+/** The fewest characters a key path takes in JSON text (`"":0,`). */
+const MIN_KEY_TEXT = 5;
+
+/**
+ * {@link holdsMoreKeysThan} read from JSON text, without parsing it: a colon outside strings
+ * ends a key, counted while no array encloses it and at most {@link MAX_DEPTH} objects do. On
+ * text that is not JSON the count means nothing, which only changes which refusal it gets.
+ */
+export function textHoldsMoreKeysThan(text: string, limit: number): boolean {
+  let count = 0;
+  let objects = 0;
+  let arrays = 0;
+  const open: boolean[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Past the string: a backslash escapes the next character.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x3a) {
+      if (arrays === 0 && objects <= MAX_DEPTH && ++count > limit) return true;
+    } else if (c === 0x7b) {
+      objects++;
+      open.push(true);
+    } else if (c === 0x5b) {
+      arrays++;
+      open.push(false);
+    } else if (c === 0x7d || c === 0x5d) {
+      if (open.pop()) objects--;
+      else arrays--;
+    }
+  }
+  return false;
 }
