@@ -83,7 +83,9 @@ for (const suite of named.length ? named : SUITES) {
   const output = await captureStdout(() => mod.run(rest));
   mkdirSync(join(here, 'results'), { recursive: true });
   const size = sizeOf(rest);
-  const file = join(here, 'results', size ? `${suite}-${size}.md` : `${suite}.md`);
+  // A section run on its own (`engine --wide`) writes a file of its own beside the suite's.
+  const section = rest.includes('--wide') ? 'wide' : size;
+  const file = join(here, 'results', section ? `${suite}-${section}.md` : `${suite}.md`);
   writeFileSync(file, resultsFile(suite, started, load, output));
   console.log(`\nwritten to ${file}`);
 }

@@ -1,7 +1,8 @@
 /**
  * `pnpm bench engine [--events N] [--driver all|duckdb|clickhouse] [--runs R] [--load-runs L]
  * [--keep]`: the engine on generated demo events, on both storage drivers (`--driver` picks one;
- * `--events` takes `1M`, `10M`, `30M`).
+ * `--events` takes `1M`, `10M`, `30M`). `--wide` runs only the wide-events section
+ * (`wide-events.ts`), written to `bench/results/engine-wide.md`.
  *
  * For each query the median end-to-end time over HTTP of `engine serve` (a child process) on
  * DuckDB and of `engine serve --clickhouse` on ClickHouse's HTTP interface (chdb behind the
@@ -50,6 +51,7 @@ import {
   clickHouseString,
   openClickHouseBaseline,
 } from './clickhouse-baseline.ts';
+import { runWideEvents } from './wide-events.ts';
 
 /**
  * The CLI as the installed package runs it: its published bin, the compiled `dist/` that `pnpm
@@ -343,6 +345,27 @@ function tsxChild(script: string, arg: string): ChildProcess {
 }
 
 export async function run(args: string[]): Promise<void> {
+  if (args.includes('--wide')) {
+    const driverAt = args.indexOf('--driver');
+    const driver = (driverAt >= 0 ? args[driverAt + 1] : 'all') as 'all' | 'duckdb' | 'clickhouse';
+    const dir = mkdtempSync(join(tmpdir(), 'bench-wide-'));
+    log(
+      `wide events: driver ${driver}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average before: ${loadavg()
+        .map((l) => fmt(l, 2))
+        .join(', ')}`,
+    );
+    try {
+      await runWideEvents(driver, dir, {
+        engine: runChild,
+        clickHouse: (path) => tsxChild(CLICKHOUSE_SERVER, path),
+        listening,
+        log,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return;
+  }
   const options = parseOptions(args);
   const withDuckDb = options.driver !== 'clickhouse';
   const withClickHouse = options.driver !== 'duckdb';

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { CompactLineScanner, scanCompactText } from '../src/ingest/compact-line.ts';
 import { KeyDiscovery } from '../src/ingest/discover-keys.ts';
+import { parseNdjsonLines } from '../src/ingest/parse-ndjson.ts';
 import { MAX_NESTING, toPayload, toTimestamp } from '../src/ingest/payload-checks.ts';
+import { MAX_EVENT_KEYS } from '../src/storage/seen-key.ts';
 import { random } from './helpers/fixture-events.ts';
 
 /**
@@ -17,12 +19,12 @@ const toBytes = (line: LineBytes) => (typeof line === 'string' ? Buffer.from(lin
 
 /**
  * What the slow path makes of a line: null when it refuses it. It reads the line as the loader
- * does, decoding its bytes (ill-formed UTF-8 becomes U+FFFD).
+ * does, decoding its bytes strictly (ill-formed UTF-8 is refused).
  */
 function slowPath(bytes: LineBytes) {
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(toBytes(bytes)).toString('utf8'));
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(toBytes(bytes)));
   } catch {
     return null;
   }
@@ -37,6 +39,15 @@ function slowPath(bytes: LineBytes) {
   const discovery = new KeyDiscovery();
   discovery.add(payload.json);
   return { timestamp: seconds, payload: payload.payload, keys: discovery.keys };
+}
+
+/** 20 objects of 60 keys: 1,220 key paths in all, none of its objects wider than 64 keys. */
+function wideObject(): Record<string, unknown> {
+  const groups: Record<string, Record<string, number>> = {};
+  for (let g = 0; g < 20; g++) {
+    groups[`g${g}`] = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, i]));
+  }
+  return { a: groups };
 }
 
 /** What the scanner makes of a line: null when it leaves it to the slow path. */
@@ -101,7 +112,6 @@ describe('lines left to the slow path', () => {
     ['minus zero', line('{"a":-0}')],
     ['an integer past 2^53', line('{"a":12345678901234567890}')],
     ['16 digits that do not survive as a double', line('{"a":9007199254740993}')],
-    ['a number too large for a double', line('{"a":1e999}')],
     ['an escaped slash', line('{"a":"x\\/"}')],
     ['a needless \\u escape', line('{"a":"x\\u00e9"}')],
     ['an upper-case \\u escape', line('{"a":"x\\u001F"}')],
@@ -151,11 +161,18 @@ describe('lines left to the slow path', () => {
       'a lead byte before a quote',
       Buffer.from([...withBytes(0xc3).subarray(0, -3), 0x22, 0x7d, 0x7d]),
     ],
-  ])('ill-formed UTF-8, %s: the decoder replaces it, so the slow path', (_, bytes) => {
-    expect(fastPath(bytes)).toBeNull();
-    const slow = slowPath(bytes);
-    expect(slow?.payload).toContain('\ufffd');
-  });
+  ])(
+    'ill-formed UTF-8, %s: left to the slow path, which refuses the line naming the field',
+    (_, bytes) => {
+      expect(fastPath(bytes)).toBeNull();
+      expect(slowPath(bytes)).toBeNull();
+      const { bad } = parseNdjsonLines(Buffer.concat([Buffer.from('\n'), bytes]), 1, {
+        scanned: () => expect.unreachable(),
+        parsed: () => expect.unreachable(),
+      });
+      expect(bad).toEqual([{ line: 2, reason: 'json: field "a" is not valid UTF-8' }]);
+    },
+  );
 
   test.each([
     ['two bytes', 'é'],
@@ -183,6 +200,7 @@ describe('lines left to the slow path', () => {
     ['an array payload', line('[1]')],
     ['text after the line', `${line('{"a":1}')} x`],
     ['a truncated literal', line('{"a":tru}')],
+    ['a number too large for a double', line('{"a":1e999}')],
     [
       `${MAX_NESTING + 1} levels`,
       line(`${'{"a":'.repeat(MAX_NESTING)}{}${'}'.repeat(MAX_NESTING)}`),
@@ -191,6 +209,22 @@ describe('lines left to the slow path', () => {
     expect(fastPath(text)).toBeNull();
     expect(slowPath(text)).toBeNull();
   });
+});
+
+test('an event of more key paths than MAX_EVENT_KEYS: refused on both paths, naming the limit', () => {
+  const compact = line(JSON.stringify(wideObject()));
+  const spaced = line(JSON.stringify(wideObject(), null, 1).replaceAll('\n', ''));
+  const { bad } = parseNdjsonLines(Buffer.from(`${compact}\n${spaced}\n`), 1, {
+    scanned: () => expect.unreachable(),
+    parsed: () => expect.unreachable(),
+  });
+  const reason = `json: holds more than ${MAX_EVENT_KEYS} keys (key paths up to 6 levels deep, objects included); split it into several events`;
+  expect(bad).toEqual([
+    { line: 1, reason },
+    { line: 2, reason },
+  ]);
+  // The compact line is one the scanner takes: the limit holds on the fast path too.
+  expect(fastPath(compact)).not.toBeNull();
 });
 
 describe('payload texts on their own (bulk-log)', () => {

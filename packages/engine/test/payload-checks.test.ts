@@ -1,6 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import { discoverObjectKeys, mergeKeys } from '../src/ingest/discover-keys.ts';
-import { MAX_NESTING, nestedDeeperThan, toPayload } from '../src/ingest/payload-checks.ts';
+import {
+  holdsMoreKeysThan,
+  MAX_NESTING,
+  nestedDeeperThan,
+  TOO_WIDE,
+  textHoldsMoreKeysThan,
+  toPayload,
+} from '../src/ingest/payload-checks.ts';
+import { MAX_EVENT_KEYS } from '../src/storage/seen-key.ts';
 
 /** The per-event checks shared by the endpoints and the loader, on hand-worked inputs. */
 
@@ -87,5 +95,40 @@ describe('discoverObjectKeys', () => {
     }
     expect(mismatches).toEqual([]);
     expect([...(discoverObjectKeys([{ v: '' }])[0]?.kinds ?? [])]).toEqual(['string']);
+  });
+});
+
+describe('the per-event key limit', () => {
+  /** Key paths as key discovery counts them, written out by hand: `n` keys at each level. */
+  const tree = (levels: number, n: number, leaf: unknown): Record<string, unknown> =>
+    Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [
+        `k:${i}"`,
+        levels > 1 ? tree(levels - 1, n, leaf) : leaf,
+      ]),
+    );
+  test.each([
+    // 3 + 9 + 27 = 39 key paths.
+    ['three levels', tree(3, 3, 'x:y'), 39],
+    // Arrays are not looked into: their objects' keys are not paths.
+    ['objects in arrays', { a: [{ b: 1, c: { d: 2 } }], e: 1 }, 2],
+    // Six levels are counted, the seventh is not: 2 + 4 + … + 64 = 126.
+    ['eight levels', tree(8, 2, 1), 126],
+    ['colons and quotes in strings', { 'a:"b': 'c\\":{', d: { e: '[{' } }, 3],
+  ])('%s: the text and the object count %i key paths alike', (_, object, paths) => {
+    const text = JSON.stringify(object);
+    expect(holdsMoreKeysThan(object, paths)).toBe(false);
+    expect(holdsMoreKeysThan(object, paths - 1)).toBe(true);
+    expect(textHoldsMoreKeysThan(text, paths)).toBe(false);
+    expect(textHoldsMoreKeysThan(text, paths - 1)).toBe(true);
+  });
+
+  test(`an event of ${MAX_EVENT_KEYS} keys passes, one more is refused, as text or object`, () => {
+    const at = Object.fromEntries(Array.from({ length: MAX_EVENT_KEYS }, (_, i) => [`k${i}`, i]));
+    const over = { ...at, one: { more: 1 } };
+    expect(typeof toPayload(at)).toBe('object');
+    expect(typeof toPayload(JSON.stringify(at))).toBe('object');
+    expect(toPayload(over)).toBe(TOO_WIDE);
+    expect(toPayload(JSON.stringify(over, null, 1))).toBe(TOO_WIDE);
   });
 });

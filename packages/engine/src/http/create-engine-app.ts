@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Engine, EngineResponse } from '../engine.ts';
+import { describeBadUtf8, strictUtf8 } from '../ingest/strict-utf8.ts';
 
 /**
  * Open CORS, as the service has it, on every answer. Set on each response directly rather than
@@ -35,8 +36,9 @@ function sizeLimit(maxBytes: number, tooLarge: (c: Context) => Response): Middle
  * The engine's HTTP app: the hosted service's endpoints over {@link Engine}, with open CORS as
  * the service has. Bodies are read as JSON whatever their content type; the key is only ever
  * read from the body (a header, query string or cookie is not looked at). Every failure is
- * `{"error": "<sentence>"}`: 400 for a body that is not JSON, 413 above the size limit, 404 for
- * unknown routes, 405 (with `Allow`) for a method a route does not answer.
+ * `{"error": "<sentence>"}`: 400 for a body that is not well-formed UTF-8 (naming the field that
+ * holds the first ill-formed bytes) or not JSON, 413 above the size limit, 404 for unknown
+ * routes, 405 (with `Allow`) for a method a route does not answer.
  */
 export function createEngineApp(engine: Engine): Hono {
   const app = new Hono();
@@ -61,9 +63,14 @@ export function createEngineApp(engine: Engine): Hono {
   );
   const route = (path: string, handle: (body: unknown) => Promise<EngineResponse<unknown>>) => {
     app.post(path, limit, async (c) => {
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      const text = strictUtf8(bytes);
+      if (text === null) {
+        return c.json({ error: describeBadUtf8(bytes, 'request body') }, 400, OPEN);
+      }
       let body: unknown;
       try {
-        body = JSON.parse(await c.req.text());
+        body = JSON.parse(text);
       } catch {
         return c.json({ error: 'request body: is not valid JSON' }, 400, OPEN);
       }

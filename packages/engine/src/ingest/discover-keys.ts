@@ -3,9 +3,15 @@
  * there, which decides the typed columns. Free of DuckDB, so the loader's parse workers run it.
  */
 
-import { MAX_DEPTH, type SeenKey, type ValueKind } from '../storage/seen-key.ts';
+import { MAX_DEPTH, type SeenKey, type ValueKind, WIDE_EVENT_KEYS } from '../storage/seen-key.ts';
 
-export { MAX_DEPTH, type SeenKey, type ValueKind } from '../storage/seen-key.ts';
+export {
+  MAX_DEPTH,
+  MAX_EVENT_KEYS,
+  type SeenKey,
+  type ValueKind,
+  WIDE_EVENT_KEYS,
+} from '../storage/seen-key.ts';
 
 /**
  * The kinds of value as bits (null is 0), as the loader's line scanner reports them too. While
@@ -35,6 +41,8 @@ interface KeyNode {
   path: string[];
   kinds: number;
   children?: Map<string, KeyNode>;
+  /** Whether an event of at most {@link WIDE_EVENT_KEYS} key paths held it. */
+  narrow: boolean;
 }
 
 /** Strings that may read as a number start with a digit, sign, dot or white space. */
@@ -81,16 +89,23 @@ export class KeyDiscovery {
 
   /** The key paths found so far, parents before their children. */
   get keys(): SeenKey[] {
-    return this.#nodes.map(({ path, kinds }) => ({
+    return this.#nodes.map(({ path, kinds, narrow }) => ({
       path,
       kinds: new Set(KINDS.filter(([bit]) => kinds & bit).map(([, kind]) => kind)),
+      ...(narrow ? {} : { wideOnly: true }),
     }));
   }
 
   /** Walks one payload object. */
   add(object: Record<string, unknown>): void {
+    const touched = this.#touched;
+    touched.length = 0;
     this.#walk(object, this.#top, []);
+    if (touched.length <= WIDE_EVENT_KEYS) for (const node of touched) node.narrow = true;
   }
+
+  /** The nodes of the payload {@link add} walks, to mark them narrow when it is. */
+  readonly #touched: KeyNode[] = [];
 
   /**
    * Takes the keys of one payload as a line scanner found them, in document order: key `i` has
@@ -113,12 +128,15 @@ export class KeyDiscovery {
       const level = above?.children ?? this.#top;
       let node = level.get(name);
       if (!node) {
-        node = { path: above ? [...above.path, name] : [name], kinds: 0 };
+        node = { path: above ? [...above.path, name] : [name], kinds: 0, narrow: false };
         level.set(name, node);
         this.#nodes.push(node);
       }
       node.kinds |= scanned.kinds[i] as number;
       nodes[i] = node;
+    }
+    if (scanned.count <= WIDE_EVENT_KEYS) {
+      for (let i = 0; i < scanned.count; i++) (nodes[i] as KeyNode).narrow = true;
     }
   }
 
@@ -130,10 +148,11 @@ export class KeyDiscovery {
       const value = object[key];
       let node = level.get(key);
       if (!node) {
-        node = { path: [...parent, key], kinds: 0 };
+        node = { path: [...parent, key], kinds: 0, narrow: false };
         level.set(key, node);
         this.#nodes.push(node);
       }
+      this.#touched.push(node);
       const kind = kindOf(value);
       node.kinds |= kind;
       if (kind === OBJECT && node.path.length < MAX_DEPTH) {
@@ -153,7 +172,7 @@ export function discoverObjectKeys(objects: Iterable<Record<string, unknown>>): 
 
 /**
  * Several discoveries as one: each path once, with every kind any of them saw (parents still
- * before their children).
+ * before their children), wide-only when every one of them saw it only in wide events.
  */
 export function mergeKeys(lists: Iterable<readonly SeenKey[]>): SeenKey[] {
   const byPath = new Map<string, SeenKey>();
@@ -161,8 +180,16 @@ export function mergeKeys(lists: Iterable<readonly SeenKey[]>): SeenKey[] {
     for (const key of list) {
       const id = key.path.join('\u0000');
       const known = byPath.get(id);
-      if (!known) byPath.set(id, { path: key.path, kinds: new Set(key.kinds) });
-      else for (const kind of key.kinds) known.kinds.add(kind);
+      if (!known) {
+        byPath.set(id, {
+          path: key.path,
+          kinds: new Set(key.kinds),
+          ...(key.wideOnly ? { wideOnly: true } : {}),
+        });
+      } else {
+        for (const kind of key.kinds) known.kinds.add(kind);
+        if (!key.wideOnly) delete known.wideOnly;
+      }
     }
   }
   return [...byPath.values()];

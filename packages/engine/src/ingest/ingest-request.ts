@@ -8,8 +8,8 @@ import * as z from 'zod';
 import { EngineError } from '../engine-error.ts';
 import type { IngestBatch } from '../storage/ingest-batch.ts';
 import { CompactLineScanner, scanCompactText } from './compact-line.ts';
-import { KeyDiscovery } from './discover-keys.ts';
-import { BAD_TIMESTAMP, type Payload, toPayload, toTimestamp } from './payload-checks.ts';
+import { KeyDiscovery, MAX_EVENT_KEYS } from './discover-keys.ts';
+import { BAD_TIMESTAMP, type Payload, TOO_WIDE, toPayload, toTimestamp } from './payload-checks.ts';
 
 /**
  * The ingest bodies as the hosted service's clients send them (api_key aside, unknown keys
@@ -73,6 +73,10 @@ const payloadsSchema = z
       // Texts in compact form (what clients' JSON.stringify sends) are checked and their keys
       // found in one pass, without an object per value; the rest are parsed.
       if (typeof value === 'string' && scanCompactText(value, scanner)) {
+        if (scanner.count > MAX_EVENT_KEYS) {
+          ctx.addIssue({ code: 'custom', path: [i], message: TOO_WIDE });
+          return z.NEVER;
+        }
         discovery.addScanned(scanner);
         texts.push(value);
         continue;

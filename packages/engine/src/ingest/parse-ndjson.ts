@@ -1,5 +1,7 @@
-import { CompactLineScanner, utf8 } from './compact-line.ts';
-import { BAD_TIMESTAMP, toPayload, toTimestamp } from './payload-checks.ts';
+import { CompactLineScanner } from './compact-line.ts';
+import { MAX_EVENT_KEYS } from './discover-keys.ts';
+import { BAD_TIMESTAMP, TOO_WIDE, toPayload, toTimestamp } from './payload-checks.ts';
+import { describeBadUtf8, strictUtf8 } from './strict-utf8.ts';
 
 /** A line that could not be loaded, with its 1-based number and the reason. */
 export interface BadLine {
@@ -28,8 +30,8 @@ const NEWLINE = 0x0a;
  * numbered from `firstLine`, with the same checks and words as `/api/log` (the timestamp is
  * required here), and returns the bad lines and the number of lines, blank ones included.
  * Blank lines are skipped; `\r\n` line ends are fine. A line already in compact form takes the
- * fast path of {@link CompactLineScanner}, with the same outcome; any other is decoded (bytes
- * that are not UTF-8 become U+FFFD, as anywhere text is read) and parsed.
+ * fast path of {@link CompactLineScanner}, with the same outcome; any other is decoded (a line
+ * that is not well-formed UTF-8 is bad, naming its field) and parsed.
  */
 export function parseNdjsonLines(
   bytes: Uint8Array,
@@ -43,12 +45,17 @@ export function parseNdjsonLines(
   while (start < bytes.length) {
     let end = bytes.indexOf(NEWLINE, start);
     if (end === -1) end = bytes.length;
-    if (end > start && scanner.scan(bytes, start, end)) events.scanned(scanner);
-    else if (end > start) {
-      const raw = utf8(bytes, start, end);
-      const reason = parseLine(raw, events);
+    if (end > start && scanner.scan(bytes, start, end)) {
+      if (scanner.count > MAX_EVENT_KEYS) bad.push({ line, reason: `json: ${TOO_WIDE}` });
+      else events.scanned(scanner);
+    } else if (end > start) {
+      const raw = strictUtf8(bytes.subarray(start, end), true);
+      const reason =
+        raw === null
+          ? describeBadUtf8(bytes.subarray(start, end), undefined, true)
+          : parseLine(raw, events);
       // A line of only spaces is blank, not bad (checked only when parsing failed: it is rare).
-      if (reason && !BLANK.test(raw)) bad.push({ line, reason });
+      if (reason && (raw === null || !BLANK.test(raw))) bad.push({ line, reason });
     }
     line++;
     start = end + 1;

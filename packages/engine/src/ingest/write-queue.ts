@@ -21,30 +21,43 @@ const APPENDERS = 2;
  * running; the next transaction writes all of them and commits once (one WAL sync), and only
  * then does each request's promise resolve. So every acknowledged event is durable, and
  * concurrent writers share the cost of the sync instead of paying it one by one. Up to
- * {@link APPENDERS} transactions append at once; one that needs a schema change (a new
- * collection, columns for new keys) runs alone through the workspace's writer.
+ * {@link APPENDERS} transactions append at once; batches that need a schema change (a new
+ * collection, columns or catalog rows for new keys) queue apart and run one at a time, alone,
+ * through the workspace's writer, so an append never waits in a group behind one.
  */
 export class WriteQueue {
   readonly #db: WorkspaceDb;
-  readonly #commits: GroupCommit<IngestBatch>;
+  /** Batches whose collection already has what they need: appended beside each other. */
+  readonly #appends: GroupCommit<IngestBatch>;
+  /**
+   * Batches that change the schema (a new collection, new keys), kept apart so that a batch
+   * waiting for one never holds up batches that only append.
+   */
+  readonly #changes: GroupCommit<IngestBatch>;
 
   constructor(db: WorkspaceDb) {
     this.#db = db;
-    this.#commits = new GroupCommit((jobs) => this.#commit(jobs), {
-      concurrency: APPENDERS,
+    const options = {
       maxSize: MAX_GROUP_EVENTS,
-      sizeOf: (batch) => batch.records.length,
+      sizeOf: (batch: IngestBatch) => batch.records.length,
+    };
+    this.#appends = new GroupCommit((jobs) => this.#commit(jobs), {
+      ...options,
+      concurrency: APPENDERS,
     });
+    this.#changes = new GroupCommit((jobs) => this.#commit(jobs), { ...options, concurrency: 1 });
   }
 
   /** Resolves once the events are committed. */
   submit(batch: IngestBatch): Promise<void> {
-    return this.#commits.submit(batch);
+    const entry = this.#db.catalog.get(batch.collection);
+    const appendOnly = entry !== undefined && !needsKeyColumns(entry, batch.keys);
+    return (appendOnly ? this.#appends : this.#changes).submit(batch);
   }
 
   /** Resolves when everything submitted so far is committed (or failed). */
-  idle(): Promise<void> {
-    return this.#commits.idle();
+  async idle(): Promise<void> {
+    await Promise.all([this.#appends.idle(), this.#changes.idle()]);
   }
 
   /** Writes the jobs' events in one transaction, collection by collection. */

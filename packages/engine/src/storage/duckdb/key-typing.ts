@@ -60,6 +60,24 @@ function keysByPath(entry: CollectionEntry): Map<string, KeyColumns> {
   }
   return cached.byPath;
 }
+/**
+ * New typed keys one write adds at most; more new keys in one batch are read from the payloads,
+ * so that no batch, however many distinct keys its events hold, adds columns without bound.
+ */
+export const MAX_NEW_TYPED_KEYS = 256;
+
+/**
+ * Keys a collection reads from its payloads that the catalog lists one by one; past this, the
+ * collection reads every key without columns from the payloads (its `overflow`), so that the
+ * catalog a write copies and publishes stays bounded too.
+ */
+export const MAX_UNTYPED_KEYS = 20_000;
+
+/** Whether a catalog key has no columns: a key only wide events held, read from the payloads. */
+export function readFromPayload(key: KeyColumns): boolean {
+  return !key.hasString && !key.hasNumber && !key.hasArray;
+}
+
 const KIND_TYPES: Record<Kind, string> = { s: 'VARCHAR', n: 'DOUBLE', a: 'VARCHAR[]' };
 
 /** The kinds of column a batch's values of one key ask for. */
@@ -91,10 +109,11 @@ export function needsKeyColumns(entry: CollectionEntry, discovered: SeenKey[]): 
     const kinds = kindsFor(seen);
     if (kinds.length === 0) continue;
     const key = byPath.get(JSON.stringify(seen.path));
-    // A collection that passed the typed-key limit of earlier versions reads new keys from
+    // A collection past its typed-key limit (or that of earlier versions) reads new keys from
     // the payloads, as it always did for them.
     if (!key && entry.overflow) continue;
     if (!key || !last) return true;
+    if (readFromPayload(key)) continue;
     if (kinds.some((kind) => !last.columns.has(columnName(key, kind)))) return true;
   }
   return false;
@@ -116,14 +135,24 @@ export async function addKeyColumns(
   let nextId = draft.keys.reduce((max, k) => Math.max(max, k.id + 1), 0);
   let changed = false;
   const needed: Array<[KeyColumns, Kind]> = [];
+  const newKeys: KeyColumns[] = [];
+  const untyped: SeenKey[] = [];
+  let typedNew = 0;
   for (const seen of discovered) {
     const kinds = kindsFor(seen);
     if (kinds.length === 0) continue;
     const pathJson = JSON.stringify(seen.path);
     let key = byPath.get(pathJson);
     if (!key && draft.overflow) continue;
+    // Once read from the payloads, always: its earlier rows have no columns to fill.
+    if (key && readFromPayload(key)) continue;
+    if (!key && (seen.wideOnly || typedNew >= MAX_NEW_TYPED_KEYS)) {
+      untyped.push(seen);
+      continue;
+    }
     const isNew = !key;
     if (!key) {
+      typedNew++;
       key = {
         id: nextId++,
         path: seen.path,
@@ -134,6 +163,7 @@ export async function addKeyColumns(
       };
       draft.keys.push(key);
       byPath.set(pathJson, key);
+      newKeys.push(key);
     }
     const before = [key.hasString, key.hasNumber, key.hasArray].join();
     for (const kind of kinds) {
@@ -143,10 +173,8 @@ export async function addKeyColumns(
       if (kind === 'a') key.hasArray = true;
     }
     const values = [draft.id, key.id, pathJson, key.hasString, key.hasNumber, key.hasArray];
-    if (isNew) {
-      await conn.run(`INSERT INTO ${ENGINE_SCHEMA}.keys VALUES ($1, $2, $3, $4, $5, $6)`, values);
-      changed = true;
-    } else if (before !== [key.hasString, key.hasNumber, key.hasArray].join()) {
+    if (isNew) changed = true;
+    else if (before !== [key.hasString, key.hasNumber, key.hasArray].join()) {
       await conn.run(
         `UPDATE ${ENGINE_SCHEMA}.keys SET path = $3, has_string = $4, has_number = $5, has_array = $6
          WHERE collection_id = $1 AND key_id = $2`,
@@ -155,6 +183,31 @@ export async function addKeyColumns(
       changed = true;
     }
   }
+  if (untyped.length > 0) {
+    const held = draft.keys.filter(readFromPayload).length;
+    if (held + untyped.length > MAX_UNTYPED_KEYS) {
+      // Past the bound, every key without columns is read from the payloads.
+      await conn.run(`UPDATE ${ENGINE_SCHEMA}.collections SET overflow = true WHERE id = $1`, [
+        draft.id,
+      ]);
+      draft.overflow = true;
+    } else {
+      for (const seen of untyped) {
+        const key: KeyColumns = {
+          id: nextId++,
+          path: seen.path,
+          field: fieldName(seen.path),
+          hasString: false,
+          hasNumber: false,
+          hasArray: false,
+        };
+        draft.keys.push(key);
+        newKeys.push(key);
+      }
+    }
+    changed = true;
+  }
+  await insertKeyRows(conn, draft.id, newKeys);
   const last = draft.segments[draft.segments.length - 1] as Segment;
   const missing = needed.filter(([key, kind]) => !last.columns.has(columnName(key, kind)));
   if (missing.length === 0) return changed;
@@ -182,6 +235,31 @@ export async function addKeyColumns(
     `CREATE OR REPLACE VIEW ${draft.view} AS ${draft.segments.map((s) => `SELECT "timestamp", "json" FROM ${s.table}`).join(' UNION ALL ')}`,
   );
   return true;
+}
+
+/** Catalog rows for new keys in one statement: a wide batch brings hundreds at once. */
+async function insertKeyRows(conn: DuckDBConnection, collectionId: number, keys: KeyColumns[]) {
+  if (keys.length === 0) return;
+  const params = new SqlParams();
+  const id = params.integer(collectionId);
+  const rows = params.text(
+    JSON.stringify(
+      keys.map((k) => ({
+        id: k.id,
+        path: JSON.stringify(k.path),
+        s: k.hasString,
+        n: k.hasNumber,
+        a: k.hasArray,
+      })),
+    ),
+  );
+  const shape = `'[{"id":"INTEGER","path":"VARCHAR","s":"BOOLEAN","n":"BOOLEAN","a":"BOOLEAN"}]'`;
+  await conn.run(
+    `INSERT INTO ${ENGINE_SCHEMA}.keys
+     SELECT ${id}, r.id, r.path, r.s, r.n, r.a FROM (SELECT unnest(from_json(${rows}, ${shape})) AS r)`,
+    params.values,
+    params.types,
+  );
 }
 
 /**

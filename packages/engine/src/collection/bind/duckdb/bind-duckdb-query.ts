@@ -1,6 +1,10 @@
 import { type Catalog, type CollectionEntry, keyColumn } from '../../../storage/duckdb/catalog.ts';
 import { ingestOrderSql } from '../../../storage/duckdb/cluster-rows.ts';
-import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
+import {
+  numericForm,
+  readFromPayload,
+  storedStringForm,
+} from '../../../storage/duckdb/key-typing.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
@@ -73,8 +77,8 @@ export const PAYLOAD_FORMS: DuckDbBoundQuery['forms'] = {
 
 /**
  * The spellings of a dotted field. Paths up to {@link MAX_DEPTH} keys have typed columns; a
- * deeper path (split at every dot) and, in a collection past its typed keys, any untyped one
- * are read from the payload; past its typed keys with several segments, every path is, since a
+ * deeper path (split at every dot), a key only wide events held and, in a collection past its
+ * typed keys, any untyped one are read from the payload; past its typed keys with several segments, every path is, since a
  * segment without a key's column may still hold the key in payloads.
  */
 export function bindDuckDbField(
@@ -86,7 +90,7 @@ export function bindDuckDbField(
   const typed = catalog.fields(entry, name);
   const perRow = entry.overflow && entry.segments.length > 1;
   const spellings: DuckDbSpelling[] = typed.map((key) =>
-    perRow
+    perRow || readFromPayload(key)
       ? { path: key.path, from: 'payload' }
       : {
           path: key.path,
