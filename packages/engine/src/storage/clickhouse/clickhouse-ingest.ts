@@ -37,6 +37,7 @@ export async function insertBatches(
         timestamp: r.timestamp,
         seq: `${ms}${String(events.length).padStart(5, '0')}`,
         payload: r.payload,
+        ...(r.canonical ? { canonical: true } : {}),
       });
     }
   }
@@ -63,7 +64,7 @@ export async function insertTsv(
   token: string,
   skipUnknown = false,
 ): Promise<void> {
-  await client.command({
+  const result = await client.exec({
     query: `INSERT INTO ${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)} FORMAT TabSeparatedWithNames\n${text}`,
     clickhouse_settings: {
       async_insert: 0,
@@ -73,9 +74,13 @@ export async function insertTsv(
       // Forms JavaScript was not sure of are empty fields: ClickHouse computes their DEFAULT.
       input_format_tsv_empty_as_default: 1,
       input_format_defaults_for_omitted_fields: 1,
+      // The answer starts only once the insert is done, so a failure is never a 200.
+      wait_end_of_query: 1,
       ...(skipUnknown ? { input_format_skip_unknown_fields: 1 } : {}),
     },
   });
+  // Acknowledged only once the whole answer arrived: one cut half-way is not ClickHouse's word.
+  await new Response(result.stream).arrayBuffer();
 }
 
 /** One row of the event table as inserted (64-bit integers as text or numbers). */
