@@ -75,10 +75,13 @@ export async function loadCommand(
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspace = stringOption(options.workspace, 'default');
   const collection = stringOption(options.collection, DEFAULT_COLLECTION);
+  if (options['clickhouse-sort-field'] !== undefined && options.clickhouse === undefined) {
+    throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
+  }
   if (options.clickhouse !== undefined) {
     // Imported only here: the DuckDB load below must not wait for the server's modules.
-    const { clickhouseFrom } = await import('./serve-command.ts');
-    const clickhouse = clickhouseFrom(options) as ClickHouseOptions;
+    const { clickhouseFrom, withSortField } = await import('./serve-command.ts');
+    const clickhouse = withSortField(options, clickhouseFrom(options)) as ClickHouseOptions;
     if (options['cluster-by'] !== undefined || options['no-cluster'] !== undefined) {
       throw new UsageError('--cluster-by and --no-cluster order DuckDB files, not ClickHouse');
     }

@@ -30,12 +30,13 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              sorts a projection of the events by that top-level payload key (e.g. event)
 `;
 const LOAD_USAGE = `  load       [--data .data | --clickhouse URL] [--workspace default] [--collection all_events]
-             [--cluster-by KEY | --no-cluster] FILE
+             [--cluster-by KEY | --no-cluster | --clickhouse-sort-field KEY] FILE
              load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection, then
              order its rows by a top-level key and time, so that filters on the key skip the
              rows of its other values: KEY, or by default the key that tells its events apart
              (an event name or type), if one does; --clickhouse URL loads into the workspace in
-             ClickHouse instead (user and password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD)
+             ClickHouse instead (user and password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD),
+             with --clickhouse-sort-field KEY filling serve's sort projection as it loads
 `;
 const DEMO_DATA_USAGE = `  demo-data  [--data .data] [--events 1000000] [--workspace default] [--seed 42] [--force]
              write a seeded demo workspace (the last 90 days)
@@ -73,6 +74,7 @@ const COMMANDS = {
       'cluster-by': { type: 'string' },
       'no-cluster': { type: 'boolean' },
       clickhouse: { type: 'string' },
+      'clickhouse-sort-field': { type: 'string' },
     },
     usage: LOAD_USAGE,
     run: loadCommand,

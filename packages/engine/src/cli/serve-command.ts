@@ -70,21 +70,28 @@ export function clickhouseFrom(
   };
 }
 
+/** `--clickhouse-sort-field KEY`, set on the ClickHouse options (serve and load take it). */
+export function withSortField(
+  options: Options,
+  clickhouse: ClickHouseOptions | undefined,
+): ClickHouseOptions | undefined {
+  const sortField = options['clickhouse-sort-field'];
+  if (sortField === undefined) return clickhouse;
+  if (!clickhouse) throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
+  if (!sortFieldAllowed(String(sortField))) {
+    throw new UsageError('--clickhouse-sort-field: expected a payload key such as event');
+  }
+  clickhouse.sortField = String(sortField);
+  return clickhouse;
+}
+
 /** `serve`: opens the workspaces and serves the HTTP API until SIGINT or SIGTERM. */
 export async function serveCommand(options: Options): Promise<number> {
   const port = integerOption('port', options.port, 8787);
   const host = stringOption(options.host, '127.0.0.1');
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspaces = await workspacesFrom(options);
-  const clickhouse = clickhouseFrom(options);
-  const sortField = options['clickhouse-sort-field'];
-  if (sortField !== undefined) {
-    if (!clickhouse) throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
-    if (!sortFieldAllowed(String(sortField))) {
-      throw new UsageError('--clickhouse-sort-field: expected a payload key such as event');
-    }
-    clickhouse.sortField = String(sortField);
-  }
+  const clickhouse = withSortField(options, clickhouseFrom(options));
   const engine = await createEngine({ dataDir, workspaces, clickhouse });
   let served: Awaited<ReturnType<typeof serveEngine>>;
   try {

@@ -60,6 +60,8 @@ const payloadSchema = z.unknown().transform((value, ctx): Payload => {
 interface CheckedPayloads {
   texts: string[];
   discovery: KeyDiscovery;
+  /** How many of the first texts are in compact form (all of them, as clients send them). */
+  compact?: number;
 }
 
 const payloadsSchema = z
@@ -68,6 +70,7 @@ const payloadsSchema = z
   .transform((values, ctx): CheckedPayloads => {
     const texts: string[] = [];
     const discovery = new KeyDiscovery();
+    let compact = 0;
     for (let i = 0; i < values.length; i++) {
       const value = values[i];
       // Texts in compact form (what clients' JSON.stringify sends) are checked and their keys
@@ -79,6 +82,7 @@ const payloadsSchema = z
         }
         discovery.addScanned(scanner);
         texts.push(value);
+        if (compact === i) compact++;
         continue;
       }
       const payload = toPayload(value);
@@ -89,7 +93,7 @@ const payloadsSchema = z
       discovery.add(payload.json);
       texts.push(payload.payload);
     }
-    return { texts, discovery };
+    return { texts, discovery, compact };
   });
 
 const scanner = new CompactLineScanner();
@@ -114,11 +118,13 @@ const bulkSchema = z.object({
 function batch(
   collection: string | null | undefined,
   timestamp: number,
-  { texts, discovery }: CheckedPayloads,
+  { texts, discovery, compact = 0 }: CheckedPayloads,
 ): IngestBatch {
   return {
     collection: collection ?? DEFAULT_COLLECTION,
-    records: texts.map((payload) => ({ timestamp, payload })),
+    records: texts.map((payload, i) =>
+      i < compact ? { timestamp, payload, canonical: true } : { timestamp, payload },
+    ),
     keys: discovery.keys,
   };
 }

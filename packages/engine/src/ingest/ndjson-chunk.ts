@@ -1,5 +1,11 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { CompactLineScanner } from './compact-line.ts';
+import {
+  type FormColumns,
+  formColumnsAllowed,
+  formColumnsOf,
+  TsvRowWriter,
+} from '../storage/clickhouse/clickhouse-rows.ts';
+import { type CompactLineScanner, utf8 } from './compact-line.ts';
 import { KeyDiscovery, type SeenKey } from './discover-keys.ts';
 import { STAGED_QUOTE, STAGED_SEPARATOR } from './event-records.ts';
 import { type BadLine, parseNdjsonLines } from './parse-ndjson.ts';
@@ -19,7 +25,19 @@ export interface ChunkJob {
   id: number;
   bytes: Uint8Array;
   file: string;
+  /** Set for a load into ClickHouse: the good events come back as an insert's text instead. */
+  clickhouse?: ClickHouseChunk;
 }
+
+/** What a chunk bound for ClickHouse needs: its collection and the first `seq` it may use. */
+export interface ClickHouseChunk {
+  collection: string;
+  /** Decimal text of a 64-bit integer; the chunk's events take it and the numbers after it. */
+  seqBase: string;
+}
+
+/** Form columns one ClickHouse insert fills at most, as a workspace has at most. */
+const MAX_CHUNK_FORMS = 64;
 
 /** What parsing a chunk found. Line numbers count from 1 at the chunk's first line. */
 export interface ParsedChunk {
@@ -34,6 +52,8 @@ export interface ParsedChunk {
   keys: SeenKey[];
   /** The buffer the job's bytes were in, handed back for the next chunk. */
   buffer?: ArrayBuffer;
+  /** For a ClickHouse chunk: its good events as `TabSeparatedWithNames` text (`tsvRows`). */
+  tsv?: string;
 }
 
 /**
@@ -42,6 +62,7 @@ export interface ParsedChunk {
  * payload are copied from the chunk as they are, so its text is never decoded or encoded.
  */
 export function parseChunk(job: ChunkJob): ParsedChunk {
+  if (job.clickhouse) return parseClickHouseChunk(job, job.clickhouse);
   const { bytes } = job;
   const discovery = new KeyDiscovery();
   const out = staging;
@@ -77,6 +98,71 @@ export function parseChunk(job: ChunkJob): ParsedChunk {
     buffer: bytes.buffer as ArrayBuffer,
   };
 }
+
+/**
+ * Parses a chunk for ClickHouse: the same checks and key discovery, and its good events as the
+ * text of one insert with the form columns of the chunk's key paths computed here, in the
+ * worker, so the main thread only sends it.
+ */
+function parseClickHouseChunk(job: ChunkJob, target: ClickHouseChunk): ParsedChunk {
+  const { bytes } = job;
+  const discovery = new KeyDiscovery();
+  const { collection } = target;
+  // The insert's header names the chunk's form columns, known once every line is checked: the
+  // scan keeps only where each event is (no string per event), and the rows are written after.
+  const found = events;
+  found.length = 0;
+  const slow: Array<{ payload: string; json: Record<string, unknown> }> = [];
+  const scan = parseNdjsonLines(bytes, 1, {
+    scanned(scanner: CompactLineScanner) {
+      discovery.addScanned(scanner);
+      found.push(scanner.timestamp, scanner.payloadStart, scanner.payloadEnd);
+    },
+    parsed(timestamp, payload, json) {
+      discovery.add(json);
+      found.push(timestamp, -1, slow.length);
+      slow.push({ payload, json });
+    },
+  });
+  const keys = discovery.keys;
+  const forms: FormColumns[] = [];
+  for (const key of keys) {
+    if (forms.length >= MAX_CHUNK_FORMS) break;
+    if (![...key.kinds].some((kind) => kind !== 'object')) continue;
+    if (formColumnsAllowed(key.path)) forms.push(formColumnsOf(key.path));
+  }
+  const writer = rows;
+  writer.reset(forms);
+  let seq = BigInt(target.seqBase);
+  for (let i = 0; i < found.length; i += 3) {
+    const timestamp = found[i] as number;
+    const start = found[i + 1] as number;
+    const end = found[i + 2] as number;
+    if (start >= 0) {
+      // The fast path's payload is already what JSON.stringify writes.
+      const payload = utf8(bytes, start, end);
+      writer.add({ collection, timestamp, seq: String(seq++), payload, canonical: true });
+    } else {
+      const { payload, json } = slow[end] as (typeof slow)[number];
+      writer.add({ collection, timestamp, seq: String(seq++), payload, json });
+    }
+  }
+  const count = found.length / 3;
+  return {
+    id: job.id,
+    lines: scan.lines,
+    events: count,
+    longest: 0,
+    bad: scan.bad,
+    keys,
+    buffer: bytes.buffer as ArrayBuffer,
+    ...(count ? { tsv: writer.text() } : {}),
+  };
+}
+
+/** Each event of a chunk as three numbers: timestamp, payload start and end (or -1, index). */
+const events: number[] = [];
+const rows = new TsvRowWriter();
 
 /**
  * The bytes of a chunk's staged records, one buffer per thread reused from chunk to chunk

@@ -13,6 +13,8 @@ export interface EventRecord {
   timestamp: number;
   payload: string;
   json?: Record<string, unknown>;
+  /** Set when `payload` is exactly what `JSON.stringify` writes for its object (compact form). */
+  canonical?: boolean;
 }
 
 /** One collection's checked events and the keys discovery found in them. */

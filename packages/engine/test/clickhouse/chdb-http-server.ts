@@ -224,7 +224,11 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
       // against the settings of the same request.
       settings.sort(([a], [b]) => Number(a === 'readonly') - Number(b === 'readonly'));
       const database = url.searchParams.get('database');
-      const isInsert = INSERT_FORMAT.test(inParam ?? '');
+      // An INSERT answers no rows, whether its data follows the `query` parameter or the query
+      // in the body (where only its start is read: the data may be many megabytes).
+      const isInsert =
+        INSERT_FORMAT.test(inParam ?? '') ||
+        (inParam === null && /^\s*INSERT\b/i.test(sql.slice(0, 64)));
       const format = isInsert
         ? undefined
         : (FORMAT_CLAUSE.exec(sql)?.[1] ??
@@ -240,7 +244,7 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
         try {
           // The server takes one statement per request; chdb would run them all. Without a `;`
           // there is one, and the check (a query of its own) is skipped.
-          if (!/^\s*INSERT\b/i.test(sql) && sql.includes(';')) {
+          if (!isInsert && !/^\s*INSERT\b/i.test(sql.slice(0, 64)) && sql.includes(';')) {
             await refuseMultiStatements(session, sql);
           }
           const answer = await native.QueryAsyncConnection(

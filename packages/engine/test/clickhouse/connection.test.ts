@@ -79,7 +79,9 @@ async function startProxy(): Promise<Proxy> {
       req.socket.destroy();
       return;
     }
-    state.bodies.push({ query: target.searchParams.get('query') ?? '', bytes: body.length });
+    // The statement is in the `query` parameter, or leads the body (an insert's text rows).
+    const query = target.searchParams.get('query') ?? body.subarray(0, 200).toString();
+    state.bodies.push({ query, bytes: body.length });
     state.peak = Math.max(state.peak, ++state.active);
     res.once('close', () => state.active--);
     const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {

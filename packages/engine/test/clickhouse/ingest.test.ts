@@ -108,6 +108,75 @@ describe('ingest on ClickHouse', () => {
   });
 });
 
+describe('concurrent bulk-logs on ClickHouse', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ clickhouse: { url, password, databasePrefix: 'burst_' } });
+  });
+  afterAll(() => server?.close());
+
+  test('concurrent bulk-logs share inserts, and each is stored when it is acknowledged', async () => {
+    const REQUESTS = 24;
+    const EACH = 400;
+    const storedAtAck: number[] = [];
+    await Promise.all(
+      Array.from({ length: REQUESTS }, async (_, r) => {
+        // Texts as clients send them, and a few as objects and in other spellings.
+        const jsons = Array.from({ length: EACH }, (_, k) =>
+          k % 50 === 0
+            ? { r, k, v: k / 4 }
+            : k % 50 === 1
+              ? `{ "r": ${r}, "k": ${k} }`
+              : JSON.stringify({ r, k, s: `x${k}` }),
+        );
+        const answer = await server.post('/api/bulk-log', {
+          api_key: API_KEY,
+          collection: r % 2 ? 'burst_odd' : 'burst_even',
+          timestamp: 1_650_000_000,
+          jsons,
+        });
+        expect(answer).toMatchObject({ status: 200, body: { ok: true, count: EACH } });
+        // Asked as soon as this request is acknowledged, while the others still run.
+        const result = await direct.query({
+          query: `SELECT count() AS c FROM burst_default._engine_events
+                  WHERE collection IN ('burst_odd', 'burst_even') AND JSONExtractInt(json, 'r') = {r:Int64}`,
+          query_params: { r },
+          format: 'JSONEachRow',
+        });
+        storedAtAck[r] = Number((await result.json<{ c: string }>())[0]?.c);
+      }),
+    );
+    expect(storedAtAck).toEqual(Array.from({ length: REQUESTS }, () => EACH));
+    expect(await countIn('burst_default', 'burst_odd')).toBe((REQUESTS / 2) * EACH);
+    expect(await countIn('burst_default', 'burst_even')).toBe((REQUESTS / 2) * EACH);
+    // Within a request, the events keep their order in `seq`, and the typed forms are there.
+    const ordered = await direct.query({
+      query: `SELECT JSONExtractInt(json, 'r') AS r, groupArray(JSONExtractInt(json, 'k')) AS ks
+              FROM (SELECT json FROM burst_default._engine_events
+                    WHERE collection IN ('burst_odd', 'burst_even') ORDER BY seq)
+              GROUP BY r ORDER BY r`,
+      format: 'JSONEachRow',
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    });
+    const rows = await ordered.json<{ r: number; ks: number[] }>();
+    expect(rows).toHaveLength(REQUESTS);
+    for (const row of rows) expect(row.ks).toEqual(Array.from({ length: EACH }, (_, k) => k));
+    const answer = await server.post('/api/visualize/data', {
+      api_key: API_KEY,
+      collection: 'burst_even',
+      graph_type: 'Single Value',
+      aggregation: 'Sum',
+      metric: 'v',
+      start: 1_649_999_000,
+      end: 1_650_001_000,
+    });
+    // Sum of k / 4 over k = 0, 50, …, 350, in each of the even requests.
+    const perRequest = [0, 50, 100, 150, 200, 250, 300, 350].reduce((a, k) => a + k / 4, 0);
+    expect(answer.status, answer.text).toBe(200);
+    expect(JSON.stringify(answer.body)).toContain(String(perRequest * (REQUESTS / 2)));
+  });
+});
+
 describe('an insert whose acknowledgement is lost', () => {
   let server: TestServer;
   let proxy: ReturnType<typeof createServer>;
@@ -115,15 +184,15 @@ describe('an insert whose acknowledgement is lost', () => {
   beforeAll(async () => {
     // Forwards every request to ClickHouse, but cuts the connection instead of relaying the
     // answer of the first event insert: ClickHouse has the rows, the engine never hears so.
-    proxy = createServer((req, res) => {
+    proxy = createServer(async (req, res) => {
       const target = new URL(req.url ?? '/', url);
+      // The insert's statement is in the `query` parameter or leads the body.
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      const statement = target.searchParams.get('query') ?? body.subarray(0, 200).toString();
       const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
-        if (
-          dropped === 0 &&
-          (target.searchParams.get('query') ?? '').startsWith(
-            'INSERT INTO `drop_default`.`_engine_events`',
-          )
-        ) {
+        if (dropped === 0 && statement.startsWith('INSERT INTO `drop_default`.`_engine_events`')) {
           dropped++;
           answer.resume();
           answer.on('end', () => req.socket.destroy());
@@ -132,7 +201,7 @@ describe('an insert whose acknowledgement is lost', () => {
         res.writeHead(answer.statusCode ?? 500, answer.headers);
         answer.pipe(res);
       });
-      req.pipe(upstream);
+      upstream.end(body);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const { port } = proxy.address() as AddressInfo;

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { startServer, type TestServer } from '../helpers/engine-server.ts';
 import { expectClose } from '../helpers/expect-close.ts';
@@ -43,6 +44,8 @@ function cli(args: string[]) {
 
 let clickhouse: ReturnType<typeof cli>;
 let duckdb: ReturnType<typeof cli>;
+let sorted: ReturnType<typeof cli>;
+const SORTED_WORKSPACE = 'loadedchsorted';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'engine-load-ch-'));
@@ -53,6 +56,15 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'events.ndjson'), `${lines.join('\n')}\n`);
   clickhouse = cli(['--clickhouse', url, '--workspace', WORKSPACE, 'events.ndjson']);
   duckdb = cli(['--data', 'duck', '--workspace', WORKSPACE, 'events.ndjson']);
+  sorted = cli([
+    '--clickhouse',
+    url,
+    '--workspace',
+    SORTED_WORKSPACE,
+    '--clickhouse-sort-field',
+    'event',
+    'events.ndjson',
+  ]);
   server = await startServer({
     workspaces: { [WORKSPACE]: KEY },
     now: () => NOW,
@@ -87,6 +99,45 @@ describe('load --clickhouse', () => {
       const answer = await server.post('/api/visualize/data', body);
       expect(answer.status, answer.text).toBe(200);
       expectClose(answer.body, referenceAnswer(all, body, NOW), JSON.stringify(q));
+    }
+  });
+
+  test('with --clickhouse-sort-field, every part is written with its form columns and the projection', async () => {
+    expect(sorted.status, sorted.stderr).toBe(1);
+    const direct = createClient({ url, password });
+    const ask = async <T>(query: string) =>
+      (await (await direct.query({ query, format: 'JSONEachRow' })).json()) as T[];
+    try {
+      const db = `'analytics_${SORTED_WORKSPACE}'`;
+      const forms = await ask<{ name: string }>(
+        `SELECT name FROM system.columns WHERE database = ${db} AND table = '_engine_events' AND match(name, '^[ns]_')`,
+      );
+      // event, user, price, plan… : every top-level key of the fixture has its two columns.
+      expect(forms.length).toBeGreaterThanOrEqual(6);
+      const [projection] = await ask<{ query: string }>(
+        `SELECT query FROM system.projections WHERE database = ${db} AND table = '_engine_events'`,
+      );
+      for (const { name } of forms) expect(projection?.query).toContain(name);
+      // Nothing left to do after the load: no mutation waits, and each part has the projection
+      // and holds the form columns on disk (not computed from DEFAULT when read).
+      const mutations = await ask<{ n: string }>(
+        `SELECT count() AS n FROM system.mutations WHERE database = ${db} AND NOT is_done`,
+      );
+      expect(Number(mutations[0]?.n)).toBe(0);
+      const parts = await ask<{ name: string }>(
+        `SELECT name FROM system.parts WHERE database = ${db} AND table = '_engine_events' AND active`,
+      );
+      const projected = await ask<{ parent_name: string }>(
+        `SELECT parent_name FROM system.projection_parts WHERE database = ${db} AND table = '_engine_events' AND active`,
+      );
+      expect(parts.length).toBeGreaterThan(0);
+      expect(projected.map((p) => p.parent_name).sort()).toEqual(parts.map((p) => p.name).sort());
+      const columns = await ask<{ column: string }>(
+        `SELECT DISTINCT column FROM system.parts_columns WHERE database = ${db} AND table = '_engine_events' AND active`,
+      );
+      for (const { name } of forms) expect(columns.map((c) => c.column)).toContain(name);
+    } finally {
+      await direct.close();
     }
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { CollectionQuery, SqlQuery } from '@analytics-chart/protocol';
 import type { ClickHouseClient } from '@clickhouse/client-web';
 import { runClickHouseCollectionQuery } from '../../collection/clickhouse/clickhouse-collection-query.ts';
@@ -8,7 +9,7 @@ import { GroupCommit } from '../../ingest/group-commit.ts';
 import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.ts';
 import { registerCollection } from '../../storage/clickhouse/clickhouse-collections.ts';
 import { isConnectionError, limitFailure } from '../../storage/clickhouse/clickhouse-errors.ts';
-import { insertBatches } from '../../storage/clickhouse/clickhouse-ingest.ts';
+import { insertBatches, insertTsv } from '../../storage/clickhouse/clickhouse-ingest.ts';
 import { KeyColumns } from '../../storage/clickhouse/clickhouse-key-columns.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import {
@@ -19,6 +20,7 @@ import {
   workspaceSchema,
 } from '../../storage/clickhouse/clickhouse-schema.ts';
 import type { IngestBatch } from '../../storage/ingest-batch.ts';
+import type { SeenKey } from '../../storage/seen-key.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
 import { connectClickHouse } from './clickhouse-connection.ts';
@@ -63,7 +65,7 @@ const KNOWN_COLLECTIONS = 10_000;
 export async function openClickHouseDriver(
   clickhouse: ClickHouseOptions,
   options: ClickHouseDriverOptions,
-): Promise<StorageDriver> {
+): Promise<ClickHouseStorageDriver> {
   const connect = (database?: string) =>
     connectClickHouse(clickhouse, { database, requestTimeoutMs: options.requestTimeoutMs });
   const workspaces = new Map<string, ClickHouseWorkspace>();
@@ -91,13 +93,33 @@ export async function openClickHouseDriver(
   return new ClickHouseDriver(workspaces);
 }
 
+/** Attempts of one load insert when the connection fails (each with the same token). */
+const LOAD_ATTEMPTS = 3;
+
 /** Inserts running at once per workspace. */
 const INSERTERS = 2;
 
 /** Events per insert at most, so that an event's index fits the five digits of its `seq`. */
 const MAX_INSERT_EVENTS = 50_000;
 
-class ClickHouseWorkspace implements DriverWorkspace {
+/** A ClickHouse workspace as the loader sees it: beside ingest, inserts of prepared text. */
+export interface ClickHouseLoadTarget extends DriverWorkspace {
+  /**
+   * Writes one chunk of a load: its collection registered, its keys' columns made (and, after
+   * the first chunk, the sort projection made to hold them), then `tsv` (`tsvRows` text naming
+   * form columns the table may lack, which are skipped) in one synchronous insert.
+   */
+  loadRows(collection: string, keys: readonly SeenKey[], tsv: string): Promise<void>;
+  /** Makes the sort projection hold the form columns added since the first chunk, if any. */
+  finishLoad(): Promise<void>;
+}
+
+/** The ClickHouse driver, with its workspaces' load side. */
+export interface ClickHouseStorageDriver extends StorageDriver {
+  readonly workspaces: ReadonlyMap<string, ClickHouseLoadTarget>;
+}
+
+class ClickHouseWorkspace implements ClickHouseLoadTarget {
   readonly database: string;
   readonly client: ClickHouseClient;
   /** The payload key paths with form columns in the event table. */
@@ -186,6 +208,34 @@ class ClickHouseWorkspace implements DriverWorkspace {
     );
   }
 
+  /** The form columns the sort projection was last made to hold, during a load. */
+  #projectedForms = -1;
+
+  async loadRows(collection: string, keys: readonly SeenKey[], tsv: string): Promise<void> {
+    if (RESERVED_NAMES.has(collection)) {
+      throw new EngineError(400, `collection name '${collection}' is reserved`);
+    }
+    await this.#register(collection);
+    await this.columns.ensure(keys);
+    if (this.#projectedForms < 0) await this.finishLoad();
+    const token = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await insertTsv(this.client, this.database, tsv, token, true);
+        return;
+      } catch (error) {
+        if (attempt >= LOAD_ATTEMPTS || !isConnectionError(error)) throw error;
+      }
+    }
+  }
+
+  async finishLoad(): Promise<void> {
+    const forms = this.columns.forms().length;
+    if (forms === this.#projectedForms) return;
+    await this.columns.project();
+    this.#projectedForms = forms;
+  }
+
   /** Records a collection in the catalog and gives it its SQL-mode view (both idempotent). */
   async #register(collection: string): Promise<void> {
     if (this.#known.has(collection)) return;
@@ -212,7 +262,7 @@ export function sortProjectionServes(
   ].some((groups) => groups?.some((group) => group.some(([name]) => sortFields.includes(name))));
 }
 
-class ClickHouseDriver implements StorageDriver {
+class ClickHouseDriver implements ClickHouseStorageDriver {
   readonly workspaces: ReadonlyMap<string, ClickHouseWorkspace>;
 
   constructor(workspaces: ReadonlyMap<string, ClickHouseWorkspace>) {

@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '@clickhouse/client-web';
 import type { IngestBatch } from '../ingest-batch.ts';
 import { formsOf, parsePayload, valueAt } from './clickhouse-forms.ts';
 import type { FormColumns } from './clickhouse-key-columns.ts';
+import { type TsvEvent, tsvRows } from './clickhouse-rows.ts';
 import { EVENTS_TABLE, quoteClickHouseIdentifier } from './clickhouse-schema.ts';
 
 /** Attempts of one insert when the connection to ClickHouse fails (not when ClickHouse refuses). */
@@ -28,25 +29,58 @@ export async function insertBatches(
   // Orders events within a second as they arrived: the insert's millisecond, then its index
   // (requests in the order they came, each request's events in its order).
   const ms = String(Date.now());
-  const values: EventRow[] = batches.flatMap((batch) =>
-    batch.records.map((r) => ({
-      collection: batch.collection,
-      timestamp: r.timestamp,
-      seq: '',
-      json: r.payload,
-    })),
-  );
-  if (values.length === 0) return;
-  for (const [i, row] of values.entries()) row.seq = `${ms}${String(i).padStart(5, '0')}`;
-  const columns = addForms(values, forms);
+  const events: TsvEvent[] = [];
+  for (const batch of batches) {
+    for (const r of batch.records) {
+      events.push({
+        collection: batch.collection,
+        timestamp: r.timestamp,
+        seq: `${ms}${String(events.length).padStart(5, '0')}`,
+        payload: r.payload,
+        ...(r.canonical ? { canonical: true } : {}),
+      });
+    }
+  }
+  if (events.length === 0) return;
+  const text = tsvRows(events, forms);
   for (let attempt = 1; ; attempt++) {
     try {
-      await insertEvents(client, database, values, token, columns);
+      await insertTsv(client, database, text, token);
       return;
     } catch (error) {
       if (attempt >= ATTEMPTS || !isConnectionError(error)) throw error;
     }
   }
+}
+
+/**
+ * One synchronous insert of {@link tsvRows} text, answered once ClickHouse has the rows,
+ * deduplicated by `token`. With `skipUnknown`, form columns the table lacks are skipped.
+ */
+export async function insertTsv(
+  client: ClickHouseClient,
+  database: string,
+  text: string,
+  token: string,
+  skipUnknown = false,
+): Promise<void> {
+  const result = await client.exec({
+    query: `INSERT INTO ${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)} FORMAT TabSeparatedWithNames\n${text}`,
+    clickhouse_settings: {
+      async_insert: 0,
+      insert_distributed_sync: 1,
+      insert_deduplicate: 1,
+      insert_deduplication_token: token,
+      // Forms JavaScript was not sure of are empty fields: ClickHouse computes their DEFAULT.
+      input_format_tsv_empty_as_default: 1,
+      input_format_defaults_for_omitted_fields: 1,
+      // The answer starts only once the insert is done, so a failure is never a 200.
+      wait_end_of_query: 1,
+      ...(skipUnknown ? { input_format_skip_unknown_fields: 1 } : {}),
+    },
+  });
+  // Acknowledged only once the whole answer arrived: one cut half-way is not ClickHouse's word.
+  await new Response(result.stream).arrayBuffer();
 }
 
 /** One row of the event table as inserted (64-bit integers as text or numbers). */

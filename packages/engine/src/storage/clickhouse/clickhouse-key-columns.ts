@@ -1,7 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client-web';
 import type { SeenKey } from '../seen-key.ts';
 import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
+import {
+  formColumnBase as baseName,
+  formColumnsOf as columnsOf,
+  formColumnsAllowed as eligible,
+  type FormColumns,
+} from './clickhouse-rows.ts';
 import {
   clickHouseStringLiteral,
   EVENTS_TABLE,
@@ -24,8 +29,6 @@ import {
  * JSON text per path (`k_<hash> String`) get typed columns for those paths when opened.
  */
 
-/** Paths deeper than this are read from the JSON only. */
-const MAX_COLUMN_DEPTH = 3;
 /** Paths a workspace gives columns to; the rest are read from the JSON. */
 export const MAX_KEY_COLUMNS = 64;
 /** How long queries trust the list of columns before it is read again. */
@@ -35,16 +38,8 @@ const OPENING_SAMPLE = 100_000;
 
 const FORM_COLUMN = /^([ns])_([0-9a-f]{24})$/;
 const RAW_COLUMN = /^k_[0-9a-f]{24}$/;
-/** Keys that go into a DEFAULT as literals: no control characters or lone UTF-16 halves. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-const LITERAL_KEY = /^[^\u0000-\u001f\ud800-\udfff]{0,200}$/;
 
-/** A key path's form columns, unquoted. */
-export interface FormColumns {
-  path: readonly string[];
-  number: string;
-  string: string;
-}
+export type { FormColumns } from './clickhouse-rows.ts';
 
 /** Which key paths have columns, as one query sees them. */
 export interface KeyColumnLookup {
@@ -55,22 +50,9 @@ export interface KeyColumnLookup {
 /** The lookup of a table without key columns. */
 export const NO_KEY_COLUMNS: KeyColumnLookup = { column: () => undefined };
 
-function baseName(path: readonly string[]): string {
-  return createHash('sha256').update(JSON.stringify(path)).digest('hex').slice(0, 24);
-}
-
-function columnsOf(path: readonly string[]): FormColumns {
-  const base = baseName(path);
-  return { path, number: `n_${base}`, string: `s_${base}` };
-}
-
 /** Whether a top-level key may order the sort projection (a key given columns). */
 export function sortFieldAllowed(key: string): boolean {
   return key.length > 0 && eligible([key]);
-}
-
-function eligible(path: readonly string[]): boolean {
-  return path.length <= MAX_COLUMN_DEPTH && path.every((key) => LITERAL_KEY.test(key));
 }
 
 /**
@@ -135,6 +117,8 @@ export class KeyColumns {
   #rawPaths: (readonly string[])[] = [];
   /** Top-level keys a sort projection of the table orders by, whichever engine made it. */
   #projected: readonly string[] = [];
+  /** The opening's background step (see {@link open}). */
+  #opening: Promise<void> = Promise.resolve();
 
   readonly #sortField: string | undefined;
 
@@ -168,7 +152,17 @@ export class KeyColumns {
     // Not awaited: over a large table a mutation can outlast the client's request timeout (an
     // in-process ClickHouse runs it before answering), and answers do not depend on it, since
     // parts without a column compute it from its DEFAULT when read.
-    void this.#materialize(added);
+    this.#opening = this.#materialize(added);
+  }
+
+  /**
+   * Makes the sort projection hold every form column there is now (after the opening's own
+   * step), so that inserts from here on fill it as they write their parts: a loader calls it once
+   * its first events have their columns, instead of a mutation over the whole table afterwards.
+   */
+  async project(): Promise<void> {
+    await this.#opening;
+    if (this.#writable && this.#sortField !== undefined) await this.#project([this.#sortField]);
   }
 
   /**
