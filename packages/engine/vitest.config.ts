@@ -8,6 +8,9 @@ export default defineConfig({
     // loading them again each: no test here changes module state, and each one opens its own
     // engine, data directory and databases.
     isolate: false,
+    // Tests check answers, not speed: a busy machine (CI runs two suites at once) must not fail them.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
     projects: [
       {
         extends: true,
