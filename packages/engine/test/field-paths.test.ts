@@ -249,5 +249,5 @@ describe('a literal dotted key and a nested path, decided per event', () => {
       ),
       { numRuns: 60, seed: 22 },
     );
-  }, 120_000);
+  }, 300_000);
 });
