@@ -73,6 +73,11 @@ export const MAX_NEW_TYPED_KEYS = 256;
  */
 export const MAX_UNTYPED_KEYS = 20_000;
 
+/** A new catalog key, with no columns yet. */
+function untypedKey(id: number, path: string[]): KeyColumns {
+  return { id, path, field: fieldName(path), hasString: false, hasNumber: false, hasArray: false };
+}
+
 /** Whether a catalog key has no columns: a key only wide events held, read from the payloads. */
 export function readFromPayload(key: KeyColumns): boolean {
   return !key.hasString && !key.hasNumber && !key.hasArray;
@@ -153,14 +158,7 @@ export async function addKeyColumns(
     const isNew = !key;
     if (!key) {
       typedNew++;
-      key = {
-        id: nextId++,
-        path: seen.path,
-        field: fieldName(seen.path),
-        hasString: false,
-        hasNumber: false,
-        hasArray: false,
-      };
+      key = untypedKey(nextId++, seen.path);
       draft.keys.push(key);
       byPath.set(pathJson, key);
       newKeys.push(key);
@@ -193,14 +191,7 @@ export async function addKeyColumns(
       draft.overflow = true;
     } else {
       for (const seen of untyped) {
-        const key: KeyColumns = {
-          id: nextId++,
-          path: seen.path,
-          field: fieldName(seen.path),
-          hasString: false,
-          hasNumber: false,
-          hasArray: false,
-        };
+        const key = untypedKey(nextId++, seen.path);
         draft.keys.push(key);
         newKeys.push(key);
       }
