@@ -33,11 +33,15 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'engine-segments-'));
   await open();
   let t = NOW - 86_400;
-  // 300 keys first, then small batches of other keys, the old keys now and then, and a key
-  // that changes kind from one batch to the next.
-  const wide: Record<string, unknown> = { kind: 'wide', v: 1 };
-  for (let k = 0; k < 300; k++) wide[`old_${k}`] = k % 2 ? k : `s${k}`;
-  await send([wide], t++);
+  // 300 keys first (75 to an event, so none is a key only wide events hold), then small batches
+  // of other keys, the old keys now and then, and a key that changes kind from one batch to the
+  // next.
+  const wide = Array.from({ length: 4 }, (_, e) => {
+    const json: Record<string, unknown> = { kind: 'wide', v: 1 };
+    for (let k = e * 75; k < (e + 1) * 75; k++) json[`old_${k}`] = k % 2 ? k : `s${k}`;
+    return json;
+  });
+  await send(wide, t++);
   for (let b = 0; b < 12; b++) {
     const batch = Array.from({ length: 5 }, (_, i) => ({
       kind: b % 2 ? 'odd' : 'even',
