@@ -14,10 +14,14 @@ export const MAX_BULK_EVENTS = 10_000;
 /** How deeply a payload may nest objects and arrays, the payload itself being level 1. */
 export const MAX_PAYLOAD_NESTING = 256;
 
-/** The body as the server reads it: UTF-8 with replacement characters, then JSON. */
+/** At most this many key paths in one event: every key of every object down to six levels. */
+export const MAX_EVENT_KEYS = 1000;
+const KEY_DEPTH = 6;
+
+/** The body as the server reads it: well-formed UTF-8 (anything else is refused), then JSON. */
 export function readBody(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(new TextDecoder().decode(bytes)) };
+    return { ok: true, value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) };
   } catch {
     return { ok: false };
   }
@@ -50,10 +54,32 @@ function hasLoneSurrogate(value: unknown): boolean {
   return false;
 }
 
+/** Whether a number anywhere in the value lies beyond the doubles (JSON.parse reads it as ±Infinity). */
+function hasNonFinite(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number' && !Number.isFinite(v)) return true;
+    if (typeof v === 'object' && v !== null) stack.push(...Object.values(v));
+  }
+  return false;
+}
+
+/** The key paths of an object as the contract counts them: object keys down to six levels, not inside arrays. */
+function keyPaths(object: Record<string, unknown>, depth = 1): number {
+  let count = 0;
+  for (const value of Object.values(object)) {
+    count++;
+    if (depth < KEY_DEPTH && isObject(value)) count += keyPaths(value, depth + 1);
+  }
+  return count;
+}
+
 /**
  * A payload: an object, or a string holding a JSON object; either way without half surrogate
- * pairs, which are not Unicode (the engine refuses them since its storage needs UTF-8), and
- * nested at most MAX_PAYLOAD_NESTING levels deep.
+ * pairs, which are not Unicode (the engine refuses them since its storage needs UTF-8), nested
+ * at most MAX_PAYLOAD_NESTING levels deep, with no number beyond the doubles and at most
+ * MAX_EVENT_KEYS key paths.
  */
 function validPayload(value: unknown): boolean {
   let object: unknown = value;
@@ -65,7 +91,11 @@ function validPayload(value: unknown): boolean {
     }
   }
   return (
-    isObject(object) && !hasLoneSurrogate(object) && nestingDepth(object) <= MAX_PAYLOAD_NESTING
+    isObject(object) &&
+    !hasLoneSurrogate(object) &&
+    nestingDepth(object) <= MAX_PAYLOAD_NESTING &&
+    !hasNonFinite(object) &&
+    keyPaths(object) <= MAX_EVENT_KEYS
   );
 }
 
