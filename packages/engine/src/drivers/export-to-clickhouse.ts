@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client-web';
 import { registerCollection } from '../storage/clickhouse/clickhouse-collections.ts';
-import { addForms, insertEvents } from '../storage/clickhouse/clickhouse-ingest.ts';
+import { insertTsv } from '../storage/clickhouse/clickhouse-ingest.ts';
 import { KeyColumns } from '../storage/clickhouse/clickhouse-key-columns.ts';
+import { tsvRows } from '../storage/clickhouse/clickhouse-rows.ts';
 import {
   RESERVED_NAMES,
   workspaceDatabase,
@@ -100,15 +101,14 @@ async function exportSegment(
     });
     if (rows.length === 0) return seq;
     const start = seq;
-    const values = rows.map(([timestamp, json]) => ({
+    const events = rows.map(([timestamp, json]) => ({
       collection,
-      timestamp: String(timestamp),
+      timestamp: Number(timestamp),
       seq: String(seq++),
-      json: String(json),
+      payload: String(json),
     }));
-    const named = addForms(values, columns.forms());
-    const token = `export:${collection}:${start}:${values.length}`;
-    await insertEvents(client, database, values, token, named);
+    const token = `export:${collection}:${start}:${events.length}`;
+    await insertTsv(client, database, tsvRows(events, columns.forms()), token);
     options.onBatch?.(collection, seq);
     if (rows.length < BATCH_EVENTS) return seq;
   }

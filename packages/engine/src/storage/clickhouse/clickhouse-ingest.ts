@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client-web';
 import type { IngestBatch } from '../ingest-batch.ts';
-import { formsOf, parsePayload, valueAt } from './clickhouse-forms.ts';
 import type { FormColumns } from './clickhouse-key-columns.ts';
 import { type TsvEvent, tsvRows } from './clickhouse-rows.ts';
 import { EVENTS_TABLE, quoteClickHouseIdentifier } from './clickhouse-schema.ts';
@@ -81,76 +80,4 @@ export async function insertTsv(
   });
   // Acknowledged only once the whole answer arrived: one cut half-way is not ClickHouse's word.
   await new Response(result.stream).arrayBuffer();
-}
-
-/** One row of the event table as inserted (64-bit integers as text or numbers). */
-export interface EventRow {
-  collection: string;
-  timestamp: number | string;
-  seq: string;
-  json: string;
-  /** Form columns, by name. */
-  [form: string]: number | string | null;
-}
-
-const STORED = ['collection', 'timestamp', 'seq', 'json'];
-
-/**
- * Sets the form columns of every row, and returns the columns the insert names: the stored
- * four and the forms of each path that every row's value has sure forms for.
- */
-export function addForms(rows: EventRow[], forms: readonly FormColumns[]): string[] {
-  if (forms.length === 0) return STORED;
-  const sure = new Set(forms);
-  for (const row of rows) {
-    const payload = parsePayload(row.json);
-    if (payload === undefined) {
-      sure.clear();
-      break;
-    }
-    for (const column of sure) {
-      const value = formsOf(valueAt(payload.value, column.path), payload.canonical);
-      if (value === undefined) {
-        sure.delete(column);
-        continue;
-      }
-      row[column.number] = value.number;
-      row[column.string] = value.string;
-    }
-  }
-  // A column given up on part-way: the rows before hold its forms, which the insert must not.
-  for (const column of forms) {
-    if (sure.has(column)) continue;
-    for (const row of rows) {
-      delete row[column.number];
-      delete row[column.string];
-    }
-  }
-  return [...STORED, ...[...sure].flatMap((column) => [column.number, column.string])];
-}
-
-/**
- * One synchronous insert into a workspace's event table, answered once ClickHouse has the rows
- * (through a Distributed table, once the shards have them), deduplicated by `token`.
- */
-export async function insertEvents(
-  client: ClickHouseClient,
-  database: string,
-  values: EventRow[],
-  token: string,
-  columns: readonly string[] = STORED,
-): Promise<void> {
-  await client.insert({
-    table: `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`,
-    columns: [...columns] as [string, ...string[]],
-    // Rows as arrays in column order: ClickHouse parses them faster than objects.
-    values: values.map((row) => columns.map((column) => row[column] ?? null)),
-    format: 'JSONCompactEachRow',
-    clickhouse_settings: {
-      async_insert: 0,
-      insert_distributed_sync: 1,
-      insert_deduplicate: 1,
-      insert_deduplication_token: token,
-    },
-  });
 }
