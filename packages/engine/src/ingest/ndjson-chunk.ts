@@ -3,6 +3,7 @@ import {
   type FormColumns,
   formColumnsAllowed,
   formColumnsOf,
+  MAX_KEY_COLUMNS,
   TsvRowWriter,
 } from '../storage/clickhouse/clickhouse-rows.ts';
 import { type CompactLineScanner, utf8 } from './compact-line.ts';
@@ -35,9 +36,6 @@ export interface ClickHouseChunk {
   /** Decimal text of a 64-bit integer; the chunk's events take it and the numbers after it. */
   seqBase: string;
 }
-
-/** Form columns one ClickHouse insert fills at most, as a workspace has at most. */
-const MAX_CHUNK_FORMS = 64;
 
 /** What parsing a chunk found. Line numbers count from 1 at the chunk's first line. */
 export interface ParsedChunk {
@@ -127,7 +125,7 @@ function parseClickHouseChunk(job: ChunkJob, target: ClickHouseChunk): ParsedChu
   const keys = discovery.keys;
   const forms: FormColumns[] = [];
   for (const key of keys) {
-    if (forms.length >= MAX_CHUNK_FORMS) break;
+    if (forms.length >= MAX_KEY_COLUMNS) break;
     if (![...key.kinds].some((kind) => kind !== 'object')) continue;
     if (formColumnsAllowed(key.path)) forms.push(formColumnsOf(key.path));
   }

@@ -6,6 +6,7 @@ import {
   formColumnsOf as columnsOf,
   formColumnsAllowed as eligible,
   type FormColumns,
+  MAX_KEY_COLUMNS,
 } from './clickhouse-rows.ts';
 import {
   clickHouseStringLiteral,
@@ -29,8 +30,6 @@ import {
  * JSON text per path (`k_<hash> String`) get typed columns for those paths when opened.
  */
 
-/** Paths a workspace gives columns to; the rest are read from the JSON. */
-export const MAX_KEY_COLUMNS = 64;
 /** How long queries trust the list of columns before it is read again. */
 const REFRESH_MS = 10_000;
 /** Events whose top-level keys are given columns when an engine opens a workspace. */

@@ -9,6 +9,8 @@ import { formsOf, parsePayload, valueAt } from './clickhouse-forms.ts';
  * ClickHouse parses with less work than JSON and JavaScript writes without escaping quotes.
  */
 
+/** Paths a workspace gives columns to; the rest are read from the JSON. */
+export const MAX_KEY_COLUMNS = 64;
 /** Paths deeper than this are read from the JSON only. */
 const MAX_COLUMN_DEPTH = 3;
 /** Keys that go into a DEFAULT as literals: no control characters or lone UTF-16 halves. */
