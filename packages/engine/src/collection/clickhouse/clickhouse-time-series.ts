@@ -7,17 +7,25 @@ import {
   valueKey,
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
-import { setSeriesValue } from '../../set-own.ts';
 import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import { boundField } from '../bind/bound-query.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
+import { lineEnvelope } from '../line-windows.ts';
 import { type CalendarUnits, calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
-import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
-import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
+import { MEAN_SCALE } from '../plan/number-rule.ts';
+import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
-import { type LineKind, lineEnvelope, lineKind } from '../render/line-kinds.ts';
+import { type LineKind, lineKind } from '../render/line-kinds.ts';
+import {
+  bucketRows,
+  type LineRow,
+  rankSeries,
+  ratioOf,
+  runningValues,
+  splitRows,
+} from '../shape/line-shape.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
@@ -101,8 +109,6 @@ function keySql(plan: ClickHousePlan, params: ClickHouseParams): string {
   }
 }
 
-type TimeRow = Record<string, string | number | null>;
-
 /**
  * The engine's bucket plan for the window, refused (501) outside the range ClickHouse buckets
  * (DateTime64: 1900 to 2299), with the set of its keys.
@@ -164,7 +170,7 @@ async function singleLine(
   window: TimeWindow,
   granularity: ResolvedGranularity,
   run: ClickHouseRun,
-): Promise<{ rows: TimeRow[]; combined: number | null; series?: string[] }> {
+): Promise<{ rows: LineRow[]; combined: number | null; series?: string[] }> {
   const { query } = bound;
   const key = valueKey(query.aggregation, query.metric);
   const empty = emptyValue(query.aggregation);
@@ -183,7 +189,7 @@ async function singleLine(
       ? `, sumOrNull(${m}) AS s, count(${m}) AS c, sumOrNull(${m} / ${MEAN_SCALE}.) AS s2`
       : '';
   const units = additive ? calendarUnits(plan, lo, hi) : undefined;
-  const bucketRows: Promise<
+  const bucketsFound: Promise<
     Array<{
       k: number;
       v: number | null;
@@ -210,39 +216,45 @@ async function singleLine(
           params,
         ).then((rows) => bucketsOfUnits(rows, units));
   const [rowsFound, growing] = await Promise.all([
-    bucketRows,
+    bucketsFound,
     cumulative && QUANTILE[query.aggregation] !== undefined
       ? growingQuantiles(bound, lo, hi, plan, run)
       : undefined,
   ]);
-  const found = rowsFound.filter((r) => r.g !== 1);
   const total = rowsFound.find((r) => r.g === 1);
-  const byKey = byBucketKey(found, plan);
+  const byKey = byBucketKey(
+    rowsFound.filter((r) => r.g !== 1),
+    plan,
+  );
   const hide = query.customizations.hideMissing === true;
-  const rows: TimeRow[] = [];
-  let sum = 0;
-  let runningSum = 0;
-  let runningCount = 0;
-  let runningScaled = 0;
-  let quantile: number | null = null;
-  for (const bucket of plan.buckets) {
-    const row = byKey.get(bucket.key);
-    const value = row ? (row.v ?? empty) : empty;
-    sum += value ?? 0;
-    runningSum += row?.s ?? 0;
-    runningCount += row?.c ?? 0;
-    runningScaled += row?.s2 ?? 0;
-    if (hide && !row) continue;
-    let shown = value;
-    if (growing) {
-      if (row) quantile = growing.get(bucket.key) ?? quantile;
-      shown = quantile;
-    } else if (cumulative) {
-      if (additive) shown = sum;
-      else shown = meanOf(runningSum, runningScaled, runningCount);
-    }
-    rows.push({ timestamp: bucket.label, [key]: shown });
-  }
+  const found = plan.buckets.map((bucket) => byKey.get(bucket.key));
+  const values = found.map((row) => (row ? (row.v ?? empty) : empty));
+  const sum = values.reduce<number>((acc, v) => acc + (v ?? 0), 0);
+  const runningLine = cumulative
+    ? runningValues(
+        query.aggregation,
+        plan.buckets.map((bucket, i) => {
+          const row = found[i];
+          const value = values[i] ?? 0;
+          return {
+            held: row !== undefined,
+            count: value,
+            sum: additive ? value : (row?.s ?? 0),
+            numeric: row?.c ?? 0,
+            scaled: row?.s2 ?? 0,
+            quantile: growing?.get(bucket.key) ?? null,
+          };
+        }),
+      )
+    : null;
+  const rows = bucketRows(
+    plan.buckets,
+    hide,
+    (i) => found[i] !== undefined,
+    (i, row) => {
+      row[key] = runningLine ? (runningLine[i] ?? null) : (values[i] ?? null);
+    },
+  );
   return { rows, combined: additive ? sum : (total?.v ?? null) };
 }
 
@@ -296,7 +308,7 @@ async function splitLines(
   granularity: ResolvedGranularity,
   run: ClickHouseRun,
   fixedSeries: string[] | null,
-): Promise<{ rows: TimeRow[]; combined: number | null; series: string[] }> {
+): Promise<{ rows: LineRow[]; combined: number | null; series: string[] }> {
   const { query } = bound;
   const empty = emptyValue(query.aggregation);
   const { lo, hi } = windowSeconds(window);
@@ -317,17 +329,14 @@ async function splitLines(
   const { cells, names, combined } = additive
     ? await additiveSplit(scan)
     : await groupedSplit(scan);
-  const hide = query.customizations.hideMissing === true;
-  const rows: TimeRow[] = [];
-  for (const bucket of plan.buckets) {
-    const cell = cells.get(bucket.key);
-    if (hide && !cell) continue;
-    const row: TimeRow = { timestamp: bucket.label };
-    for (const name of names) {
-      setSeriesValue(row, name, cell?.has(name) ? (cell.get(name) ?? empty) : empty);
-    }
-    rows.push(row);
-  }
+  const rows = splitRows(
+    plan.buckets,
+    query.customizations.hideMissing === true,
+    names,
+    (i) => cells.has((plan.buckets[i] as { key: number }).key),
+    (s, key) => cells.get(key)?.get(names[s] as string),
+    empty,
+  );
   return { rows, combined: combined ?? empty, series: names };
 }
 
@@ -493,7 +502,7 @@ async function ratioLine(
   window: TimeWindow,
   granularity: ResolvedGranularity,
   run: ClickHouseRun,
-): Promise<{ rows: TimeRow[]; combined: number | null; series?: string[] }> {
+): Promise<{ rows: LineRow[]; combined: number | null; series?: string[] }> {
   const { query } = bound;
   const empty = emptyValue(query.aggregation);
   const { lo, hi } = windowSeconds(window);
@@ -517,18 +526,16 @@ async function ratioLine(
   );
   const found = all.filter((r) => r.g !== 1);
   const totals = all.filter((r) => r.g === 1);
-  const ratio = (r: Sides | undefined) => {
-    const a = r?.a ?? empty;
-    const b = r?.b ?? empty;
-    return a === null || b === null || b === 0 ? null : a / b;
-  };
+  const ratio = (r: Sides | undefined) => ratioOf(r?.a ?? empty, r?.b ?? empty);
   const byKey = byBucketKey(found, plan);
-  const hide = query.customizations.hideMissing === true;
-  const rows: TimeRow[] = [];
-  for (const bucket of plan.buckets) {
-    const r = byKey.get(bucket.key);
-    if (hide && (r?.nn ?? 0) + (r?.dn ?? 0) === 0) continue;
-    rows.push({ timestamp: bucket.label, Ratio: ratio(r) });
-  }
+  const sides = plan.buckets.map((bucket) => byKey.get(bucket.key));
+  const rows = bucketRows(
+    plan.buckets,
+    query.customizations.hideMissing === true,
+    (i) => (sides[i]?.nn ?? 0) + (sides[i]?.dn ?? 0) > 0,
+    (i, row) => {
+      row.Ratio = ratio(sides[i]);
+    },
+  );
   return { rows, combined: ratio(totals[0]) };
 }

@@ -5,14 +5,21 @@ import {
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
-import { setSeriesValue } from '../../set-own.ts';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import { type LineAnswer, lineEnvelope } from '../line-windows.ts';
 import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive } from '../plan/collection-plan.ts';
 import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
-import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
+import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
-import { type LineAnswer, lineEnvelope } from '../render/line-kinds.ts';
+import {
+  bucketRows,
+  type LineRow,
+  rankSeries,
+  ratioOf,
+  runningValues,
+  splitRows,
+} from '../shape/line-shape.ts';
 import { aggregateSql } from './aggregate-sql.ts';
 import { bucketKeySql } from './bucket-key-sql.ts';
 import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
@@ -25,8 +32,6 @@ import { and, whereFilters, windowSql } from './filter-sql.ts';
  * (`combined`) of Count and Sum is the sum of the buckets; Avg and percentiles get theirs from the
  * same scan through GROUPING SETS, computed over the window rather than from the buckets.
  */
-
-type Row = Record<string, string | number | null>;
 
 /** Per-bucket values of one population, with event counts (for `hideMissing`). */
 interface Series {
@@ -125,21 +130,15 @@ function normalize(ctx: QueryContext, value: number | null): number | null {
   return value === null ? emptyValue(ctx.query.aggregation) : value;
 }
 
+/** Rows of one line over `buckets`: a bucket counts as empty where no event fell in it. */
 function rowsOf(
   ctx: QueryContext,
   buckets: Bucket[],
   counts: number[],
-  fill: (i: number, row: Row) => void,
-): Row[] {
+  fill: (i: number, row: LineRow) => void,
+): LineRow[] {
   const hide = ctx.query.customizations.hideMissing === true;
-  const rows: Row[] = [];
-  for (let i = 0; i < buckets.length; i++) {
-    if (hide && (counts[i] ?? 0) === 0) continue;
-    const row: Row = { timestamp: (buckets[i] as Bucket).label };
-    fill(i, row);
-    rows.push(row);
-  }
-  return rows;
+  return bucketRows(buckets, hide, (i) => (counts[i] ?? 0) > 0, fill);
 }
 
 /** Rows and whole-window value of one window. */
@@ -215,14 +214,12 @@ async function ratio(
     };
   });
   const [num, den] = result.series as [Series, Series];
-  const divide = (a: number | null, b: number | null) =>
-    a === null || b === null || b === 0 ? null : a / b;
   const counts = num.counts.map((c, i) => c + (den.counts[i] ?? 0));
   return {
     rows: rowsOf(ctx, result.buckets, counts, (i, row) => {
-      row.Ratio = divide(num.values[i] ?? null, den.values[i] ?? null);
+      row.Ratio = ratioOf(num.values[i] ?? null, den.values[i] ?? null);
     }),
-    combined: divide(num.combined, den.combined),
+    combined: ratioOf(num.combined, den.combined),
   };
 }
 
@@ -239,7 +236,7 @@ async function cumulative(
   const key = valueKey(query.aggregation, query.metric);
   const empty = emptyValue(query.aggregation);
   const plan = bucketsOf(ctx, window, granularity);
-  if (!plan || plan.buckets.length === 0) return { rows: [] as Row[], combined: empty };
+  if (!plan || plan.buckets.length === 0) return { rows: [], combined: empty };
   const params = new SqlParams();
   const k = bucketKeySql(plan, '"timestamp"', params);
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
@@ -270,24 +267,17 @@ async function cumulative(
       scaled[i] = toNumber(row[4] ?? null) ?? 0;
     }
   }
-  let count = 0;
-  let sum = 0;
-  let scaledSum = 0;
-  let n = 0;
-  let last: number | null = null;
-  const values = plan.buckets.map((_, i) => {
-    count += counts[i] ?? 0;
-    sum += sums[i] ?? 0;
-    scaledSum += scaled[i] ?? 0;
-    n += numeric[i] ?? 0;
-    if (percentile) {
-      if ((counts[i] ?? 0) > 0) last = quantiles[i] ?? last;
-      return last;
-    }
-    if (query.aggregation === 'Count') return count;
-    if (query.aggregation === 'Sum') return sum;
-    return meanOf(sum, scaledSum, n);
-  });
+  const values = runningValues(
+    query.aggregation,
+    plan.buckets.map((_, i) => ({
+      held: (counts[i] ?? 0) > 0,
+      count: counts[i] ?? 0,
+      sum: sums[i] ?? 0,
+      numeric: numeric[i] ?? 0,
+      scaled: scaled[i] ?? 0,
+      quantile: quantiles[i] ?? null,
+    })),
+  );
   return {
     rows: rowsOf(ctx, plan.buckets, counts, (i, row) => {
       row[key] = values[i] ?? null;
@@ -319,7 +309,7 @@ async function splitWindow(
   window: TimeWindow,
   granularity: ResolvedGranularity,
   fixedSeries: string[] | null,
-): Promise<{ rows: Row[]; combined: number | null; series: string[] }> {
+): Promise<{ rows: LineRow[]; combined: number | null; series: string[] }> {
   const { query } = ctx;
   const empty = emptyValue(query.aggregation);
   const plan = bucketsOf(ctx, window, granularity);
@@ -346,12 +336,14 @@ async function splitWindow(
     for (const byKey of chosen) count += byKey?.get(bucket.key)?.count ?? 0;
     return count;
   });
-  const rows = rowsOf(ctx, plan.buckets, counts, (i, row) => {
-    const key = (plan.buckets[i] as Bucket).key;
-    series.forEach((name, s) => {
-      setSeriesValue(row, name, chosen[s]?.get(key)?.value ?? empty);
-    });
-  });
+  const rows = splitRows(
+    plan.buckets,
+    query.customizations.hideMissing === true,
+    series,
+    (i) => (counts[i] ?? 0) > 0,
+    (s, key) => chosen[s]?.get(key)?.value,
+    empty,
+  );
   return { rows, combined: aggregates.combined, series };
 }
 

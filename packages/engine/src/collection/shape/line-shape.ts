@@ -1,0 +1,114 @@
+import type { Aggregation } from '@analytics-chart/protocol';
+import { setSeriesValue } from '../../set-own.ts';
+import { compareText } from '../../text-order.ts';
+import { meanOf } from '../plan/number-rule.ts';
+import type { Bucket } from '../plan/time-buckets.ts';
+
+/**
+ * The shape stage of the six line kinds, the same for every driver: a driver's statements give
+ * each bucket's aggregates, and these turn them into the envelope's rows (hidden empty buckets,
+ * running values, ratios, split series). Pure: no SQL and no storage.
+ */
+
+/** One row of a line: `{timestamp, <value key or series>: value, …}`. */
+export type LineRow = Record<string, string | number | null>;
+
+/**
+ * One row per bucket of the plan, labelled, filled by `fill`; with `hideMissing`, a bucket no
+ * event fell in (`held` false) has no row.
+ */
+export function bucketRows(
+  buckets: readonly Bucket[],
+  hideMissing: boolean,
+  held: (i: number) => boolean,
+  fill: (i: number, row: LineRow) => void,
+): LineRow[] {
+  const rows: LineRow[] = [];
+  for (let i = 0; i < buckets.length; i++) {
+    if (hideMissing && !held(i)) continue;
+    const row: LineRow = { timestamp: (buckets[i] as Bucket).label };
+    fill(i, row);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** A Ratio Line's value: null where either side is null or the denominator is 0. */
+export function ratioOf(numerator: number | null, denominator: number | null): number | null {
+  return numerator === null || denominator === null || denominator === 0
+    ? null
+    : numerator / denominator;
+}
+
+/**
+ * What one bucket adds to a Cumulative Line: its event count, its metric's sum, how many
+ * numeric values that sum holds and their sum scaled down (for a mean that does not overflow),
+ * or, for a percentile, the percentile over the growing frame up to the bucket's end.
+ */
+export interface RunningPart {
+  held: boolean;
+  count: number;
+  sum: number;
+  numeric: number;
+  scaled: number;
+  quantile: number | null;
+}
+
+/**
+ * A Cumulative Line's value per bucket: over the window's start to the bucket's end. Count and
+ * Sum add up, Avg is the mean of everything so far, a percentile keeps the last bucket's value
+ * through buckets without events.
+ */
+export function runningValues(aggregation: Aggregation, parts: readonly RunningPart[]) {
+  let count = 0;
+  let sum = 0;
+  let scaled = 0;
+  let numeric = 0;
+  let last: number | null = null;
+  return parts.map((part): number | null => {
+    count += part.count;
+    sum += part.sum;
+    scaled += part.scaled;
+    numeric += part.numeric;
+    if (aggregation === 'Count') return count;
+    if (aggregation === 'Sum') return sum;
+    if (aggregation === 'Avg') return meanOf(sum, scaled, numeric);
+    if (part.held) last = part.quantile ?? last;
+    return last;
+  });
+}
+
+/**
+ * Split values by their value over the window: largest first, nulls last, ties by name in the
+ * databases' text order, so that a split ranked here and one ranked in SQL agree.
+ */
+export function rankSeries(values: Array<{ name: string; value: number | null }>): string[] {
+  return values
+    .sort((a, b) => {
+      if (a.value === b.value) return compareText(a.name, b.name);
+      if (a.value === null) return 1;
+      if (b.value === null) return -1;
+      return b.value - a.value;
+    })
+    .map((r) => r.name);
+}
+
+/**
+ * A split line's wide rows `{timestamp, "<series>": value, …}`: each series' value in each
+ * bucket (`value`, undefined or null where it has none, shown as `empty`).
+ */
+export function splitRows(
+  buckets: readonly Bucket[],
+  hideMissing: boolean,
+  series: readonly string[],
+  held: (i: number) => boolean,
+  value: (s: number, key: number) => number | null | undefined,
+  empty: number | null,
+): LineRow[] {
+  return bucketRows(buckets, hideMissing, held, (i, row) => {
+    const key = (buckets[i] as Bucket).key;
+    for (let s = 0; s < series.length; s++) {
+      setSeriesValue(row, series[s] as string, value(s, key) ?? empty);
+    }
+  });
+}
