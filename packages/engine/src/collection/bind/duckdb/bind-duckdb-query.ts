@@ -1,10 +1,6 @@
-import { type Catalog, type CollectionEntry, keyColumn } from '../../../storage/duckdb/catalog.ts';
+import type { Catalog, CollectionEntry, TypedKey } from '../../../storage/duckdb/catalog.ts';
 import { ingestOrderSql } from '../../../storage/duckdb/cluster-rows.ts';
-import {
-  numericForm,
-  readFromPayload,
-  storedStringForm,
-} from '../../../storage/duckdb/key-typing.ts';
+import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
@@ -54,10 +50,12 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
 export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbBoundQuery {
-  const entry = catalog.get(plan.query.collection);
+  const names = namedFields(plan.query);
+  const found = catalog.lookup(plan.query.collection, names);
+  const entry = found?.entry;
   const fields = new Map<string, DuckDbField>();
-  for (const name of namedFields(plan.query))
-    fields.set(name, bindDuckDbField(catalog, entry, name));
+  for (const name of names)
+    fields.set(name, bindDuckDbField(entry, name, found?.fields.get(name) ?? []));
   return {
     ...boundQuery(plan, fields),
     collected: entry !== undefined,
@@ -76,36 +74,32 @@ export const PAYLOAD_FORMS: DuckDbBoundQuery['forms'] = {
 };
 
 /**
- * The spellings of a dotted field. Paths up to {@link MAX_DEPTH} keys have typed columns; a
+ * The spellings of a dotted field from the typed keys that spell it (`typed`). Paths up to {@link MAX_DEPTH} keys have typed columns; a
  * deeper path (split at every dot), a key only wide events held and, in a collection past its
  * typed keys, any untyped one are read from the payload; past its typed keys with several segments, every path is, since a
  * segment without a key's column may still hold the key in payloads.
  */
 export function bindDuckDbField(
-  catalog: Catalog,
   entry: CollectionEntry | undefined,
   name: string,
+  typed: readonly TypedKey[],
 ): DuckDbField {
   if (!entry) return { name, spellings: [] };
-  const typed = catalog.fields(entry, name);
   const perRow = entry.overflow && entry.segments.length > 1;
-  const spellings: DuckDbSpelling[] = typed.map((key) =>
-    perRow || readFromPayload(key)
+  // A key without a typed column of any form is read from the payload.
+  const spellings: DuckDbSpelling[] = typed.map(({ key, string, number, array }) =>
+    perRow || (string === null && number === null && array === null)
       ? { path: key.path, from: 'payload' }
-      : {
-          path: key.path,
-          from: 'columns',
-          string: key.hasString ? keyColumn(key, 's') : null,
-          number: key.hasNumber ? keyColumn(key, 'n') : null,
-          array: key.hasArray ? keyColumn(key, 'a') : null,
-        },
+      : { path: key.path, from: 'columns', string, number, array },
   );
   const split = name.split('.');
   if (split.length > MAX_DEPTH) spellings.push({ path: split, from: 'payload' });
   else if (entry.overflow) {
     for (const path of split.length > 1 ? [[name], split] : [split]) {
       if (
-        !typed.some((k) => k.path.length === path.length && k.path.every((s, i) => s === path[i]))
+        !typed.some(
+          ({ key: k }) => k.path.length === path.length && k.path.every((s, i) => s === path[i]),
+        )
       )
         spellings.push({ path, from: 'payload' });
     }
