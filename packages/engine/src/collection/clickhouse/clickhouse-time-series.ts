@@ -19,8 +19,8 @@ import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { type LineKind, lineKind } from '../render/line-kinds.ts';
 import {
-  bucketRows,
   type LineRow,
+  lineRows,
   rankSeries,
   ratioOf,
   runningValues,
@@ -247,13 +247,12 @@ async function singleLine(
         }),
       )
     : null;
-  const rows = bucketRows(
+  const rows = lineRows(
     plan.buckets,
     hide,
-    (i) => found[i] !== undefined,
-    (i, row) => {
-      row[key] = runningLine ? (runningLine[i] ?? null) : (values[i] ?? null);
-    },
+    found.map((row) => row !== undefined),
+    key,
+    runningLine ?? values,
   );
   return { rows, combined: additive ? sum : (total?.v ?? null) };
 }
@@ -329,12 +328,21 @@ async function splitLines(
   const { cells, names, combined } = additive
     ? await additiveSplit(scan)
     : await groupedSplit(scan);
+  // By series, each one's values by bucket key.
+  const bySeries = names.map(() => new Map<number, number | null>());
+  const index = new Map(names.map((name, s) => [name, s]));
+  for (const [k, cell] of cells) {
+    for (const [name, v] of cell) {
+      const s = index.get(name);
+      if (s !== undefined) bySeries[s]?.set(k, v);
+    }
+  }
   const rows = splitRows(
     plan.buckets,
     query.customizations.hideMissing === true,
+    plan.buckets.map((bucket) => cells.has(bucket.key)),
     names,
-    (i) => cells.has((plan.buckets[i] as { key: number }).key),
-    (s, key) => cells.get(key)?.get(names[s] as string),
+    bySeries,
     empty,
   );
   return { rows, combined: combined ?? empty, series: names };
@@ -529,13 +537,12 @@ async function ratioLine(
   const ratio = (r: Sides | undefined) => ratioOf(r?.a ?? empty, r?.b ?? empty);
   const byKey = byBucketKey(found, plan);
   const sides = plan.buckets.map((bucket) => byKey.get(bucket.key));
-  const rows = bucketRows(
+  const rows = lineRows(
     plan.buckets,
     query.customizations.hideMissing === true,
-    (i) => (sides[i]?.nn ?? 0) + (sides[i]?.dn ?? 0) > 0,
-    (i, row) => {
-      row.Ratio = ratio(sides[i]);
-    },
+    sides.map((r) => (r?.nn ?? 0) + (r?.dn ?? 0) > 0),
+    'Ratio',
+    sides.map(ratio),
   );
   return { rows, combined: ratio(totals[0]) };
 }

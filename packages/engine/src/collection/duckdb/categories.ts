@@ -3,7 +3,7 @@ import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './aggregate-sql.ts';
-import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { type QueryContext, sourceSql, toNumber } from './collection-relation.ts';
 import { fields, metricSql } from './field-sql.ts';
 import { and, whereFilters, windowSql } from './filter-sql.ts';
 
@@ -25,8 +25,7 @@ export async function categoriesEnvelope(ctx: QueryContext): Promise<Envelope> {
   const split = fields(ctx, params)(splitField).string;
   if (split === null) return { result: [], metadata: {} };
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
-  const rows = await queryRows(
-    ctx,
+  const rows = await ctx.run(
     `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v FROM (
        SELECT ${split} AS sp, ${m} AS m FROM ${sourceSql(ctx)}
        WHERE ${and(windowSql(ctx.windows.window, params), whereFilters(ctx, query.filters, params))}

@@ -42,15 +42,6 @@ export function ingestOrder(ctx: QueryContext): string {
   return segments.length === 1 ? (segments[0] as { ingestOrder: string }).ingestOrder : UNION_ORDER;
 }
 
-/** Runs a statement through the query's run stage and returns its rows. */
-export async function queryRows(
-  ctx: QueryContext,
-  sql: string,
-  params: SqlParams,
-): Promise<DuckDBValue[][]> {
-  return ctx.run(sql, params);
-}
-
 /**
  * A DuckDB result value as a number (or null). An infinite sum stays infinite: the engine
  * refuses such an answer rather than show `null` or 0 (`plan/number-rule.ts`).

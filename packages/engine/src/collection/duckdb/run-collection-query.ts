@@ -10,7 +10,7 @@ import { timeSeriesEnvelope } from './time-series.ts';
 /**
  * The collection-mode query of a DuckDB workspace, the function its driver hands the front:
  * bind (the catalog read once), then each graph-type family, a file of its own, renders, runs
- * (through {@link WorkspaceDb.readRows}) and shapes. A collection with no events answers like
+ * (through {@link WorkspaceDb.reader}) and shapes. A collection with no events answers like
  * an empty one.
  */
 export function collectionQuery(
@@ -22,7 +22,7 @@ export function collectionQuery(
       query,
       windows,
       bound: bindDuckDbQuery(db.catalog, plan),
-      run: (sql, params) => db.readRows(sql, params, limits.timeoutMs),
+      run: db.reader(limits.timeoutMs),
     };
     switch (query.graph_type) {
       case 'Samples':

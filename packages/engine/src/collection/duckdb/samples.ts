@@ -7,13 +7,7 @@ import {
   wholeSecondsPage,
 } from '../plan/samples-page.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import {
-  ingestOrder,
-  type QueryContext,
-  queryRows,
-  sourceSql,
-  toNumber,
-} from './collection-relation.ts';
+import { ingestOrder, type QueryContext, sourceSql, toNumber } from './collection-relation.ts';
 import { and, whereFilters } from './filter-sql.ts';
 
 /** Ranges tried from the newest (or oldest) end of the window, in seconds; the last is all. */
@@ -32,8 +26,7 @@ export async function samplesAnswer(ctx: QueryContext): Promise<CollectionAnswer
   const direction = ascending ? 'ASC' : 'DESC';
   const page = async (from: number, to: number, limit: number): Promise<StoredSample[]> => {
     const params = new SqlParams();
-    const rows = await queryRows(
-      ctx,
+    const rows = await ctx.run(
       `SELECT "timestamp", "json" FROM ${sourceSql(ctx)}
        WHERE ${and(
          `"timestamp" BETWEEN ${params.integer(from)} AND ${params.integer(to)}`,

@@ -3,7 +3,7 @@ import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './aggregate-sql.ts';
-import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { type QueryContext, sourceSql, toNumber } from './collection-relation.ts';
 import { metricSql } from './field-sql.ts';
 import { and, whereFilters, windowSql } from './filter-sql.ts';
 
@@ -22,8 +22,7 @@ async function aggregateWindow(ctx: QueryContext, window: TimeWindow): Promise<n
   if (lo > hi) return empty;
   const params = new SqlParams();
   const m = metricSql(ctx, params);
-  const rows = await queryRows(
-    ctx,
+  const rows = await ctx.run(
     `SELECT ${aggregateSql(ctx.query.aggregation, m)} FROM ${sourceSql(ctx)}
      WHERE ${and(windowSql(window, params), whereFilters(ctx, ctx.query.filters, params))}`,
     params,

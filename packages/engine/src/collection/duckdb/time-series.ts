@@ -13,8 +13,8 @@ import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import {
-  bucketRows,
   type LineRow,
+  lineRows,
   rankSeries,
   ratioOf,
   runningValues,
@@ -22,7 +22,7 @@ import {
 } from '../shape/line-shape.ts';
 import { aggregateSql } from './aggregate-sql.ts';
 import { bucketKeySql } from './bucket-key-sql.ts';
-import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { type QueryContext, sourceSql, toNumber } from './collection-relation.ts';
 import { fields, metricSql } from './field-sql.ts';
 import { and, whereFilters, windowSql } from './filter-sql.ts';
 
@@ -89,8 +89,7 @@ async function aggregateWindow(
       : `${aggregateSql(aggregation, m, condition)} AS v${i}, ${aggregateSql('Count', null, condition)} AS c${i}`,
   );
   const width = aggregation === 'Count' ? 1 : 2;
-  const rows = await queryRows(
-    ctx,
+  const rows = await ctx.run(
     `SELECT ${key} AS k, ${columns.join(', ')}
      FROM ${sourceSql(ctx)} WHERE ${and(windowSql(window, params), where)}
      GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
@@ -130,15 +129,22 @@ function normalize(ctx: QueryContext, value: number | null): number | null {
   return value === null ? emptyValue(ctx.query.aggregation) : value;
 }
 
-/** Rows of one line over `buckets`: a bucket counts as empty where no event fell in it. */
+/** Rows of one line over `buckets` (under `key`): a bucket is empty where no event fell in it. */
 function rowsOf(
   ctx: QueryContext,
   buckets: Bucket[],
   counts: number[],
-  fill: (i: number, row: LineRow) => void,
+  key: string,
+  values: (number | null)[],
 ): LineRow[] {
   const hide = ctx.query.customizations.hideMissing === true;
-  return bucketRows(buckets, hide, (i) => (counts[i] ?? 0) > 0, fill);
+  return lineRows(
+    buckets,
+    hide,
+    counts.map((c) => c > 0),
+    key,
+    values,
+  );
 }
 
 /** Rows and whole-window value of one window. */
@@ -169,9 +175,7 @@ async function singleLine(
   const [own] = result.series as [Series];
   const key = valueKey(ctx.query.aggregation, ctx.query.metric);
   return {
-    rows: rowsOf(ctx, result.buckets, own.counts, (i, row) => {
-      row[key] = own.values[i] ?? null;
-    }),
+    rows: rowsOf(ctx, result.buckets, own.counts, key, own.values),
     combined: own.combined,
   };
 }
@@ -189,9 +193,7 @@ async function compareLines(
   }));
   const key = valueKey(query.aggregation, query.metric);
   const line = (s: Series): WindowAnswer => ({
-    rows: rowsOf(ctx, result.buckets, s.counts, (i, row) => {
-      row[key] = s.values[i] ?? null;
-    }),
+    rows: rowsOf(ctx, result.buckets, s.counts, key, s.values),
     combined: s.combined,
   });
   const [own, other] = result.series as [Series, Series];
@@ -216,9 +218,13 @@ async function ratio(
   const [num, den] = result.series as [Series, Series];
   const counts = num.counts.map((c, i) => c + (den.counts[i] ?? 0));
   return {
-    rows: rowsOf(ctx, result.buckets, counts, (i, row) => {
-      row.Ratio = ratioOf(num.values[i] ?? null, den.values[i] ?? null);
-    }),
+    rows: rowsOf(
+      ctx,
+      result.buckets,
+      counts,
+      'Ratio',
+      num.values.map((v, i) => ratioOf(v, den.values[i] ?? null)),
+    ),
     combined: ratioOf(num.combined, den.combined),
   };
 }
@@ -249,7 +255,7 @@ async function cumulative(
          FROM (${base})
        ) GROUP BY k`
     : `SELECT k, count(*), sum(m), count(m), sum(m / ${MEAN_SCALE}::DOUBLE) FROM (${base}) GROUP BY k`;
-  const rows = await queryRows(ctx, sql, params);
+  const rows = await ctx.run(sql, params);
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
   const counts = plan.buckets.map(() => 0);
   const sums = plan.buckets.map(() => 0);
@@ -279,9 +285,7 @@ async function cumulative(
     })),
   );
   return {
-    rows: rowsOf(ctx, plan.buckets, counts, (i, row) => {
-      row[key] = values[i] ?? null;
-    }),
+    rows: rowsOf(ctx, plan.buckets, counts, key, values),
     combined: values[values.length - 1] ?? empty,
   };
 }
@@ -339,9 +343,9 @@ async function splitWindow(
   const rows = splitRows(
     plan.buckets,
     query.customizations.hideMissing === true,
+    counts.map((c) => c > 0),
     series,
-    (i) => (counts[i] ?? 0) > 0,
-    (s, key) => chosen[s]?.get(key)?.value,
+    chosen.map((byKey) => byKey && new Map([...byKey].map(([k, cell]) => [k, cell.value]))),
     empty,
   );
   return { rows, combined: aggregates.combined, series };
@@ -357,8 +361,7 @@ async function splitCells(
   base: (params: SqlParams) => string,
 ): Promise<SplitAggregates | null> {
   const params = new SqlParams();
-  const rows = await queryRows(
-    ctx,
+  const rows = await ctx.run(
     `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : `, sum(m), count(m), sum(m / ${MEAN_SCALE}::DOUBLE)`}
      FROM (${base(params)}) WHERE sp IS NOT NULL
      GROUP BY sp, k LIMIT ${params.integer(MAX_SPLIT_CELLS + 1)}`,
@@ -422,8 +425,7 @@ async function rankedSplit(
   const agg = aggregateSql(ctx.query.aggregation, 'm');
   const from = base(params);
   const chosen = fixedSeries ? `list_contains(${params.texts(fixedSeries)}, sp)` : 'TRUE';
-  const rows = await queryRows(
-    ctx,
+  const rows = await ctx.run(
     `WITH base AS (SELECT * FROM (${from}) WHERE sp IS NOT NULL),
           top AS (SELECT sp, ${agg} AS v FROM base WHERE ${chosen} GROUP BY sp
                   ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series})

@@ -14,21 +14,20 @@ import type { Bucket } from '../plan/time-buckets.ts';
 export type LineRow = Record<string, string | number | null>;
 
 /**
- * One row per bucket of the plan, labelled, filled by `fill`; with `hideMissing`, a bucket no
- * event fell in (`held` false) has no row.
+ * One row per bucket of the plan, labelled, with `values[i]` under `key`; with `hideMissing`,
+ * a bucket no event fell in (`held[i]` false) has no row.
  */
-export function bucketRows(
+export function lineRows(
   buckets: readonly Bucket[],
   hideMissing: boolean,
-  held: (i: number) => boolean,
-  fill: (i: number, row: LineRow) => void,
+  held: readonly boolean[],
+  key: string,
+  values: readonly (number | null)[],
 ): LineRow[] {
   const rows: LineRow[] = [];
   for (let i = 0; i < buckets.length; i++) {
-    if (hideMissing && !held(i)) continue;
-    const row: LineRow = { timestamp: (buckets[i] as Bucket).label };
-    fill(i, row);
-    rows.push(row);
+    if (hideMissing && !held[i]) continue;
+    rows.push({ timestamp: (buckets[i] as Bucket).label, [key]: values[i] ?? null });
   }
   return rows;
 }
@@ -95,20 +94,26 @@ export function rankSeries(values: Array<{ name: string; value: number | null }>
 
 /**
  * A split line's wide rows `{timestamp, "<series>": value, …}`: each series' value in each
- * bucket (`value`, undefined or null where it has none, shown as `empty`).
+ * bucket, by bucket key (`cells[s]`, one map per series; none or null shown as `empty`); with
+ * `hideMissing`, a bucket no event of the series fell in (`held[i]` false) has no row.
  */
 export function splitRows(
   buckets: readonly Bucket[],
   hideMissing: boolean,
+  held: readonly boolean[],
   series: readonly string[],
-  held: (i: number) => boolean,
-  value: (s: number, key: number) => number | null | undefined,
+  cells: readonly (ReadonlyMap<number, number | null> | undefined)[],
   empty: number | null,
 ): LineRow[] {
-  return bucketRows(buckets, hideMissing, held, (i, row) => {
-    const key = (buckets[i] as Bucket).key;
+  const rows: LineRow[] = [];
+  for (let i = 0; i < buckets.length; i++) {
+    if (hideMissing && !held[i]) continue;
+    const bucket = buckets[i] as Bucket;
+    const row: LineRow = { timestamp: bucket.label };
     for (let s = 0; s < series.length; s++) {
-      setSeriesValue(row, series[s] as string, value(s, key) ?? empty);
+      setSeriesValue(row, series[s] as string, cells[s]?.get(bucket.key) ?? empty);
     }
-  });
+    rows.push(row);
+  }
+  return rows;
 }

@@ -141,11 +141,11 @@ export class WorkspaceDb {
   }
 
   /**
-   * Runs one statement on a reader connection, under {@link read}'s time limit, through the
-   * connection's prepared statements: the run stage of a collection-mode query.
+   * The run stage of a collection-mode query: a function that runs one statement on a reader
+   * connection, under {@link read}'s time limit, through the connection's prepared statements.
    */
-  readRows(sql: string, params: SqlParams, timeoutMs?: number): Promise<DuckDBValue[][]> {
-    return this.read((conn) => readPrepared(conn, sql, params), timeoutMs);
+  reader(timeoutMs?: number): (sql: string, params: SqlParams) => Promise<DuckDBValue[][]> {
+    return (sql, params) => this.read((conn) => readPrepared(conn, sql, params), timeoutMs);
   }
 
   /**
