@@ -3,7 +3,7 @@ import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './aggregate-sql.ts';
-import { type QueryContext, sourceSql, toNumber } from './collection-relation.ts';
+import { type QueryContext, toNumber } from './collection-relation.ts';
 import { fields, metricSql } from './field-sql.ts';
 import { and, whereFilters, windowSql } from './filter-sql.ts';
 
@@ -27,7 +27,7 @@ export async function categoriesEnvelope(ctx: QueryContext): Promise<Envelope> {
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
   const rows = await ctx.run(
     `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v FROM (
-       SELECT ${split} AS sp, ${m} AS m FROM ${sourceSql(ctx)}
+       SELECT ${split} AS sp, ${m} AS m FROM ${ctx.bound.relation}
        WHERE ${and(windowSql(ctx.windows.window, params), whereFilters(ctx, query.filters, params))}
      ) WHERE sp IS NOT NULL
      GROUP BY sp ORDER BY v DESC NULLS LAST, sp LIMIT ${params.integer(cap)}`,

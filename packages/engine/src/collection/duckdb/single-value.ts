@@ -3,7 +3,7 @@ import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './aggregate-sql.ts';
-import { type QueryContext, sourceSql, toNumber } from './collection-relation.ts';
+import { type QueryContext, toNumber } from './collection-relation.ts';
 import { metricSql } from './field-sql.ts';
 import { and, whereFilters, windowSql } from './filter-sql.ts';
 
@@ -23,7 +23,7 @@ async function aggregateWindow(ctx: QueryContext, window: TimeWindow): Promise<n
   const params = new SqlParams();
   const m = metricSql(ctx, params);
   const rows = await ctx.run(
-    `SELECT ${aggregateSql(ctx.query.aggregation, m)} FROM ${sourceSql(ctx)}
+    `SELECT ${aggregateSql(ctx.query.aggregation, m)} FROM ${ctx.bound.relation}
      WHERE ${and(windowSql(window, params), whereFilters(ctx, ctx.query.filters, params))}`,
     params,
   );

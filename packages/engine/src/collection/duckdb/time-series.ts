@@ -22,9 +22,9 @@ import {
 } from '../shape/line-shape.ts';
 import { aggregateSql } from './aggregate-sql.ts';
 import { bucketKeySql } from './bucket-key-sql.ts';
-import { type QueryContext, sourceSql, toNumber } from './collection-relation.ts';
+import { type QueryContext, toNumber } from './collection-relation.ts';
 import { fields, metricSql } from './field-sql.ts';
-import { and, whereFilters, windowSql } from './filter-sql.ts';
+import { and, whereFilters, windowSql, windowWhere } from './filter-sql.ts';
 
 /**
  * The time-series graph types: Single, Multi, Stacked, Cumulative, Ratio and Compare Line. Each
@@ -91,7 +91,7 @@ async function aggregateWindow(
   const width = aggregation === 'Count' ? 1 : 2;
   const rows = await ctx.run(
     `SELECT ${key} AS k, ${columns.join(', ')}
-     FROM ${sourceSql(ctx)} WHERE ${and(windowSql(window, params), where)}
+     FROM ${ctx.bound.relation} WHERE ${and(windowSql(window, params), where)}
      GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
     params,
   );
@@ -246,8 +246,8 @@ async function cumulative(
   const params = new SqlParams();
   const k = bucketKeySql(plan, '"timestamp"', params);
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
-  const base = `SELECT ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
-    WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
+  const base = `SELECT ${k} AS k, ${m} AS m FROM ${ctx.bound.relation}
+    WHERE ${windowWhere(ctx, window, query.filters, params)}`;
   const percentile = !['Count', 'Sum', 'Avg'].includes(query.aggregation);
   const sql = percentile
     ? `SELECT k, count(*), max(q), NULL FROM (
@@ -322,10 +322,10 @@ async function splitWindow(
   }
   const base = (params: SqlParams) => {
     const split = fields(ctx, params)(query.split ?? '').string ?? 'NULL::VARCHAR';
-    const k = bucketKeySql(plan, '"timestamp"', params);
     const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
-    return `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
-      WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
+    const k = bucketKeySql(plan, '"timestamp"', params);
+    return `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${ctx.bound.relation}
+      WHERE ${windowWhere(ctx, window, query.filters, params)}`;
   };
   const aggregates =
     (query.aggregation === 'Count' || query.aggregation === 'Sum' || query.aggregation === 'Avg'

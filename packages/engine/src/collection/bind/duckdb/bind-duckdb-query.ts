@@ -29,18 +29,18 @@ export interface DuckDbField {
   spellings: readonly DuckDbSpelling[];
 }
 
-/** One event table the query reads, with the expression that orders its rows as ingested. */
-export interface DuckDbTable {
-  table: string;
-  ingestOrder: string;
-}
-
 /** A query bound to a DuckDB workspace: its fields, its tables and the typing of payload reads. */
 export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
   /** Whether the collection has events at all (answers are empty otherwise, not errors). */
   collected: boolean;
-  /** The collection's event tables (segments), in ingest order; none without events. */
-  tables: readonly DuckDbTable[];
+  /**
+   * The relation the query reads: the collection's table, its segments side by side (a column
+   * a segment lacks reads as NULL there, which no event of that segment holds), or an empty
+   * relation of the same shape.
+   */
+  relation: string;
+  /** An expression over {@link relation} that orders its rows as they were ingested. */
+  ingestOrder: string;
   /**
    * How a value read from the payload gets its forms, as ingest types keys
    * (`storage/duckdb/key-typing.ts`): the renderer reads untyped paths with these.
@@ -59,12 +59,35 @@ export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbB
   return {
     ...boundQuery(plan, fields),
     collected: entry !== undefined,
-    tables: (entry?.segments ?? []).map((s) => ({
-      table: s.table,
-      ingestOrder: ingestOrderSql(s),
-    })),
+    ...readRelation(
+      (entry?.segments ?? []).map((s) => ({ table: s.table, order: ingestOrderSql(s) })),
+    ),
     forms: PAYLOAD_FORMS,
   };
+}
+
+/** A later segment's ingest order starts this far above an earlier one's. */
+const SEGMENT_ROWS = 2 ** 40;
+/** The column of a union of segments that holds ingest order. */
+const UNION_ORDER = 'ingest_order';
+
+/** The relation over a collection's segments (in ingest order), and its ingest order. */
+function readRelation(segments: Array<{ table: string; order: string }>): {
+  relation: string;
+  ingestOrder: string;
+} {
+  const [only] = segments;
+  if (only && segments.length === 1) return { relation: only.table, ingestOrder: only.order };
+  if (segments.length === 0) {
+    return {
+      relation: `(SELECT NULL::BIGINT AS "timestamp", NULL::VARCHAR AS "json", NULL::BIGINT AS ${UNION_ORDER} WHERE FALSE)`,
+      ingestOrder: UNION_ORDER,
+    };
+  }
+  const branches = segments.map(
+    (s, i) => `SELECT *, ${s.order} + ${i * SEGMENT_ROWS} AS ${UNION_ORDER} FROM ${s.table}`,
+  );
+  return { relation: `(${branches.join(' UNION ALL BY NAME ')})`, ingestOrder: UNION_ORDER };
 }
 
 /** The typing of payload reads every bound DuckDB query carries. */
