@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Engine, EngineResponse } from '../engine.ts';
-import { describeBadUtf8, strictUtf8 } from '../ingest/strict-utf8.ts';
+import { decodeJsonBody } from '../ingest/ingest-body.ts';
 
 /**
  * Open CORS, as the service has it, on every answer. Set on each response directly rather than
@@ -61,18 +61,22 @@ export function createEngineApp(engine: Engine): Hono {
   const limit = sizeLimit(engine.maxBodyBytes, (c) =>
     c.json({ error: `request body is larger than ${engine.maxBodyBytes} bytes` }, 413, OPEN),
   );
-  const route = (path: string, handle: (body: unknown) => Promise<EngineResponse<unknown>>) => {
+  /**
+   * A POST route. `raw` routes (ingest) get the body's bytes, which the engine decodes and
+   * checks itself, off the main thread when they are many; the others get it parsed here.
+   */
+  const route = (
+    path: string,
+    handle: (body: unknown) => Promise<EngineResponse<unknown>>,
+    raw = false,
+  ) => {
     app.post(path, limit, async (c) => {
       const bytes = new Uint8Array(await c.req.arrayBuffer());
-      const text = strictUtf8(bytes);
-      if (text === null) {
-        return c.json({ error: describeBadUtf8(bytes, 'request body') }, 400, OPEN);
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        return c.json({ error: 'request body: is not valid JSON' }, 400, OPEN);
+      let body: unknown = bytes;
+      if (!raw) {
+        const decoded = decodeJsonBody(bytes);
+        if ('refused' in decoded) return c.json({ error: decoded.refused }, 400, OPEN);
+        body = decoded.body;
       }
       const answer = await handle(body);
       const status = answer.status as ContentfulStatusCode;
@@ -82,8 +86,8 @@ export function createEngineApp(engine: Engine): Hono {
     only(path, 'POST, OPTIONS');
   };
   route('/api/visualize/data', (body) => engine.query(body));
-  route('/api/log', (body) => engine.log(body));
-  route('/api/bulk-log', (body) => engine.bulkLog(body));
+  route('/api/log', (body) => engine.log(body), true);
+  route('/api/bulk-log', (body) => engine.bulkLog(body), true);
   route('/api/collections', (body) => engine.collections(body));
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404, OPEN));
