@@ -177,6 +177,7 @@ class EngineFront implements Engine {
     this.#queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
     this.maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
     this.#bodies = new BodyParsers(options.bodyWorkers ?? defaultBodyWorkers());
+    this.#bodies.start();
     this.#logError =
       options.logError ??
       ((message, error) => console.error(`analytics-engine: ${message}`, error));

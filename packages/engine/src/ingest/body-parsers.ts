@@ -37,8 +37,8 @@ interface Job {
  * Decodes, parses and checks the bodies of the ingest endpoints. A large body costs
  * milliseconds of decoding, JSON parsing and checks; done on the main thread, every other
  * request (every writer of every workspace) would wait behind it. So bodies past
- * {@link INLINE_BODY_BYTES} go to a few worker threads, started when first needed, one body each
- * at a time, the rest waiting in a bounded queue. Both paths run {@link parseIngestBody}.
+ * {@link INLINE_BODY_BYTES} go to a few worker threads, one body each at a time, the rest waiting
+ * in a bounded queue. Both paths run {@link parseIngestBody}.
  */
 export class BodyParsers {
   readonly #idle: Worker[] = [];
@@ -49,8 +49,14 @@ export class BodyParsers {
   #nextId = 0;
   #closed = false;
 
-  /** `workers` 0 parses every body on the calling thread. */
-  constructor(readonly workers: number) {}
+  /**
+   * `workers` 0 parses every body on the calling thread; `bounds` are what may wait (default
+   * {@link MAX_QUEUED_BODIES} bodies and {@link MAX_QUEUED_BODY_BYTES} bytes).
+   */
+  constructor(
+    readonly workers: number,
+    readonly bounds = { bodies: MAX_QUEUED_BODIES, bytes: MAX_QUEUED_BODY_BYTES },
+  ) {}
 
   /**
    * What `bytes` hold as the body of `kind`, arrived at `now`. A body large enough for a worker
@@ -66,8 +72,8 @@ export class BodyParsers {
       }
     }
     if (
-      this.#queue.length >= MAX_QUEUED_BODIES ||
-      (this.#queue.length > 0 && this.#queuedBytes + bytes.length > MAX_QUEUED_BODY_BYTES)
+      this.#queue.length >= this.bounds.bodies ||
+      (this.#queue.length > 0 && this.#queuedBytes + bytes.length > this.bounds.bytes)
     ) {
       return Promise.reject(new EngineError(503, BODIES_QUEUE_FULL));
     }
@@ -83,6 +89,14 @@ export class BodyParsers {
       this.#queuedBytes += own.length;
       this.#dispatch();
     });
+  }
+
+  /**
+   * Starts the workers ahead of the first large body, which would otherwise wait for a thread to
+   * start and load its modules. Idle workers never keep the process alive.
+   */
+  start(): void {
+    while (!this.#closed && this.#live.size < this.workers) this.#idle.push(this.#start());
   }
 
   /** Stops the workers; later bodies are parsed on the calling thread. */
@@ -115,6 +129,7 @@ export class BodyParsers {
     // A parsed body's objects die at once: a larger young generation lets them die there.
     const worker = new Worker(WORKER_FILE, { resourceLimits: { maxYoungGenerationSizeMb: 48 } });
     this.#live.add(worker);
+    worker.unref();
     worker.on('message', (reply: BodyReply) => {
       const job = this.#busy.get(worker);
       this.#busy.delete(worker);
