@@ -1,11 +1,80 @@
 import type { Aggregation } from '@analytics-chart/protocol';
 import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import { QUANTILE } from '../plan/collection-plan.ts';
+import { ExactSum, type SumParts } from '../plan/exact-sum.ts';
 
 /** 2^64, by which Avg and percentiles scale values where plain arithmetic would overflow. */
 const SCALE = 'toFloat64(18446744073709551616.)';
 
-/** The aggregate over `m` (NULL where the field has no number), and how an empty set reads. */
+/** Powers of two as exact Float64 literals, for the fixed-point limbs of `plan/exact-sum.ts`. */
+const P2 = {
+  m32: '2.3283064365386962890625e-10',
+  p32: '4294967296.',
+  p64: '1.8446744073709551616e19',
+  p96: '7.9228162514264337593543950336e28',
+};
+
+/**
+ * The parts of the exact sum of `m` (`plan/exact-sum.ts`) as one text: the three limb sums of
+ * |m|·2^96 (Int128, signed by m) for the values on that grid, the count, then the bits of each
+ * value off the grid. Integer sums do not depend on the order parts are merged in.
+ */
+export function sumPartsSql(m: string, condition?: string): string {
+  if (m === 'NULL') return `''`;
+  const and = condition === undefined ? '' : ` AND (${condition})`;
+  const a = `abs(${m})`;
+  const grid = `(${a} < ${P2.p96} AND ${a} * ${P2.p96} = floor(${a} * ${P2.p96}))`;
+  // Off-grid values (infinite scaled) are zeroed before the integer conversion: -If still
+  // converts every row.
+  const on = `if(${grid}, ${a}, 0.)`;
+  const high = `floor(${on} * ${P2.m32})`;
+  const top = `floor(${on} * ${P2.p32})`;
+  // A Nullable sum over no rows is NULL, which would make the whole text NULL.
+  const limb = (x: string) =>
+    `coalesce(toString(sumIf(toInt128(sign(${m}) * ${x}), ${grid}${and})), '0')`;
+  const rest = `arrayStringConcat(arrayMap(x -> toString(reinterpretAsUInt64(x)), groupArrayIf(${m}, NOT ${grid}${and})), ' ')`;
+  return `concat(${limb(high)}, ' ', ${limb(`(${top} - ${high} * ${P2.p64})`)}, ' ', ${limb(
+    `(${on} * ${P2.p96} - ${top} * ${P2.p64})`,
+  )}, ' ', toString(countIf(isNotNull(${m})${and})), ' ', ${rest})`;
+}
+
+/** The parts {@link sumPartsSql} wrote. */
+export function readSumParts(text: unknown): SumParts {
+  const [h, m, l, n, ...rest] = typeof text === 'string' && text !== '' ? text.split(' ') : [];
+  const view = new DataView(new ArrayBuffer(8));
+  return {
+    limbs: [BigInt(h ?? 0), BigInt(m ?? 0), BigInt(l ?? 0)],
+    count: Number(n ?? 0),
+    rest: rest
+      .filter((bits) => bits !== '')
+      .map((bits) => {
+        view.setBigUint64(0, BigInt(bits));
+        return view.getFloat64(0);
+      }),
+  };
+}
+
+/**
+ * An aggregate's value from its column: Sum and Avg from their parts, rounded once (Sum over
+ * none is 0, Avg null); the others as the number (or null) they are.
+ */
+export function readAggregate(aggregation: Aggregation, value: unknown): number | null {
+  if (aggregation === 'Sum' || aggregation === 'Avg') {
+    const sum = new ExactSum().addParts(readSumParts(value));
+    return aggregation === 'Sum' ? sum.sum() : sum.mean();
+  }
+  return typeof value === 'number'
+    ? value
+    : value === null || value === undefined
+      ? null
+      : Number(value);
+}
+
+/**
+ * The aggregate over `m` (NULL where the field has no number), and how an empty set reads. Sum
+ * and Avg are their parts ({@link sumPartsSql}, read by {@link readAggregate}); where SQL must
+ * order by them, {@link aggregateOrderSql} is the key.
+ */
 export function aggregateSql(
   aggregation: Aggregation,
   m: string,
@@ -14,15 +83,9 @@ export function aggregateSql(
 ): string {
   // The -If combinators aggregate only the rows where `condition` holds.
   const only = condition === undefined ? '' : 'If';
-  const and = condition === undefined ? '' : `, ${condition}`;
   if (aggregation === 'Count') return `toFloat64(count${only}(${condition ?? ''}))`;
-  if (aggregation === 'Sum') return `sumOrNull${only}(${m}${and})`;
-  if (aggregation === 'Avg') {
-    // Where the plain sum overflows (values near the largest double), the mean of the values
-    // scaled down by 2^64, scaled back: exact scaling, and a mean never exceeds its values.
-    const plain = `avgOrNull${only}(${m}${and})`;
-    return `if(isFinite(${plain}), ${plain}, avgOrNull${only}(${m} / ${SCALE}${and}) * ${SCALE})`;
-  }
+  if (aggregation === 'Sum' || aggregation === 'Avg') return sumPartsSql(m, condition);
+  const and = condition === undefined ? '' : `, ${condition}`;
   const p = params.add('Float64', QUANTILE[aggregation]);
   // quantileExactInclusive interpolates between closest ranks: DuckDB's quantile_cont; -OrNull
   // reads NULL where no value was aggregated.
@@ -30,4 +93,19 @@ export function aggregateSql(
   // down by 2^64, scaled back.
   const plain = `quantileExactInclusive${only}OrNull(${p})(${m}${and})`;
   return `if(isFinite(${plain}), ${plain}, quantileExactInclusive${only}OrNull(${p})(${m} / ${SCALE}${and}) * ${SCALE})`;
+}
+
+/**
+ * A Float64 that orders groups as their aggregate does (an empty Sum 0), up to the last bits of
+ * Sum and Avg, which the engine orders exactly again among the rows this key selects.
+ */
+export function aggregateOrderSql(
+  aggregation: Aggregation,
+  m: string,
+  params: ClickHouseParams,
+): string {
+  if (aggregation === 'Sum') return `coalesce(sumOrNull(${m}), 0)`;
+  if (aggregation === 'Avg') return `avgOrNull(${m} / ${SCALE})`;
+  if (aggregation === 'Count') return aggregateSql(aggregation, m, params);
+  return aggregateSql(aggregation, m, params);
 }
