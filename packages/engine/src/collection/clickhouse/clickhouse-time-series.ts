@@ -405,10 +405,10 @@ async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
     all.addSum(cell);
     return exact ? cell.sum() : cell.count;
   });
-  const valueOf = (sum: ExactSum) => (exact ? sum.sum() : sum.count);
+  const totalOf = (sum: ExactSum) => (exact ? sum.sum() : sum.count);
   const names =
     fixedSeries ??
-    rankSeries([...totals].map(([name, total]) => ({ name, value: valueOf(total) }))).slice(
+    rankSeries([...totals].map(([name, total]) => ({ name, value: totalOf(total) }))).slice(
       0,
       LIMITS.series,
     );
@@ -417,7 +417,7 @@ async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
   rows.forEach(({ k, sp }, i) => {
     if (kept.has(sp)) addCell(cells, plan, k, sp, values[i] ?? null);
   });
-  return { cells, names, combined: rows.length === 0 ? null : valueOf(all) };
+  return { cells, names, combined: rows.length === 0 ? null : totalOf(all) };
 }
 
 /**
