@@ -8,33 +8,34 @@ const SCALE = 'toFloat64(18446744073709551616.)';
 
 /** Powers of two as exact Float64 literals, for the fixed-point limbs of `plan/exact-sum.ts`. */
 const P2 = {
-  m32: '2.3283064365386962890625e-10',
-  p32: '4294967296.',
-  p64: '1.8446744073709551616e19',
-  p96: '7.9228162514264337593543950336e28',
+  m34: '5.820766091346740722656250e-11',
+  p28: '268435456.',
+  p62: '4611686018427387904.',
+  p90: '1237940039285380274899124224.',
+  p96: '79228162514264337593543950336.',
 };
 
 /**
  * The parts of the exact sum of `m` (`plan/exact-sum.ts`) as one text: the three limb sums of
- * |m|·2^96 (Int128, signed by m) for the values on that grid, the count, then the bits of each
- * value off the grid. Integer sums do not depend on the order parts are merged in.
+ * |m|·2^90 (62 bits each, signed by m, summed in Int128) for the values on that grid, the count,
+ * then the bits of each value off the grid. Integer sums do not depend on the order parts are
+ * merged in.
  */
 export function sumPartsSql(m: string, condition?: string): string {
   if (m === 'NULL') return `''`;
   const and = condition === undefined ? '' : ` AND (${condition})`;
   const a = `abs(${m})`;
-  const grid = `(${a} < ${P2.p96} AND ${a} * ${P2.p96} = floor(${a} * ${P2.p96}))`;
+  const grid = `(${a} < ${P2.p96} AND ${a} * ${P2.p90} = floor(${a} * ${P2.p90}))`;
   // Off-grid values (infinite scaled) are zeroed before the integer conversion: -If still
   // converts every row.
   const on = `if(${grid}, ${a}, 0.)`;
-  const high = `floor(${on} * ${P2.m32})`;
-  const top = `floor(${on} * ${P2.p32})`;
-  // A Nullable sum over no rows is NULL, which would make the whole text NULL.
+  const high = `floor(${on} * ${P2.m34})`;
+  const top = `floor(${on} * ${P2.p28})`;
   const limb = (x: string) =>
     `coalesce(toString(sumIf(toInt128(sign(${m}) * ${x}), ${grid}${and})), '0')`;
   const rest = `arrayStringConcat(arrayMap(x -> toString(reinterpretAsUInt64(x)), groupArrayIf(${m}, NOT ${grid}${and})), ' ')`;
-  return `concat(${limb(high)}, ' ', ${limb(`(${top} - ${high} * ${P2.p64})`)}, ' ', ${limb(
-    `(${on} * ${P2.p96} - ${top} * ${P2.p64})`,
+  return `concat(${limb(high)}, ' ', ${limb(`(${top} - ${high} * ${P2.p62})`)}, ' ', ${limb(
+    `(${on} * ${P2.p90} - ${top} * ${P2.p62})`,
   )}, ' ', toString(countIf(isNotNull(${m})${and})), ' ', ${rest})`;
 }
 

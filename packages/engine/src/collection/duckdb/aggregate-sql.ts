@@ -8,28 +8,32 @@ const SCALE = '18446744073709551616.0::DOUBLE';
 
 /** Powers of two as exact DOUBLE literals, for the fixed-point limbs of `plan/exact-sum.ts`. */
 const P2 = {
-  m32: '2.3283064365386962890625e-10::DOUBLE',
-  p32: '4294967296.0::DOUBLE',
-  p64: '1.8446744073709551616e19::DOUBLE',
+  m34: '5.820766091346740722656250e-11::DOUBLE',
+  p28: '2.68435456e8::DOUBLE',
+  p62: '4.611686018427387904e18::DOUBLE',
+  p90: '1.237940039285380274899124224e27::DOUBLE',
   p96: '7.9228162514264337593543950336e28::DOUBLE',
 };
 
 /**
  * The parts of the exact sum of `m` (`plan/exact-sum.ts`): a struct of the three limb sums of
- * |m|·2^96 (HUGEINT, signed by m) for the values on that grid, the other values as a list, and
- * the count. Integer sums do not depend on the order the threads add in.
+ * |m|·2^90 (62 bits each, signed by m, summed as BIGINT into HUGEINT) for the values on that
+ * grid, the other values as a list, and the count. Integer sums do not depend on the order the
+ * threads add in.
  */
 export function sumPartsSql(m: string, condition = 'TRUE'): string {
   const a = `abs(${m})`;
-  const grid = `(${a} < ${P2.p96} AND ${a} * ${P2.p96} = floor(${a} * ${P2.p96}))`;
-  const on = `FILTER (WHERE (${condition}) AND ${grid})`;
+  const grid = `(${a} < ${P2.p96} AND ${a} * ${P2.p90} = floor(${a} * ${P2.p90}))`;
+  const only = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
   const off = `FILTER (WHERE (${condition}) AND NOT ${grid})`;
-  const high = `floor(${a} * ${P2.m32})`;
-  const top = `floor(${a} * ${P2.p32})`;
-  const limb = (x: string) => `sum(TRY_CAST(sign(${m}) * ${x} AS HUGEINT)) ${on}`;
-  return `{'h': ${limb(high)}, 'm': ${limb(`(${top} - ${high} * ${P2.p64})`)}, 'l': ${limb(
-    `(${a} * ${P2.p96} - ${top} * ${P2.p64})`,
-  )}, 'r': list(${m}) ${off}, 'n': count(${m})${condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`}}`;
+  // Off-grid values are zeroed before the integer conversion, which sees every row.
+  const on = `(CASE WHEN ${grid} THEN ${a} ELSE 0 END)`;
+  const high = `floor(${on} * ${P2.m34})`;
+  const top = `floor(${on} * ${P2.p28})`;
+  const limb = (x: string) => `sum((sign(${m}) * ${x})::BIGINT)${only}`;
+  return `{'h': ${limb(high)}, 'm': ${limb(`(${top} - ${high} * ${P2.p62})`)}, 'l': ${limb(
+    `(${on} * ${P2.p90} - ${top} * ${P2.p62})`,
+  )}, 'r': list(${m}) ${off}, 'n': count(${m})${only}}`;
 }
 
 /** The parts {@link sumPartsSql} returns, as DuckDB's client hands them over. */

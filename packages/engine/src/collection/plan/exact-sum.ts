@@ -4,17 +4,18 @@
  * once. Floating-point addition depends on its order (threads, drivers), so the drivers add
  * integers instead and this module, the same for both, does the one rounding.
  *
- * Each driver's SQL splits a value x whose |x|·2^{@link FRACTION_BITS} is an integer below
- * 2^192 into three 64-bit limbs of that fixed-point integer (signed by x), summed as 128-bit
- * integers; a value outside that grid (tiny bits, or beyond 2^96) travels as itself in `rest`.
+ * Each driver's SQL splits a value x whose |x|·2^{@link FRACTION_BITS} is an integer (and |x|
+ * below 2^96) into three 62-bit limbs of that fixed-point integer (signed by x, so each fits a
+ * 64-bit integer), summed as 128-bit integers; a value off that grid (bits below 2^-90, or
+ * beyond 2^96) travels as itself in `rest`.
  */
 
 /** Fraction bits of the fixed-point grid the drivers' limbs share. */
-export const FRACTION_BITS = 96;
+export const FRACTION_BITS = 90;
 
 /** One group's exact sum as a driver returns it. */
 export interface SumParts {
-  /** Sums of the limbs of |x|·2^96 (weights 2^128, 2^64, 1), each signed by its value. */
+  /** Sums of the limbs of |x|·2^90 (weights 2^124, 2^62, 1), each signed by its value. */
   limbs: readonly [bigint, bigint, bigint];
   /** The values off the grid, each exact. */
   rest: readonly number[];
@@ -89,7 +90,7 @@ export class ExactSum {
   /** Adds a driver's parts of one group. */
   addParts(parts: SumParts): this {
     const [high, middle, low] = parts.limbs;
-    const grid = (high << 128n) + (middle << 64n) + low;
+    const grid = (high << 124n) + (middle << 62n) + low;
     this.total += grid << BigInt(DENOMINATOR_BITS - FRACTION_BITS);
     for (const x of parts.rest) this.total += scaledInteger(x);
     this.count += parts.count;
