@@ -86,14 +86,24 @@ export function aggregateSql(
   const only = condition === undefined ? '' : 'If';
   if (aggregation === 'Count') return `toFloat64(count${only}(${condition ?? ''}))`;
   if (aggregation === 'Sum' || aggregation === 'Avg') return sumPartsSql(m, condition);
-  const and = condition === undefined ? '' : `, ${condition}`;
   const p = params.add('Float64', QUANTILE[aggregation]);
-  // quantileExactInclusive interpolates between closest ranks: DuckDB's quantile_cont; -OrNull
-  // reads NULL where no value was aggregated.
-  // Where the ranks' distance overflows (±1.8e308 on both sides), the same on values scaled
-  // down by 2^64, scaled back.
-  const plain = `quantileExactInclusive${only}OrNull(${p})(${m}${and})`;
-  return `if(isFinite(${plain}), ${plain}, quantileExactInclusive${only}OrNull(${p})(${m} / ${SCALE}${and}) * ${SCALE})`;
+  return percentileSql(m, p, condition);
+}
+
+/**
+ * The percentile rule both drivers write as the same IEEE steps (DuckDB's `percentileSql`):
+ * the sorted values x, h = level·(n−1) as a double, lo = x[⌊h⌋], hi = x[⌈h⌉], d = h − ⌊h⌋, and
+ * lo + d·(hi − lo); where hi − lo overflows, lo·(1 − d) + hi·d. NULL for no values.
+ */
+function percentileSql(m: string, level: string, condition?: string): string {
+  const values = condition === undefined ? `groupArray(${m})` : `groupArrayIf(${m}, ${condition})`;
+  const sorted = `arraySort(${values})`;
+  const h = `(${level} * (toFloat64(length(${sorted})) - 1.))`;
+  const lo = `arrayElement(${sorted}, toInt64(floor(${h})) + 1)`;
+  const hi = `arrayElement(${sorted}, toInt64(ceil(${h})) + 1)`;
+  const d = `(${h} - floor(${h}))`;
+  const near = `(${lo} + ${d} * (${hi} - ${lo}))`;
+  return `if(length(${sorted}) = 0, NULL, if(isFinite(${near}), ${near}, ${lo} * (1. - ${d}) + ${hi} * ${d}))`;
 }
 
 /**

@@ -80,12 +80,31 @@ export function aggregateSql(
   if (aggregation === 'Count') return `count(*)${filter}`;
   if (m === null) return 'NULL';
   if (aggregation === 'Sum' || aggregation === 'Avg') return sumPartsSql(m, condition);
-  // quantile_cont weighs the two ranks (lo·(1−d) + hi·d), which rounds equal subnormal ranks
-  // to 0: values scaled up by 2^64 are normal, and scaling back is exact. Where scaled values
-  // overflow, the ranks are far from subnormal and the plain interpolation is right.
   const p = QUANTILE[aggregation];
-  const scaled = `quantile_cont(${m} * ${SCALE}, ${p})${filter}`;
-  return `CASE WHEN isfinite(${scaled}) THEN ${scaled} / ${SCALE} ELSE quantile_cont(${m}, ${p})${filter} END`;
+  if (over !== '') {
+    // Over a growing window: quantile_cont, which weighs the two ranks (lo·(1−d) + hi·d) and so
+    // rounds equal subnormal ranks to 0: values scaled up by 2^64 are normal, and scaling back
+    // is exact. Where scaled values overflow, the plain interpolation is right.
+    const scaled = `quantile_cont(${m} * ${SCALE}, ${p})${filter}`;
+    return `CASE WHEN isfinite(${scaled}) THEN ${scaled} / ${SCALE} ELSE quantile_cont(${m}, ${p})${filter} END`;
+  }
+  return percentileSql(m, p as number, condition);
+}
+
+/**
+ * The percentile rule both drivers write as the same IEEE steps: the sorted values x, h =
+ * level·(n−1) as a double, lo = x[⌊h⌋], hi = x[⌈h⌉], d = h − ⌊h⌋, and lo + d·(hi − lo) (equal
+ * ranks, subnormal ones too, give lo exactly); where hi − lo overflows (ranks near ±1.8e308 on
+ * both sides), lo·(1 − d) + hi·d, which cannot.
+ */
+function percentileSql(m: string, level: number, condition: string): string {
+  const sorted = `list_sort(list(${m}) FILTER (WHERE (${condition}) AND ${m} IS NOT NULL))`;
+  const h = `(${level}::DOUBLE * (len(${sorted}) - 1)::DOUBLE)`;
+  const lo = `${sorted}[floor(${h})::BIGINT + 1]`;
+  const hi = `${sorted}[ceil(${h})::BIGINT + 1]`;
+  const d = `(${h} - floor(${h}))`;
+  const near = `(${lo} + ${d} * (${hi} - ${lo}))`;
+  return `CASE WHEN isfinite(${near}) THEN ${near} ELSE ${lo} * (1 - ${d}) + ${hi} * ${d} END`;
 }
 
 /**
