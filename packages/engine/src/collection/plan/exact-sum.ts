@@ -52,14 +52,16 @@ export function roundScaled(n: bigint, scale: number): number {
   const magnitude = negative ? -n : n;
   // Keep 53 significant bits, but none below 2^-1074 (the subnormals' last bit).
   const shift = Math.max(bitLength(magnitude) - 53, scale - DENOMINATOR_BITS);
-  let q = magnitude;
-  if (shift > 0) {
-    const s = BigInt(shift);
-    q = magnitude >> s;
-    const remainder = magnitude - (q << s);
-    const half = 1n << (s - 1n);
-    if (remainder > half || (remainder === half && (q & 1n) === 1n)) q += 1n;
+  if (shift <= 0) {
+    // Every bit fits a double: exact, and 2^-scale is at least 2^-1074 here.
+    const value = Number(magnitude) * 2 ** -scale;
+    return negative ? -value : value;
   }
+  const s = BigInt(shift);
+  let q = magnitude >> s;
+  const remainder = magnitude - (q << s);
+  const half = 1n << (s - 1n);
+  if (remainder > half || (remainder === half && (q & 1n) === 1n)) q += 1n;
   // q has at most 53 bits and the power of two is at least 2^-1074: the product is exact
   // unless it overflows, which rounds to infinity as it should.
   const value = Number(q) * 2 ** (shift - scale);
