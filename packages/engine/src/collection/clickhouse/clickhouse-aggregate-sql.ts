@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Aggregation } from '@analytics-chart/protocol';
 import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import { QUANTILE } from '../plan/collection-plan.ts';
@@ -21,22 +22,39 @@ const P2 = {
  * then the bits of each value off the grid. Integer sums do not depend on the order parts are
  * merged in.
  */
-export function sumPartsSql(m: string, condition?: string): string {
-  if (m === 'NULL') return `''`;
+export function sumPartsSql(metric: string, condition?: string): string {
+  if (metric === 'NULL') return `''`;
   const and = condition === undefined ? '' : ` AND (${condition})`;
-  const a = `abs(${m})`;
-  const grid = `(${a} < ${P2.p96} AND ${a} * ${P2.p90} = floor(${a} * ${P2.p90}))`;
+  // The metric (a long expression for a deep path) and the steps on it are written once each,
+  // named, and referred to by name.
+  const m = aliasOf('m', metric);
+  const a = aliasOf('a', `abs(${m.name})`);
+  const grid = aliasOf(
+    'g',
+    `${a.defined} < ${P2.p96} AND ${a.name} * ${P2.p90} = floor(${a.name} * ${P2.p90})`,
+  );
   // Off-grid values (infinite scaled) are zeroed before the integer conversion: -If still
   // converts every row.
-  const on = `if(${grid}, ${a}, 0.)`;
-  const high = `floor(${on} * ${P2.m34})`;
-  const top = `floor(${on} * ${P2.p28})`;
+  const on = aliasOf('o', `if(${grid.name}, ${a.name}, 0.)`);
+  const high = aliasOf('h', `floor(${on.defined} * ${P2.m34})`);
+  const top = aliasOf('t', `floor(${on.name} * ${P2.p28})`);
+  // A Nullable sum over no rows is NULL, which would make the whole text NULL.
   const limb = (x: string) =>
-    `coalesce(toString(sumIf(toInt128(sign(${m}) * ${x}), ${grid}${and})), '0')`;
-  const rest = `arrayStringConcat(arrayMap(x -> toString(reinterpretAsUInt64(x)), groupArrayIf(${m}, NOT ${grid}${and})), ' ')`;
-  return `concat(${limb(high)}, ' ', ${limb(`(${top} - ${high} * ${P2.p62})`)}, ' ', ${limb(
-    `(${on} * ${P2.p90} - ${top} * ${P2.p62})`,
-  )}, ' ', toString(countIf(isNotNull(${m})${and})), ' ', ${rest})`;
+    `coalesce(toString(sumIf(toInt128(sign(${m.name}) * ${x}), ${grid.name}${and})), '0')`;
+  const rest = `arrayStringConcat(arrayMap(x -> toString(reinterpretAsUInt64(x)), groupArrayIf(${m.name}, NOT ${grid.defined}${and})), ' ')`;
+  return `concat(${limb(high.defined)}, ' ', ${limb(`(${top.defined} - ${high.name} * ${P2.p62})`)}, ' ', ${limb(
+    `(${on.name} * ${P2.p90} - ${top.name} * ${P2.p62})`,
+  )}, ' ', toString(countIf(isNotNull(${m.defined})${and})), ' ', ${rest})`;
+}
+
+/**
+ * An expression named once (`(expr AS name)`) and referred to by its name elsewhere in the same
+ * SELECT, so that a long metric is not repeated; the name is a hash of the expression, and
+ * ClickHouse accepts one name given twice to the same expression.
+ */
+function aliasOf(kind: string, expr: string): { name: string; defined: string } {
+  const name = `__${kind}_${createHash('sha256').update(expr).digest('hex').slice(0, 16)}`;
+  return { name, defined: `(${expr} AS ${name})` };
 }
 
 /** The parts {@link sumPartsSql} wrote. */
@@ -97,13 +115,14 @@ export function aggregateSql(
  */
 function percentileSql(m: string, level: string, condition?: string): string {
   const values = condition === undefined ? `groupArray(${m})` : `groupArrayIf(${m}, ${condition})`;
-  const sorted = `arraySort(${values})`;
-  const h = `(${level} * (toFloat64(length(${sorted})) - 1.))`;
-  const lo = `arrayElement(${sorted}, toInt64(floor(${h})) + 1)`;
-  const hi = `arrayElement(${sorted}, toInt64(ceil(${h})) + 1)`;
-  const d = `(${h} - floor(${h}))`;
-  const near = `(${lo} + ${d} * (${hi} - ${lo}))`;
-  return `if(length(${sorted}) = 0, NULL, if(isFinite(${near}), ${near}, ${lo} * (1. - ${d}) + ${hi} * ${d}))`;
+  // Each step written once and named (the metric may be a long expression).
+  const sorted = aliasOf('s', `arraySort(${values})`);
+  const h = aliasOf('h', `${level} * (toFloat64(length(${sorted.defined})) - 1.)`);
+  const lo = aliasOf('l', `arrayElement(${sorted.name}, toInt64(floor(${h.defined})) + 1)`);
+  const hi = aliasOf('u', `arrayElement(${sorted.name}, toInt64(ceil(${h.name})) + 1)`);
+  const d = aliasOf('d', `${h.name} - floor(${h.name})`);
+  const near = aliasOf('n', `${lo.defined} + ${d.defined} * (${hi.defined} - ${lo.name})`);
+  return `if(length(${sorted.name}) = 0, NULL, if(isFinite(${near.defined}), ${near.name}, ${lo.name} * (1. - ${d.name}) + ${hi.name} * ${d.name}))`;
 }
 
 /**
