@@ -35,6 +35,15 @@ export const GROUPS: Record<string, unknown[]> = {
   near: [MAX, MAX / 2, MAX / 3, 1.7e308, 1e308],
   pm: [1e308, -1e308],
   over: [MAX, MAX, -1, 1.7e308],
+  // Sums that floating-point addition gets wrong in some order: cancellation, many tenths,
+  // mixed magnitudes, subnormal sums, the integers past 2^53, 2^63, 2^64, and ±1.7e308 pairs
+  // whose partial sums overflow while the whole does not.
+  cancel: [1e20, 3, -1e20, 1e-3, -7e15, 7e15],
+  tenths: Array.from({ length: 30 }, () => 0.1),
+  mixed: [1e16, 1, 1, -1e16, 1e-8, 2 ** -60, 123.456, -0.5, 3.3e-5, 7e9],
+  subnormal: [5e-324, 5e-324, -1e-323, 2.2250738585072014e-308, -2.225073858507201e-308, 1e-320],
+  integers: [2 ** 53 + 2, 1, 2 ** 63 + 2 ** 11, -(2 ** 63), 2 ** 64 - 2 ** 11, 1, 2 ** 64, 3],
+  pairs: [1.7e308, -1.7e308, 1.7e308, -1.6e308, 1, 1.7e308, -1.7e308],
 };
 
 /**

@@ -2,8 +2,8 @@ import { type Envelope, type TimeWindow, valueKey } from '@analytics-chart/proto
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateSql } from './aggregate-sql.ts';
-import { type QueryContext, toNumber } from './collection-relation.ts';
+import { aggregateSql, readAggregate } from './aggregate-sql.ts';
+import type { QueryContext } from './collection-relation.ts';
 import { metricSql } from './field-sql.ts';
 import { and, whereFilters, windowSql } from './filter-sql.ts';
 
@@ -27,5 +27,5 @@ async function aggregateWindow(ctx: QueryContext, window: TimeWindow): Promise<n
      WHERE ${and(windowSql(window, params), whereFilters(ctx, ctx.query.filters, params))}`,
     params,
   );
-  return toNumber(rows[0]?.[0] ?? null) ?? empty;
+  return readAggregate(ctx.query.aggregation, rows[0]?.[0] ?? null) ?? empty;
 }

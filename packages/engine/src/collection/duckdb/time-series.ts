@@ -9,7 +9,7 @@ import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { type LineAnswer, lineEnvelope } from '../line-windows.ts';
 import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive } from '../plan/collection-plan.ts';
-import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
+import { ExactSum, type SumParts, sumOfParts } from '../plan/exact-sum.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import {
@@ -20,7 +20,13 @@ import {
   runningValues,
   splitRows,
 } from '../shape/line-shape.ts';
-import { aggregateSql } from './aggregate-sql.ts';
+import {
+  aggregateOrderSql,
+  aggregateSql,
+  readAggregate,
+  readSumParts,
+  sumPartsSql,
+} from './aggregate-sql.ts';
 import { bucketKeySql } from './bucket-key-sql.ts';
 import { type QueryContext, toNumber } from './collection-relation.ts';
 import { fields, metricSql } from './field-sql.ts';
@@ -96,6 +102,9 @@ async function aggregateWindow(
     params,
   );
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
+  // A Sum's buckets and total add its exact parts up, rounding once each (`plan/exact-sum.ts`).
+  const sums =
+    aggregation === 'Sum' ? series.map(() => plan.buckets.map(() => new ExactSum())) : null;
   for (const row of rows) {
     const k = toNumber(row[0] ?? null);
     const i =
@@ -104,11 +113,15 @@ async function aggregateWindow(
         : index.get(units ? units.bucketOf(k - UNIT_SHIFT / units.seconds) : k);
     if (units && i === undefined) throw new Error(`time unit ${k} is not in the bucket plan`);
     series.forEach((s, p) => {
-      const value = normalize(ctx, toNumber(row[1 + width * p] ?? null));
+      const cell = row[1 + width * p] ?? null;
+      const value = normalize(ctx, readAggregate(aggregation, cell));
       const count = toNumber(row[width + width * p] ?? null) ?? 0;
       if (k === null) s.combined = value;
       else if (i === undefined) return;
-      else if (units) {
+      else if (sums) {
+        if (cell !== null) sums[p]?.[i]?.addParts(readSumParts(cell));
+        s.counts[i] = (s.counts[i] ?? 0) + count;
+      } else if (units) {
         // Additive: Count and Sum read 0 where empty, so a bucket adds its units up.
         s.values[i] = (s.values[i] ?? 0) + (value ?? 0);
         s.counts[i] = (s.counts[i] ?? 0) + count;
@@ -118,7 +131,16 @@ async function aggregateWindow(
       }
     });
   }
-  if (additive) {
+  if (sums) {
+    series.forEach((s, p) => {
+      const total = new ExactSum();
+      for (const [i, sum] of (sums[p] ?? []).entries()) {
+        s.values[i] = sum.sum();
+        total.addSum(sum);
+      }
+      s.combined = total.sum();
+    });
+  } else if (additive) {
     for (const s of series) s.combined = s.values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
   }
   return { buckets: plan.buckets, series };
@@ -254,35 +276,32 @@ async function cumulative(
          SELECT k, ${aggregateSql(query.aggregation, 'm', 'TRUE', ' OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)')} AS q
          FROM (${base})
        ) GROUP BY k`
-    : `SELECT k, count(*), sum(m), count(m), sum(m / ${MEAN_SCALE}::DOUBLE) FROM (${base}) GROUP BY k`;
+    : `SELECT k, count(*), ${sumPartsSql('m')} FROM (${base}) GROUP BY k`;
   const rows = await ctx.run(sql, params);
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
   const counts = plan.buckets.map(() => 0);
-  const sums = plan.buckets.map(() => 0);
-  const numeric = plan.buckets.map(() => 0);
-  const scaled = plan.buckets.map(() => 0);
+  const parts: (SumParts | null)[] = plan.buckets.map(() => null);
   const quantiles: (number | null)[] = plan.buckets.map(() => null);
   for (const row of rows) {
     const i = index.get(toNumber(row[0] ?? null) ?? Number.NaN);
     if (i === undefined) continue;
     counts[i] = toNumber(row[1] ?? null) ?? 0;
     if (percentile) quantiles[i] = toNumber(row[2] ?? null);
-    else {
-      sums[i] = toNumber(row[2] ?? null) ?? 0;
-      numeric[i] = toNumber(row[3] ?? null) ?? 0;
-      scaled[i] = toNumber(row[4] ?? null) ?? 0;
-    }
+    else parts[i] = readSumParts(row[2] ?? null);
   }
+  // The running sum stays exact and is rounded once per bucket (`plan/exact-sum.ts`).
   const values = runningValues(
     query.aggregation,
-    plan.buckets.map((_, i) => ({
-      held: (counts[i] ?? 0) > 0,
-      count: counts[i] ?? 0,
-      sum: sums[i] ?? 0,
-      numeric: numeric[i] ?? 0,
-      scaled: scaled[i] ?? 0,
-      quantile: quantiles[i] ?? null,
-    })),
+    plan.buckets.map((_, i) => {
+      const own = parts[i];
+      return {
+        held: (counts[i] ?? 0) > 0,
+        count: counts[i] ?? 0,
+        sum: own ? new ExactSum().addParts(own) : null,
+        quantile: quantiles[i] ?? null,
+      };
+    }),
+    new ExactSum(),
   );
   return {
     rows: rowsOf(ctx, plan.buckets, counts, key, values),
@@ -362,43 +381,36 @@ async function splitCells(
 ): Promise<SplitAggregates | null> {
   const params = new SqlParams();
   const rows = await ctx.run(
-    `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : `, sum(m), count(m), sum(m / ${MEAN_SCALE}::DOUBLE)`}
+    `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : `, ${sumPartsSql('m')}`}
      FROM (${base(params)}) WHERE sp IS NOT NULL
      GROUP BY sp, k LIMIT ${params.integer(MAX_SPLIT_CELLS + 1)}`,
     params,
   );
   if (rows.length > MAX_SPLIT_CELLS) return null;
   const { aggregation } = ctx.query;
-  type Totals = { count: number; sum: number; numeric: number; scaled: number };
+  // Sums stay exact until each value is rounded once (`plan/exact-sum.ts`).
+  type Totals = { count: number; sum: ExactSum };
   const valueFrom = (t: Totals) =>
-    aggregation === 'Count'
-      ? t.count
-      : aggregation === 'Sum'
-        ? t.sum
-        : meanOf(t.sum, t.scaled, t.numeric);
+    aggregation === 'Count' ? t.count : aggregation === 'Sum' ? t.sum.sum() : t.sum.mean();
   const cells = new Map<string, Map<number, Cell>>();
   const totals = new Map<string, Totals>();
-  const all: Totals = { count: 0, sum: 0, numeric: 0, scaled: 0 };
+  const all: Totals = { count: 0, sum: new ExactSum() };
   const add = (t: Totals, cell: Totals) => {
     t.count += cell.count;
-    t.sum += cell.sum;
-    t.numeric += cell.numeric;
-    t.scaled += cell.scaled;
+    t.sum.addSum(cell.sum);
   };
-  for (const [sp, k, c, s, n, scaled] of rows) {
+  for (const [sp, k, c, parts] of rows) {
     const name = String(sp);
     const cell: Totals = {
       count: toNumber(c ?? null) ?? 0,
-      sum: toNumber(s ?? null) ?? 0,
-      numeric: toNumber(n ?? null) ?? 0,
-      scaled: toNumber(scaled ?? null) ?? 0,
+      sum: aggregation === 'Count' ? new ExactSum() : sumOfParts(readSumParts(parts ?? null)),
     };
     let byKey = cells.get(name);
     let total = totals.get(name);
     if (!byKey || !total) {
       byKey = new Map();
       cells.set(name, byKey);
-      total = { count: 0, sum: 0, numeric: 0, scaled: 0 };
+      total = { count: 0, sum: new ExactSum() };
       totals.set(name, total);
     }
     byKey.set(toNumber(k ?? null) ?? 0, { value: valueFrom(cell), count: cell.count });
@@ -422,13 +434,14 @@ async function rankedSplit(
   fixedSeries: string[] | null,
 ): Promise<SplitAggregates> {
   const params = new SqlParams();
-  const agg = aggregateSql(ctx.query.aggregation, 'm');
+  const { aggregation } = ctx.query;
+  const agg = aggregateSql(aggregation, 'm');
   const from = base(params);
   const chosen = fixedSeries ? `list_contains(${params.texts(fixedSeries)}, sp)` : 'TRUE';
   const rows = await ctx.run(
     `WITH base AS (SELECT * FROM (${from}) WHERE sp IS NOT NULL),
-          top AS (SELECT sp, ${agg} AS v FROM base WHERE ${chosen} GROUP BY sp
-                  ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series})
+          top AS (SELECT sp, ${agg} AS v, ${aggregateOrderSql(aggregation, 'm')} AS o FROM base WHERE ${chosen} GROUP BY sp
+                  ORDER BY o DESC NULLS LAST, sp LIMIT ${LIMITS.series})
      SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
      UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
      UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
@@ -437,8 +450,9 @@ async function rankedSplit(
   const result: SplitAggregates = { cells: new Map(), ranked: [], combined: null };
   result.combined = emptyValue(ctx.query.aggregation);
   for (const [part, sp, k, v, c] of rows) {
-    if (part === 1) result.ranked.push({ name: String(sp), value: toNumber(v ?? null) });
-    else if (part === 2) result.combined = normalize(ctx, toNumber(v ?? null));
+    if (part === 1)
+      result.ranked.push({ name: String(sp), value: readAggregate(aggregation, v ?? null) });
+    else if (part === 2) result.combined = normalize(ctx, readAggregate(aggregation, v ?? null));
     else {
       let byKey = result.cells.get(String(sp));
       if (!byKey) {
@@ -446,7 +460,7 @@ async function rankedSplit(
         result.cells.set(String(sp), byKey);
       }
       byKey.set(toNumber(k ?? null) ?? 0, {
-        value: normalize(ctx, toNumber(v ?? null)),
+        value: normalize(ctx, readAggregate(aggregation, v ?? null)),
         count: toNumber(c ?? null) ?? 0,
       });
     }

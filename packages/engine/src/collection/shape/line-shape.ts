@@ -1,7 +1,7 @@
 import type { Aggregation } from '@analytics-chart/protocol';
 import { setSeriesValue } from '../../set-own.ts';
-import { compareText } from '../../text-order.ts';
-import { meanOf } from '../plan/number-rule.ts';
+import type { ExactSum } from '../plan/exact-sum.ts';
+import { byValueThenName } from '../plan/split-series.ts';
 import type { Bucket } from '../plan/time-buckets.ts';
 
 /**
@@ -40,38 +40,35 @@ export function ratioOf(numerator: number | null, denominator: number | null): n
 }
 
 /**
- * What one bucket adds to a Cumulative Line: its event count, its metric's sum, how many
- * numeric values that sum holds and their sum scaled down (for a mean that does not overflow),
- * or, for a percentile, the percentile over the growing frame up to the bucket's end.
+ * What one bucket adds to a Cumulative Line: its event count, its metric's exact sum (with how
+ * many values it holds, for the mean), or, for a percentile, the percentile over the growing
+ * frame up to the bucket's end.
  */
 export interface RunningPart {
   held: boolean;
   count: number;
-  sum: number;
-  numeric: number;
-  scaled: number;
+  sum: ExactSum | null;
   quantile: number | null;
 }
 
 /**
- * A Cumulative Line's value per bucket: over the window's start to the bucket's end. Count and
- * Sum add up, Avg is the mean of everything so far, a percentile keeps the last bucket's value
- * through buckets without events.
+ * A Cumulative Line's value per bucket: over the window's start to the bucket's end. Count
+ * adds up; Sum and Avg add the buckets' exact sums into `running` and round once per value
+ * shown; a percentile keeps the last bucket's value through buckets without events.
  */
-export function runningValues(aggregation: Aggregation, parts: readonly RunningPart[]) {
+export function runningValues(
+  aggregation: Aggregation,
+  parts: readonly RunningPart[],
+  running: ExactSum,
+): (number | null)[] {
   let count = 0;
-  let sum = 0;
-  let scaled = 0;
-  let numeric = 0;
   let last: number | null = null;
   return parts.map((part): number | null => {
     count += part.count;
-    sum += part.sum;
-    scaled += part.scaled;
-    numeric += part.numeric;
+    if (part.sum) running.addSum(part.sum);
     if (aggregation === 'Count') return count;
-    if (aggregation === 'Sum') return sum;
-    if (aggregation === 'Avg') return meanOf(sum, scaled, numeric);
+    if (aggregation === 'Sum') return running.sum();
+    if (aggregation === 'Avg') return running.mean();
     if (part.held) last = part.quantile ?? last;
     return last;
   });
@@ -82,14 +79,7 @@ export function runningValues(aggregation: Aggregation, parts: readonly RunningP
  * databases' text order, so that a split ranked here and one ranked in SQL agree.
  */
 export function rankSeries(values: Array<{ name: string; value: number | null }>): string[] {
-  return values
-    .sort((a, b) => {
-      if (a.value === b.value) return compareText(a.name, b.name);
-      if (a.value === null) return 1;
-      if (b.value === null) return -1;
-      return b.value - a.value;
-    })
-    .map((r) => r.name);
+  return values.sort(byValueThenName).map((r) => r.name);
 }
 
 /**
