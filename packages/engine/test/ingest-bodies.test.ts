@@ -8,6 +8,7 @@ import {
 } from '../src/ingest/body-parsers.ts';
 import { MAX_EVENT_KEYS } from '../src/storage/seen-key.ts';
 import { API_KEY, startServer, type TestServer } from './helpers/engine-server.ts';
+import { bytesOf, countIn, sendRaw } from './helpers/raw-bodies.ts';
 
 /**
  * Ingest bodies past INLINE_BODY_BYTES are decoded, parsed and checked in body worker threads,
@@ -26,28 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-/** Raw bytes: text pieces as UTF-8, number arrays as the bytes they are. */
-const bytesOf = (...parts: Array<string | number[]>) =>
-  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
-
-async function send(path: string, body: Uint8Array) {
-  const response = await fetch(`${server.url}${path}`, { method: 'POST', body });
-  return { status: response.status, body: (await response.json()) as { error?: string } };
-}
-
-async function countIn(collection: string): Promise<number> {
-  const answer = await server.post('/api/visualize/data', {
-    api_key: API_KEY,
-    collection,
-    graph_type: 'Single Value',
-    start: '1 year ago',
-    end: 'now',
-    aggregation: 'Count',
-  });
-  expect(answer.status).toBe(200);
-  return answer.body.result[0].Count;
-}
 
 /** `n` good events as `jsons` texts, about 400 bytes each, ending in a comma. */
 const goodTexts = (n: number) =>
@@ -79,50 +58,52 @@ describe.each(PADDINGS)('a bulk refused %s', (_, padding) => {
     const collection = `bodies${collections++}`;
     const body = bulk(collection, '"{\\"tags\\":[\\"x\\",\\"', [0xed, 0xa0, 0x80], '\\"]}"');
     expect(body.length > INLINE_BODY_BYTES).toBe(padding > 0);
-    expect(await send('/api/bulk-log', body)).toEqual({
+    expect(await sendRaw(server, '/api/bulk-log', body)).toEqual({
       status: 400,
       body: { error: `jsons[${padding}]: field "tags[1]" is not valid UTF-8` },
     });
-    expect(await countIn(collection)).toBe(0);
+    expect(await countIn(server, collection)).toBe(0);
   });
 
   test('an event of too many keys: the line named', async () => {
     const collection = `bodies${collections++}`;
     const body = bulk(collection, JSON.stringify(JSON.stringify(idMap(MAX_EVENT_KEYS + 1))));
-    expect(await send('/api/bulk-log', body)).toEqual({
+    expect(await sendRaw(server, '/api/bulk-log', body)).toEqual({
       status: 400,
       body: { error: `jsons[${padding}]: ${TOO_WIDE}` },
     });
     // The same event as an object rather than text.
     const object = bulk(collection, JSON.stringify(idMap(MAX_EVENT_KEYS + 1)));
-    expect(await send('/api/bulk-log', object)).toEqual({
+    expect(await sendRaw(server, '/api/bulk-log', object)).toEqual({
       status: 400,
       body: { error: `jsons[${padding}]: ${TOO_WIDE}` },
     });
-    expect(await countIn(collection)).toBe(0);
+    expect(await countIn(server, collection)).toBe(0);
   });
 
   test('a jsons text that is not JSON: the line named', async () => {
     const collection = `bodies${collections++}`;
-    expect(await send('/api/bulk-log', bulk(collection, '"{\\"a\\":1,}"'))).toEqual({
+    expect(await sendRaw(server, '/api/bulk-log', bulk(collection, '"{\\"a\\":1,}"'))).toEqual({
       status: 400,
       body: { error: `jsons[${padding}]: is not valid JSON` },
     });
-    expect(await countIn(collection)).toBe(0);
+    expect(await countIn(server, collection)).toBe(0);
   });
 
   test('a body that is not JSON, or not UTF-8 outside any string', async () => {
     const collection = `bodies${collections++}`;
     const cut = bulk(collection, '{"a":1}');
-    expect(await send('/api/bulk-log', cut.subarray(0, cut.length - 1))).toEqual({
+    expect(await sendRaw(server, '/api/bulk-log', cut.subarray(0, cut.length - 1))).toEqual({
       status: 400,
       body: { error: 'request body: is not valid JSON' },
     });
-    expect(await send('/api/bulk-log', bulk(collection, '{"a":1}', [0xc0, 0xaf]))).toEqual({
+    expect(
+      await sendRaw(server, '/api/bulk-log', bulk(collection, '{"a":1}', [0xc0, 0xaf])),
+    ).toEqual({
       status: 400,
       body: { error: 'request body: is not valid UTF-8' },
     });
-    expect(await countIn(collection)).toBe(0);
+    expect(await countIn(server, collection)).toBe(0);
   });
 
   test('a bad key comes before bad events, and good bulks are stored in full', async () => {
@@ -130,16 +111,16 @@ describe.each(PADDINGS)('a bulk refused %s', (_, padding) => {
     const wrongKey = bytesOf(
       `{"api_key":"wrong","collection":"${collection}","jsons":[${goodTexts(padding)}"{"]}`,
     );
-    expect(await send('/api/bulk-log', wrongKey)).toEqual({
+    expect(await sendRaw(server, '/api/bulk-log', wrongKey)).toEqual({
       status: 400,
       body: { error: 'Invalid API KEY' },
     });
     const good = bulk(collection, '{"a":2}');
-    expect(await send('/api/bulk-log', good)).toEqual({
+    expect(await sendRaw(server, '/api/bulk-log', good)).toEqual({
       status: 200,
       body: { ok: true, count: padding + 2 },
     });
-    expect(await countIn(collection)).toBe(padding + 2);
+    expect(await countIn(server, collection)).toBe(padding + 2);
   });
 });
 
@@ -152,12 +133,15 @@ test('/api/log: one wide event in a body worker gets the same 400 as inline', as
     `{"api_key":"${API_KEY}","collection":"${collection}","json":${JSON.stringify(idMap(20_000))}}`,
   );
   expect(wide.length).toBeGreaterThan(INLINE_BODY_BYTES);
-  expect(await send('/api/log', wide)).toEqual({
+  expect(await sendRaw(server, '/api/log', wide)).toEqual({
     status: 400,
     body: { error: `json: ${TOO_WIDE}` },
   });
-  expect(await send('/api/log', narrow)).toEqual({ status: 200, body: { ok: true, count: 1 } });
-  expect(await countIn(collection)).toBe(1);
+  expect(await sendRaw(server, '/api/log', narrow)).toEqual({
+    status: 200,
+    body: { ok: true, count: 1 },
+  });
+  expect(await countIn(server, collection)).toBe(1);
 });
 
 describe('the body workers bound what waits for them', () => {
