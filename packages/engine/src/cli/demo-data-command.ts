@@ -1,7 +1,7 @@
 import { generateDemoData } from '../demo/generate-demo-data.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { resolveUserPath } from './resolve-path.ts';
-import { integerOption, stringOption, UsageError } from './usage-error.ts';
+import { integerOption, stringOption, UsageError, workspaceOption } from './usage-error.ts';
 
 /** `demo-data`: writes the seeded demo workspace (replacing it with `--force`). */
 export async function demoDataCommand(
@@ -10,10 +10,7 @@ export async function demoDataCommand(
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const events = integerOption('events', options.events, 1_000_000);
   if (events < 1) throw new UsageError('--events must be at least 1');
-  const workspace = stringOption(options.workspace, 'default');
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(workspace)) {
-    throw new UsageError(`--workspace '${workspace}' must be letters, digits, '_' or '-'`);
-  }
+  const workspace = workspaceOption(options.workspace);
   const bar = new ProgressBar();
   const started = performance.now();
   try {

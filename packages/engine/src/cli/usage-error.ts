@@ -21,3 +21,12 @@ export function integerOption(
 export function stringOption(value: string | boolean | undefined, fallback: string): string {
   return typeof value === 'string' && value.length > 0 ? value : fallback;
 }
+
+/** The `--workspace` option (default `default`), or a {@link UsageError} for a name that is not one. */
+export function workspaceOption(value: string | boolean | undefined): string {
+  const workspace = stringOption(value, 'default');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(workspace)) {
+    throw new UsageError(`--workspace '${workspace}' must be letters, digits, '_' or '-'`);
+  }
+  return workspace;
+}
