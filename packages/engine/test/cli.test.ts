@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -427,6 +427,22 @@ describe('load', () => {
     expect(badFlag.stderr).toMatch(/Unknown option '--bogus' \(analytics-engine load --help\)/);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/cannot read .*missing\.ndjson/);
+  }, 30_000);
+
+  test('a workspace name that is not a plain name is a usage mistake for every command that writes one', async () => {
+    const refused = await Promise.all([
+      run(['load', '--workspace', '../escape', 'x.ndjson']),
+      run(['load', '--clickhouse', 'http://127.0.0.1:9', '--workspace', 'a;b', 'x.ndjson']),
+      run(['export', '--workspace', '../escape', '--to-clickhouse', 'http://127.0.0.1:9']),
+      run(['demo-data', '--workspace', 'a b']),
+    ]);
+    for (const { code, stderr } of refused) {
+      expect(code).toBe(2);
+      expect(stderr).toMatch(
+        /^analytics-engine \S+: --workspace '[^']+' must be letters, digits, '_' or '-'/,
+      );
+    }
+    expect(existsSync(join(dir, 'escape.duckdb'))).toBe(false);
   }, 30_000);
 });
 

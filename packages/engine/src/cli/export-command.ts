@@ -2,7 +2,7 @@ import { exportToClickHouse } from '../drivers/export-to-clickhouse.ts';
 import { openWorkspaceFile } from './open-workspace-file.ts';
 import { resolveUserPath } from './resolve-path.ts';
 import { clickhouseFrom } from './serve-command.ts';
-import { stringOption, UsageError } from './usage-error.ts';
+import { stringOption, UsageError, workspaceOption } from './usage-error.ts';
 
 /**
  * `export --to-clickhouse URL`: copies a DuckDB workspace into ClickHouse, where
@@ -14,7 +14,7 @@ export async function exportCommand(
   const clickhouse = clickhouseFrom(options, 'to-clickhouse');
   if (!clickhouse) throw new UsageError('export needs --to-clickhouse URL');
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
-  const workspace = stringOption(options.workspace, 'default');
+  const workspace = workspaceOption(options.workspace);
   const db = await openWorkspaceFile(dataDir, workspace);
   try {
     const result = await exportToClickHouse(db, workspace, clickhouse);

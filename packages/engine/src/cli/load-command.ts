@@ -9,7 +9,7 @@ import { defaultParseWorkers, NdjsonParsers } from '../ingest/ndjson-parsers.ts'
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { resolveUserPath } from './resolve-path.ts';
-import { stringOption, UsageError } from './usage-error.ts';
+import { stringOption, UsageError, workspaceOption } from './usage-error.ts';
 
 /** Bad lines printed one by one; beyond this only their count. */
 const SHOWN_BAD_LINES = 100;
@@ -65,6 +65,13 @@ export async function loadCommand(
   positionals: string[],
 ): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('load expects exactly one FILE');
+  // Usage mistakes first, before any file is read.
+  const dataDir = resolveUserPath(stringOption(options.data, '.data'));
+  const workspace = workspaceOption(options.workspace);
+  const collection = stringOption(options.collection, DEFAULT_COLLECTION);
+  if (options['clickhouse-sort-field'] !== undefined && options.clickhouse === undefined) {
+    throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
+  }
   const file = resolveUserPath(positionals[0] as string);
   const size = await stat(file).then(
     (s) => s.size,
@@ -72,12 +79,6 @@ export async function loadCommand(
       throw new Error(`cannot read ${file}`);
     },
   );
-  const dataDir = resolveUserPath(stringOption(options.data, '.data'));
-  const workspace = stringOption(options.workspace, 'default');
-  const collection = stringOption(options.collection, DEFAULT_COLLECTION);
-  if (options['clickhouse-sort-field'] !== undefined && options.clickhouse === undefined) {
-    throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
-  }
   if (options.clickhouse !== undefined) {
     // Imported only here: the DuckDB load below must not wait for the server's modules.
     const { clickhouseFrom, withSortField } = await import('./serve-command.ts');

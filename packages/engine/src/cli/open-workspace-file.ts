@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WorkspaceDb, type WorkspaceDbOptions } from '../storage/duckdb/workspace-db.ts';
-import { UsageError } from './usage-error.ts';
+import { workspaceOption } from './usage-error.ts';
 
 /**
  * Opens `<dataDir>/<workspace>.duckdb` for a command that writes it directly. DuckDB locks the
@@ -12,10 +12,9 @@ export async function openWorkspaceFile(
   workspace: string,
   options: WorkspaceDbOptions = {},
 ): Promise<WorkspaceDb> {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(workspace)) {
-    throw new UsageError(`--workspace '${workspace}' must be letters, digits, '_' or '-'`);
-  }
+  // The name becomes a file name: checked here too, whoever the caller.
+  const file = join(dataDir, `${workspaceOption(workspace)}.duckdb`);
   await mkdir(dataDir, { recursive: true });
   // A file another process holds fails with WorkspaceInUseError's sentence.
-  return WorkspaceDb.open(join(dataDir, `${workspace}.duckdb`), options);
+  return WorkspaceDb.open(file, options);
 }
