@@ -42,7 +42,7 @@ beforeAll(async () => {
         [numbers.KEY, numbers.events()],
       ] as const) {
         for (const e of events) {
-          const json = e.json;
+          const json = e.text ?? e.json;
           const logged = await engine.log({ api_key: key, timestamp: e.timestamp, json });
           expect(logged.status).toBe(200);
         }
@@ -118,8 +118,10 @@ describe('DuckDB and ClickHouse answer byte for byte alike', () => {
 
   test('every number-rule case', async () => {
     const bodies = [
-      ...numbers.AGGREGATIONS.flatMap(numbers.aggregationRequests),
+      ...numbers.AGGREGATIONS.flatMap((a) => numbers.aggregationRequests(a)),
       ...numbers.filterRequests(),
+      ...numbers.AGGREGATIONS.flatMap((a) => numbers.aggregationRequests(a, numbers.DEEP)),
+      ...numbers.filterRequests(numbers.DEEP),
     ];
     for (const body of bodies) {
       await same({

@@ -25,7 +25,21 @@ import { wallRows } from './wall-clock.ts';
 
 export interface FixtureEvent {
   timestamp: number;
+  /** The payload; a `bigint` stands for an integer token sent digit for digit. */
   json: Record<string, unknown>;
+  /** Set where the payload is sent as this text (it holds a `bigint`, see {@link jsonText}). */
+  text?: string;
+}
+
+/** JSON text of a value, each `bigint` written as its digits (an integer token of any size). */
+export function jsonText(value: unknown): string {
+  const tokens: string[] = [];
+  const text = JSON.stringify(value, (_key, v) => {
+    if (typeof v !== 'bigint') return v;
+    tokens.push(String(v));
+    return `\u0000${tokens.length - 1}`;
+  });
+  return text.replace(/"\\u0000(\d+)"/g, (_m, i: string) => tokens[Number(i)] as string);
 }
 
 type Row = Record<string, string | number | null>;
@@ -72,12 +86,16 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The string form: strings as they are, numbers and arrays as their JSON text. */
+/**
+ * The string form: strings as they are, numbers and arrays as their JSON text (an integer token
+ * digit for digit).
+ */
 function stringForm(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'number' || Array.isArray(value)) return JSON.stringify(value);
+  if (typeof value === 'bigint') return String(value);
+  if (typeof value === 'number' || Array.isArray(value)) return jsonText(value);
   return null; // objects are not values
 }
 
@@ -86,6 +104,8 @@ function stringForm(value: unknown): string | null {
  * surrounding white space), as the nearest double; none where that is beyond ±1.8e308.
  */
 function numericForm(value: unknown): number | null {
+  // Number() of a bigint is its nearest double.
+  if (typeof value === 'bigint') value = Number(value);
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value !== 'string') return null;
   if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) return null;
