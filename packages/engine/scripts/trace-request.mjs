@@ -10,6 +10,7 @@
  *
  *   node scripts/trace-request.mjs          # a readable summary
  *   node scripts/trace-request.mjs --json   # {"files": [...], "entered": n, "returns": n}
+ *   node scripts/trace-request.mjs --max 10 # exit code 1 when there are more returns than 10
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -159,6 +160,9 @@ export function countReturns(steps) {
 
 async function main() {
   const json = process.argv.includes('--json');
+  const maxAt = process.argv.indexOf('--max');
+  const max = maxAt === -1 ? undefined : Number(process.argv[maxAt + 1]);
+  if (max !== undefined && !Number.isInteger(max)) throw new Error('--max takes a whole number');
   register();
   const session = new Session();
   session.connect();
@@ -194,6 +198,7 @@ async function main() {
       throw new Error('the traced answer differs from the untraced one');
     }
     const { entered, returns, reentries } = countReturns(files);
+    if (max !== undefined && returns > max) process.exitCode = 1;
     if (json) {
       process.stdout.write(`${JSON.stringify({ files, entered, returns, reentries })}\n`);
     } else {

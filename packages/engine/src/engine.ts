@@ -15,6 +15,8 @@ import {
 import { openDuckDbDriver } from './drivers/duckdb/duckdb-driver.ts';
 import type { DriverWorkspace, StorageDriver } from './drivers/storage-driver.ts';
 import { EngineError, QUERY_TIMED_OUT } from './engine-error.ts';
+import { BodyParsers, defaultBodyWorkers } from './ingest/body-parsers.ts';
+import { type IngestKind, parseIngestBody } from './ingest/ingest-body.ts';
 import { parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
 import type { IngestBatch } from './storage/ingest-batch.ts';
 import type { StorageFailure } from './storage/storage-failure.ts';
@@ -37,6 +39,12 @@ export interface EngineOptions {
   threads?: number;
   /** Largest request body in bytes for the HTTP app (default 10 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Threads that decode, parse and check large ingest bodies given as bytes, so that the main
+   * thread keeps serving other requests meanwhile (default: all cores but one, at most two; 0
+   * parses every body on the main thread).
+   */
+  bodyWorkers?: number;
   /** Where our own failures (500s) are reported; default `console.error`. Never given a key. */
   logError?: (message: string, error: unknown) => void;
   /**
@@ -70,6 +78,9 @@ export type { CollectionsAnswer } from '@analytics-chart/protocol';
  * The Data Query API over a storage driver (embedded DuckDB, or ClickHouse). Every method takes
  * a request body exactly as the HTTP endpoint receives it (`api_key` inside) and returns the
  * status and body the endpoint sends, so in-process callers and the HTTP app share one code path.
+ * `log` and `bulkLog` also take the body's raw bytes (a `Uint8Array`, which the HTTP app passes):
+ * they answer a body that is not well-formed UTF-8 or not JSON as the HTTP app does, and a large
+ * one is parsed in a worker thread, its buffer handed over (detached).
  */
 export interface Engine {
   /** `POST /api/visualize/data`. */
@@ -153,6 +164,7 @@ class EngineFront implements Engine {
   readonly #sqlTimeoutMs: number;
   readonly #queryTimeoutMs: number;
   readonly #logError: (message: string, error: unknown) => void;
+  readonly #bodies: BodyParsers;
   /** Requests under way, which `close` lets finish before the storage closes. */
   readonly #pending = new Set<Promise<unknown>>();
   #closing: Promise<void> | undefined;
@@ -164,6 +176,8 @@ class EngineFront implements Engine {
     this.#sqlTimeoutMs = options.sqlTimeoutMs ?? SQL_TIMEOUT_MS;
     this.#queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
     this.maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
+    this.#bodies = new BodyParsers(options.bodyWorkers ?? defaultBodyWorkers());
+    this.#bodies.start();
     this.#logError =
       options.logError ??
       ((message, error) => console.error(`analytics-engine: ${message}`, error));
@@ -191,12 +205,14 @@ class EngineFront implements Engine {
   }
 
   log(body: unknown) {
+    if (body instanceof Uint8Array) return this.#ingestBytes('log', body);
     return this.#answer('log', body, (workspace, request) =>
       this.#ingest(workspace, parseLogRequest(request, this.#now())),
     );
   }
 
   bulkLog(body: unknown) {
+    if (body instanceof Uint8Array) return this.#ingestBytes('bulk-log', body);
     return this.#answer('bulk-log', body, (workspace, request) =>
       this.#ingest(workspace, parseBulkLogRequest(request, this.#now())),
     );
@@ -216,6 +232,7 @@ class EngineFront implements Engine {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await Promise.allSettled([...this.#pending]);
+      await this.#bodies.close();
       await this.#driver.close();
     })();
     return this.#closing;
@@ -226,13 +243,43 @@ class EngineFront implements Engine {
     return { body: { ok: true, count: batch.records.length } };
   }
 
+  /**
+   * An ingest body as bytes: decoded, parsed and checked (in a body worker when it is large),
+   * then answered in the same order as an object body after the HTTP app's own checks: not
+   * UTF-8 or not JSON first, then the key, then the events.
+   */
+  #ingestBytes(what: IngestKind, bytes: Uint8Array): Promise<EngineResponse<IngestAnswer>> {
+    return this.#track(
+      (async (): Promise<EngineResponse<IngestAnswer>> => {
+        let parsed: Awaited<ReturnType<BodyParsers['parse']>>;
+        try {
+          // Once closing, the workers may stop before this request ends: it is parsed here.
+          parsed = this.#closing
+            ? parseIngestBody(what, bytes, this.#now())
+            : await this.#bodies.parse(what, bytes, this.#now());
+        } catch (error) {
+          return this.#failure(what, error);
+        }
+        if ('refused' in parsed) return { status: 400, body: { error: parsed.refused } };
+        return this.#respond(what, parsed.auth, (workspace) => {
+          if ('invalid' in parsed) throw new EngineError(400, parsed.invalid);
+          return this.#ingest(workspace, parsed.batch);
+        });
+      })(),
+    );
+  }
+
   /** Authenticates, runs `handle`, and maps its outcome; `close` waits for the request. */
   async #answer<T>(
     what: Operation,
     body: unknown,
     handle: (workspace: DriverWorkspace, request: Record<string, unknown>) => Promise<Success<T>>,
   ): Promise<EngineResponse<T>> {
-    const work = this.#respond(what, body, handle);
+    return this.#track(this.#respond(what, body, handle));
+  }
+
+  /** `work`, which `close` waits for. */
+  async #track<T>(work: Promise<T>): Promise<T> {
     this.#pending.add(work);
     try {
       return await work;

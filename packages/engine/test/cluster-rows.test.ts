@@ -229,7 +229,7 @@ describe('answers after clustering', () => {
       }
       const answer = await server.post('/api/visualize/data', request);
       if (answer.status !== 200) expect.fail(`${answer.status}: ${answer.text}`);
-      expectClose(answer.body, expected, JSON.stringify(body));
+      expectClose(answer.body, expected, JSON.stringify(body), body);
     }
   }
 
@@ -339,7 +339,11 @@ describe('a filter on the clustering key reads only its own rows', () => {
       reordered = entry.segments[0]?.reordered === true;
       const params = new SqlParams();
       const field = (name: string) =>
-        fieldSql(bindDuckDbField(db.catalog, entry, name), PAYLOAD_FORMS, params);
+        fieldSql(
+          bindDuckDbField(entry, name, db.catalog.lookup('c', [name])?.fields.get(name) ?? []),
+          PAYLOAD_FORMS,
+          params,
+        );
       const where = filtersSql([[['kind', '=', 'buy']]], field, params);
       const price = field('price').number as string;
       sql = `SELECT sum(${price}) FROM ${entry.table} WHERE ${where}`;

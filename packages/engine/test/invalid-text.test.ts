@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { API_KEY, startServer, type TestServer } from './helpers/engine-server.ts';
+import { bytesOf, countIn, sendRaw } from './helpers/raw-bodies.ts';
 
 /**
  * Bytes that are not well-formed UTF-8, and number literals beyond the doubles, sent over real
@@ -18,28 +19,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Raw bytes: text pieces as UTF-8, number arrays as the bytes they are. */
-const bytesOf = (...parts: Array<string | number[]>) =>
-  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
-
-async function send(path: string, body: Uint8Array) {
-  const response = await fetch(`${server.url}${path}`, { method: 'POST', body });
-  return { status: response.status, body: (await response.json()) as { error?: string } };
-}
-
-async function countIn(collection: string): Promise<number> {
-  const answer = await server.post('/api/visualize/data', {
-    api_key: API_KEY,
-    collection,
-    graph_type: 'Single Value',
-    start: '1 year ago',
-    end: 'now',
-    aggregation: 'Count',
-  });
-  expect(answer.status).toBe(200);
-  return answer.body.result[0].Count;
-}
-
 const ILL_FORMED: Array<[string, number[]]> = [
   ['an encoded surrogate (ED A0 80)', [0xed, 0xa0, 0x80]],
   ['an overlong slash (C0 AF)', [0xc0, 0xaf]],
@@ -53,7 +32,8 @@ const ILL_FORMED: Array<[string, number[]]> = [
 describe.each(ILL_FORMED)('ill-formed UTF-8: %s', (_, bad) => {
   test('in a value of /api/log: 400 naming the field, nothing stored', async () => {
     const collection = `utf${collections++}`;
-    const answer = await send(
+    const answer = await sendRaw(
+      server,
       '/api/log',
       bytesOf(
         `{"api_key":"${API_KEY}","collection":"${collection}","json":{"ok":1,"user":{"name":"x`,
@@ -65,11 +45,12 @@ describe.each(ILL_FORMED)('ill-formed UTF-8: %s', (_, bad) => {
       status: 400,
       body: { error: 'json: field "user.name" is not valid UTF-8' },
     });
-    expect(await countIn(collection)).toBe(0);
+    expect(await countIn(server, collection)).toBe(0);
   });
 
   test('in a key of /api/log', async () => {
-    const answer = await send(
+    const answer = await sendRaw(
+      server,
       '/api/log',
       bytesOf(`{"api_key":"${API_KEY}","json":{"user":{"k`, bad, '":1}}}'),
     );
@@ -81,7 +62,8 @@ describe.each(ILL_FORMED)('ill-formed UTF-8: %s', (_, bad) => {
 
   test('in a jsons text of /api/bulk-log: 400 naming the line and field, no event stored', async () => {
     const collection = `utf${collections++}`;
-    const answer = await send(
+    const answer = await sendRaw(
+      server,
       '/api/bulk-log',
       bytesOf(
         `{"api_key":"${API_KEY}","collection":"${collection}","jsons":["{\\"a\\":1}",{"b":2},"{\\"tags\\":[\\"x\\",\\"`,
@@ -93,19 +75,24 @@ describe.each(ILL_FORMED)('ill-formed UTF-8: %s', (_, bad) => {
       status: 400,
       body: { error: 'jsons[2]: field "tags[1]" is not valid UTF-8' },
     });
-    expect(await countIn(collection)).toBe(0);
+    expect(await countIn(server, collection)).toBe(0);
   });
 });
 
 test('ill-formed UTF-8 in the collection name, and outside any string', async () => {
   expect(
-    await send(
+    await sendRaw(
+      server,
       '/api/log',
       bytesOf(`{"api_key":"${API_KEY}","collection":"c`, [0xc0, 0xaf], '","json":{}}'),
     ),
   ).toEqual({ status: 400, body: { error: 'collection: is not valid UTF-8' } });
   expect(
-    await send('/api/bulk-log', bytesOf(`{"api_key":"${API_KEY}","jsons":[]}`, [0xe2, 0x82])),
+    await sendRaw(
+      server,
+      '/api/bulk-log',
+      bytesOf(`{"api_key":"${API_KEY}","jsons":[]}`, [0xe2, 0x82]),
+    ),
   ).toEqual({ status: 400, body: { error: 'request body: is not valid UTF-8' } });
 });
 
@@ -128,7 +115,8 @@ describe('number literals beyond the doubles', () => {
     ],
   ])('%s: 400 naming the field, nothing stored', async (_, path, rest, where) => {
     const collection = `num${collections++}`;
-    const answer = await send(
+    const answer = await sendRaw(
+      server,
       path,
       bytesOf(`{"api_key":"${API_KEY}","collection":"${collection}",${rest}}`),
     );
@@ -136,26 +124,28 @@ describe('number literals beyond the doubles', () => {
       status: 400,
       body: { error: `${where} is a number beyond the range of a double (±1.8e308)` },
     });
-    expect(await countIn(collection)).toBe(0);
+    expect(await countIn(server, collection)).toBe(0);
   });
 
   test('the string "1e400", 1e308 and 1e-400 are values, stored', async () => {
     const collection = `num${collections++}`;
-    const answer = await send(
+    const answer = await sendRaw(
+      server,
       '/api/bulk-log',
       bytesOf(
         `{"api_key":"${API_KEY}","collection":"${collection}","jsons":[{"a":"1e400"},"{\\"a\\":1e308}",{"a":1e-400}]}`,
       ),
     );
     expect(answer).toEqual({ status: 200, body: { ok: true, count: 3 } });
-    expect(await countIn(collection)).toBe(3);
+    expect(await countIn(server, collection)).toBe(3);
   });
 });
 
 test('well-formed text past ASCII is stored as sent, byte for byte', async () => {
   const collection = `utf${collections++}`;
   const text = '{"name":"é€🦆\u{10ffff}\ud7ff\ue000"}';
-  const answer = await send(
+  const answer = await sendRaw(
+    server,
     '/api/bulk-log',
     bytesOf(
       `{"api_key":"${API_KEY}","collection":"${collection}","jsons":[${JSON.stringify(text)}]}`,

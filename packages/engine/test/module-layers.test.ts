@@ -48,6 +48,8 @@ const NEUTRAL = [
   'collection/plan/',
   'collection/bind/*',
   'collection/render/',
+  'collection/shape/',
+  'collection/*',
   'sql-mode/*',
   'storage/*',
   'ingest/',
@@ -117,6 +119,7 @@ describe('module layers', () => {
     for (const folder of [
       'collection/plan/',
       'collection/bind/',
+      'collection/shape/',
       'collection/duckdb/',
       'collection/clickhouse/',
     ]) {
@@ -171,6 +174,7 @@ describe('module layers', () => {
       (e) =>
         e.from.startsWith('collection/plan/') ||
         e.from.startsWith('collection/render/') ||
+        /^collection\/[^/]+$/.test(e.from) ||
         /^collection\/bind\/[^/]+$/.test(e.from),
     );
     expect(neutral.some((e) => e.from.startsWith('collection/bind/'))).toBe(true);
@@ -185,6 +189,54 @@ describe('module layers', () => {
       ]),
     );
     expect(bound).toEqual([]);
+  });
+
+  it('the shape stage is one driver-neutral module per family: it imports no storage, no SQL and no driver', () => {
+    const shape = importsOf('collection/shape/');
+    expect(shape.length).toBeGreaterThan(0);
+    const bound = shape.filter(
+      (e) =>
+        under(e.to, [
+          'storage/',
+          'ingest/',
+          'drivers/',
+          'collection/bind/',
+          'collection/render/',
+        ]) ||
+        e.to.includes('/duckdb/') ||
+        e.to.includes('/clickhouse/'),
+    );
+    expect(bound).toEqual([]);
+    // Both drivers' lines are shaped by it.
+    for (const folder of ['collection/duckdb/', 'collection/clickhouse/']) {
+      expect(
+        importsOf(folder).some((e) => e.to.startsWith('collection/shape/')),
+        folder,
+      ).toBe(true);
+    }
+  });
+
+  it('render does no I/O: no render file imports a connection, a run or a workspace', () => {
+    const io = [
+      'storage/duckdb/workspace-db.ts',
+      'storage/duckdb/prepared-statements.ts',
+      'storage/clickhouse/clickhouse-run.ts',
+    ];
+    for (const file of io)
+      expect(
+        edges.some((e) => e.to === file),
+        file,
+      ).toBe(true);
+    const rendering = edges.filter(
+      (e) =>
+        e.from.startsWith('collection/render/') &&
+        (io.includes(e.to) || e.to.startsWith('drivers/')),
+    );
+    expect(rendering).toEqual([]);
+    const awaiting = sourceFiles(join(SRC, 'collection/render'))
+      .map((file) => relative(SRC, file))
+      .filter((file) => /\bawait\b|\.run\(|\bfetch\(/.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(awaiting).toEqual([]);
   });
 
   it('in collection mode only bind reads the catalog and the key typing', () => {

@@ -62,6 +62,15 @@ export const GROUPS: Record<string, unknown[]> = {
     [12345678901234567890123n, 1e21],
     ['1e21', 'e5', 18446744073709551616n],
   ],
+  // Sums that floating-point addition gets wrong in some order: cancellation, many tenths,
+  // mixed magnitudes, subnormal sums, the integers past 2^53, 2^63, 2^64, and ±1.7e308 pairs
+  // whose partial sums overflow while the whole does not.
+  cancel: [1e20, 3, -1e20, 1e-3, -7e15, 7e15],
+  tenths: Array.from({ length: 30 }, () => 0.1),
+  mixed: [1e16, 1, 1, -1e16, 1e-8, 2 ** -60, 123.456, -0.5, 3.3e-5, 7e9],
+  subnormal: [5e-324, 5e-324, -1e-323, 2.2250738585072014e-308, -2.225073858507201e-308, 1e-320],
+  integers: [2 ** 53 + 2, 1, 2 ** 63 + 2 ** 11, -(2 ** 63), 2 ** 64 - 2 ** 11, 1, 2 ** 64, 3],
+  pairs: [1.7e308, -1.7e308, 1.7e308, -1.6e308, 1, 1.7e308, -1.7e308],
 };
 
 /** A deeper path every event also holds its value at: no key columns, read from the JSON. */

@@ -113,15 +113,50 @@ function numericForm(value: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** The mean, computed so that it does not overflow: scaled down by 2^64 where the sum would. */
+/**
+ * A finite double as an exact decimal numeral: its IEEE bits read as mantissa · 2^exponent,
+ * written as digits · 10^-1074 (2^-1074 = 5^1074 · 10^-1074).
+ */
+function exactUnits(x: number): bigint {
+  const bits = new BigUint64Array(new Float64Array([x]).buffer)[0] as bigint;
+  const biased = Number((bits >> 52n) & 2047n);
+  const fraction = bits & ((1n << 52n) - 1n);
+  const mantissa = biased === 0 ? fraction : fraction + (1n << 52n);
+  const units = mantissa * 2n ** BigInt(biased === 0 ? 0 : biased - 1);
+  return bits >> 63n === 1n ? -units : units;
+}
+
+const FIVE_1074 = 5n ** 1074n;
+
+/**
+ * The double nearest to `num / den` · 2^-1074, through its decimal text: JavaScript's Number()
+ * rounds a decimal numeral correctly. Digits past the exact ones carry a final 1 when the
+ * quotient is inexact, so a tie is never mistaken.
+ */
+function nearestDouble(num: bigint, den: bigint): number {
+  if (num === 0n) return 0;
+  const sign = num < 0n ? '-' : '';
+  const magnitude = (num < 0n ? -num : num) * FIVE_1074 * 10n ** 40n;
+  const digits = magnitude / den;
+  const sticky = magnitude % den === 0n ? '' : '1';
+  return Number(`${sign}${digits}${sticky}e-${1074 + 40 + sticky.length}`);
+}
+
+/** The exact sum rounded once (the number rule's Sum). */
+function exactSum(values: number[]): number {
+  return nearestDouble(
+    values.reduce((a, v) => a + exactUnits(v), 0n),
+    1n,
+  );
+}
+
+/** The exact sum over the count, rounded once (the number rule's Avg). */
 function mean(values: number[]): number | null {
   if (values.length === 0) return null;
-  let sum = 0;
-  for (const v of values) sum += v;
-  if (Number.isFinite(sum / values.length)) return sum / values.length;
-  let scaled = 0;
-  for (const v of values) scaled += v / 2 ** 64;
-  return (scaled / values.length) * 2 ** 64;
+  return nearestDouble(
+    values.reduce((a, v) => a + exactUnits(v), 0n),
+    BigInt(values.length),
+  );
 }
 
 function filterText(v: FilterValue): string {
@@ -186,7 +221,7 @@ function aggregate(
   const values = events
     .map((e) => numericForm(valueAt(e.json, metric ?? '')))
     .filter((n): n is number => n !== null);
-  if (aggregation === 'Sum') return values.reduce((a, b) => a + b, 0);
+  if (aggregation === 'Sum') return exactSum(values);
   if (aggregation === 'Avg') return mean(values);
   return quantile(values, P[aggregation] as number);
 }

@@ -1,11 +1,99 @@
+import { createHash } from 'node:crypto';
 import type { Aggregation } from '@analytics-chart/protocol';
 import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import { QUANTILE } from '../plan/collection-plan.ts';
+import { ExactSum, type SumParts } from '../plan/exact-sum.ts';
 
 /** 2^64, by which Avg and percentiles scale values where plain arithmetic would overflow. */
 const SCALE = 'toFloat64(18446744073709551616.)';
 
-/** The aggregate over `m` (NULL where the field has no number), and how an empty set reads. */
+/** Powers of two as exact Float64 literals, for the fixed-point limbs of `plan/exact-sum.ts`. */
+const P2 = {
+  m34: '5.820766091346740722656250e-11',
+  p28: '268435456.',
+  p62: '4611686018427387904.',
+  p90: '1237940039285380274899124224.',
+  p96: '79228162514264337593543950336.',
+};
+
+/**
+ * The parts of the exact sum of `m` (`plan/exact-sum.ts`) as one text: the three limb sums of
+ * |m|·2^90 (62 bits each, signed by m, summed in Int128) for the values on that grid, the count,
+ * then the bits of each value off the grid. Integer sums do not depend on the order parts are
+ * merged in.
+ */
+export function sumPartsSql(metric: string, condition?: string): string {
+  if (metric === 'NULL') return `''`;
+  const and = condition === undefined ? '' : ` AND (${condition})`;
+  // The metric (a long expression for a deep path) and the steps on it are written once each,
+  // named, and referred to by name.
+  const m = aliasOf('m', metric);
+  const a = aliasOf('a', `abs(${m.name})`);
+  const grid = aliasOf(
+    'g',
+    `${a.defined} < ${P2.p96} AND ${a.name} * ${P2.p90} = floor(${a.name} * ${P2.p90})`,
+  );
+  // Off-grid values (infinite scaled) are zeroed before the integer conversion: -If still
+  // converts every row.
+  const on = aliasOf('o', `if(${grid.name}, ${a.name}, 0.)`);
+  const high = aliasOf('h', `floor(${on.defined} * ${P2.m34})`);
+  const top = aliasOf('t', `floor(${on.name} * ${P2.p28})`);
+  // A Nullable sum over no rows is NULL, which would make the whole text NULL.
+  const limb = (x: string) =>
+    `coalesce(toString(sumIf(toInt128(sign(${m.name}) * ${x}), ${grid.name}${and})), '0')`;
+  const rest = `arrayStringConcat(arrayMap(x -> toString(reinterpretAsUInt64(x)), groupArrayIf(${m.name}, NOT ${grid.defined}${and})), ' ')`;
+  return `concat(${limb(high.defined)}, ' ', ${limb(`(${top.defined} - ${high.name} * ${P2.p62})`)}, ' ', ${limb(
+    `(${on.name} * ${P2.p90} - ${top.name} * ${P2.p62})`,
+  )}, ' ', toString(countIf(isNotNull(${m.defined})${and})), ' ', ${rest})`;
+}
+
+/**
+ * An expression named once (`(expr AS name)`) and referred to by its name elsewhere in the same
+ * SELECT, so that a long metric is not repeated; the name is a hash of the expression, and
+ * ClickHouse accepts one name given twice to the same expression.
+ */
+function aliasOf(kind: string, expr: string): { name: string; defined: string } {
+  const name = `__${kind}_${createHash('sha256').update(expr).digest('hex').slice(0, 16)}`;
+  return { name, defined: `(${expr} AS ${name})` };
+}
+
+/** The parts {@link sumPartsSql} wrote. */
+export function readSumParts(text: unknown): SumParts {
+  const [h, m, l, n, ...rest] = typeof text === 'string' && text !== '' ? text.split(' ') : [];
+  const view = new DataView(new ArrayBuffer(8));
+  return {
+    limbs: [BigInt(h ?? 0), BigInt(m ?? 0), BigInt(l ?? 0)],
+    count: Number(n ?? 0),
+    rest: rest
+      .filter((bits) => bits !== '')
+      .map((bits) => {
+        view.setBigUint64(0, BigInt(bits));
+        return view.getFloat64(0);
+      }),
+  };
+}
+
+/**
+ * An aggregate's value from its column: Sum and Avg from their parts, rounded once (Sum over
+ * none is 0, Avg null); the others as the number (or null) they are.
+ */
+export function readAggregate(aggregation: Aggregation, value: unknown): number | null {
+  if (aggregation === 'Sum' || aggregation === 'Avg') {
+    const sum = new ExactSum().addParts(readSumParts(value));
+    return aggregation === 'Sum' ? sum.sum() : sum.mean();
+  }
+  return typeof value === 'number'
+    ? value
+    : value === null || value === undefined
+      ? null
+      : Number(value);
+}
+
+/**
+ * The aggregate over `m` (NULL where the field has no number), and how an empty set reads. Sum
+ * and Avg are their parts ({@link sumPartsSql}, read by {@link readAggregate}); where SQL must
+ * order by them, {@link aggregateOrderSql} is the key.
+ */
 export function aggregateSql(
   aggregation: Aggregation,
   m: string,
@@ -14,20 +102,40 @@ export function aggregateSql(
 ): string {
   // The -If combinators aggregate only the rows where `condition` holds.
   const only = condition === undefined ? '' : 'If';
-  const and = condition === undefined ? '' : `, ${condition}`;
   if (aggregation === 'Count') return `toFloat64(count${only}(${condition ?? ''}))`;
-  if (aggregation === 'Sum') return `sumOrNull${only}(${m}${and})`;
-  if (aggregation === 'Avg') {
-    // Where the plain sum overflows (values near the largest double), the mean of the values
-    // scaled down by 2^64, scaled back: exact scaling, and a mean never exceeds its values.
-    const plain = `avgOrNull${only}(${m}${and})`;
-    return `if(isFinite(${plain}), ${plain}, avgOrNull${only}(${m} / ${SCALE}${and}) * ${SCALE})`;
-  }
+  if (aggregation === 'Sum' || aggregation === 'Avg') return sumPartsSql(m, condition);
   const p = params.add('Float64', QUANTILE[aggregation]);
-  // quantileExactInclusive interpolates between closest ranks: DuckDB's quantile_cont; -OrNull
-  // reads NULL where no value was aggregated.
-  // Where the ranks' distance overflows (±1.8e308 on both sides), the same on values scaled
-  // down by 2^64, scaled back.
-  const plain = `quantileExactInclusive${only}OrNull(${p})(${m}${and})`;
-  return `if(isFinite(${plain}), ${plain}, quantileExactInclusive${only}OrNull(${p})(${m} / ${SCALE}${and}) * ${SCALE})`;
+  return percentileSql(m, p, condition);
+}
+
+/**
+ * The percentile rule both drivers write as the same IEEE steps (DuckDB's `percentileSql`):
+ * the sorted values x, h = level·(n−1) as a double, lo = x[⌊h⌋], hi = x[⌈h⌉], d = h − ⌊h⌋, and
+ * lo + d·(hi − lo); where hi − lo overflows, lo·(1 − d) + hi·d. NULL for no values.
+ */
+function percentileSql(m: string, level: string, condition?: string): string {
+  const values = condition === undefined ? `groupArray(${m})` : `groupArrayIf(${m}, ${condition})`;
+  // Each step written once and named (the metric may be a long expression).
+  const sorted = aliasOf('s', `arraySort(${values})`);
+  const h = aliasOf('h', `${level} * (toFloat64(length(${sorted.defined})) - 1.)`);
+  const lo = aliasOf('l', `arrayElement(${sorted.name}, toInt64(floor(${h.defined})) + 1)`);
+  const hi = aliasOf('u', `arrayElement(${sorted.name}, toInt64(ceil(${h.name})) + 1)`);
+  const d = aliasOf('d', `${h.name} - floor(${h.name})`);
+  const near = aliasOf('n', `${lo.defined} + ${d.defined} * (${hi.defined} - ${lo.name})`);
+  return `if(length(${sorted.name}) = 0, NULL, if(isFinite(${near.defined}), ${near.name}, ${lo.name} * (1. - ${d.name}) + ${hi.name} * ${d.name}))`;
+}
+
+/**
+ * A Float64 that orders groups as their aggregate does (an empty Sum 0), up to the last bits of
+ * Sum and Avg, which the engine orders exactly again among the rows this key selects.
+ */
+export function aggregateOrderSql(
+  aggregation: Aggregation,
+  m: string,
+  params: ClickHouseParams,
+): string {
+  if (aggregation === 'Sum') return `coalesce(sumOrNull(${m}), 0)`;
+  if (aggregation === 'Avg') return `avgOrNull(${m} / ${SCALE})`;
+  if (aggregation === 'Count') return aggregateSql(aggregation, m, params);
+  return aggregateSql(aggregation, m, params);
 }

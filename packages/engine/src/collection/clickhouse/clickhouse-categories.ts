@@ -4,8 +4,9 @@ import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import { boundField } from '../bind/bound-query.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
+import { byValueThenName } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateSql } from './clickhouse-aggregate-sql.ts';
+import { aggregateOrderSql, aggregateSql, readAggregate } from './clickhouse-aggregate-sql.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
 import { numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 
@@ -28,9 +29,8 @@ export async function clickHouseCategories(
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return { result: [], metadata: {} };
   const rows = await rankSplit(bound, lo, hi, run, cap);
-  const empty = emptyValue(query.aggregation);
   return {
-    result: rows.map((r) => ({ [splitField]: r.sp, [key]: r.v ?? empty })),
+    result: rows.map((r) => ({ [splitField]: r.sp, [key]: r.v })),
     metadata: {},
   };
 }
@@ -47,11 +47,18 @@ export async function rankSplit(
   cap: number,
 ): Promise<Array<{ sp: string; v: number | null }>> {
   const params = new ClickHouseParams();
-  return rowsOf<{ sp: string; v: number | null }>(
+  const rows = await rowsOf<{ sp: string; v: unknown }>(
     run,
     rankingSql(bound, lo, hi, run, params, cap),
     params,
   );
+  // The key orders Sum and Avg up to their last bits; their exact values order the rows.
+  const { aggregation } = bound.query;
+  const empty = emptyValue(aggregation);
+  return rows
+    .map((r) => ({ name: r.sp, value: readAggregate(aggregation, r.v) ?? empty }))
+    .sort(byValueThenName)
+    .map((r) => ({ sp: r.name, v: r.value }));
 }
 
 /** The statement of {@link rankSplit}: rows `(sp, v)` in rank order. */
@@ -67,10 +74,11 @@ export function rankingSql(
   const split = stringFieldSql(boundField(bound, query.split ?? ''), params);
   const m = bound.metric === null ? 'NULL' : numericFieldSql(bound.metric, params);
   const value = aggregateSql(query.aggregation, m, params);
-  const ordered = emptyValue(query.aggregation) === null ? value : `coalesce(${value}, 0)`;
+  const key = aggregateOrderSql(query.aggregation, m, params);
+  const ordered = emptyValue(query.aggregation) === null ? key : `coalesce(${key}, 0)`;
   return `SELECT sp, v FROM (
-       SELECT ${split} AS sp, ${ordered} AS v FROM ${source(run)}
+       SELECT ${split} AS sp, ${value} AS v, ${ordered} AS o FROM ${source(run)}
        WHERE ${inWindow(bound, lo, hi, params)} AND sp IS NOT NULL
        GROUP BY sp
-     ) ORDER BY v DESC NULLS LAST, sp LIMIT ${params.add('UInt32', cap)}`;
+     ) ORDER BY o DESC NULLS LAST, sp LIMIT ${params.add('UInt32', cap)}`;
 }

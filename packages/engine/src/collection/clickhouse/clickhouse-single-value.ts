@@ -5,7 +5,7 @@ import { boundField } from '../bind/bound-query.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateSql } from './clickhouse-aggregate-sql.ts';
+import { aggregateSql, readAggregate } from './clickhouse-aggregate-sql.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
 import { numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 
@@ -39,11 +39,11 @@ export async function aggregateWindow(
   const split = withSplit
     ? ` AND ${stringFieldSql(boundField(bound, query.split ?? ''), params)} IS NOT NULL`
     : '';
-  const rows = await rowsOf<{ v: number | null }>(
+  const rows = await rowsOf<{ v: unknown }>(
     run,
     `SELECT ${aggregateSql(query.aggregation, m, params)} AS v FROM ${source(run)}
      WHERE ${inWindow(bound, lo, hi, params)}${split}`,
     params,
   );
-  return { value: rows[0]?.v ?? empty };
+  return { value: readAggregate(query.aggregation, rows[0]?.v ?? null) ?? empty };
 }

@@ -7,18 +7,33 @@ import {
   valueKey,
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
-import { setSeriesValue } from '../../set-own.ts';
 import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import { boundField } from '../bind/bound-query.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
+import { lineEnvelope } from '../line-windows.ts';
 import { type CalendarUnits, calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
-import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
-import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
+import { ExactSum } from '../plan/exact-sum.ts';
+import { MEAN_SCALE } from '../plan/number-rule.ts';
+import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
-import { type LineKind, lineEnvelope, lineKind } from '../render/line-kinds.ts';
-import { aggregateSql } from './clickhouse-aggregate-sql.ts';
+import { type LineKind, lineKind } from '../render/line-kinds.ts';
+import {
+  type LineRow,
+  lineRows,
+  rankSeries,
+  ratioOf,
+  runningValues,
+  splitRows,
+} from '../shape/line-shape.ts';
+import {
+  aggregateOrderSql,
+  aggregateSql,
+  readAggregate,
+  readSumParts,
+  sumPartsSql,
+} from './clickhouse-aggregate-sql.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 
@@ -101,8 +116,6 @@ function keySql(plan: ClickHousePlan, params: ClickHouseParams): string {
   }
 }
 
-type TimeRow = Record<string, string | number | null>;
-
 /**
  * The engine's bucket plan for the window, refused (501) outside the range ClickHouse buckets
  * (DateTime64: 1900 to 2299), with the set of its keys.
@@ -141,16 +154,24 @@ function byBucketKey<T extends { k: number }>(found: T[], plan: ClickHousePlan):
  * a Sum without a number, only where every unit of the bucket is).
  */
 function bucketsOfUnits(
-  rows: Array<{ u: number; v: number | null }>,
+  rows: Array<{ u: number; v: unknown }>,
   units: CalendarUnits,
-): Array<{ k: number; v: number | null }> {
-  const buckets = new Map<number, number | null>();
+  aggregation: ClickHouseBoundQuery['query']['aggregation'],
+): Array<{ k: number; v: unknown; sum?: ExactSum }> {
+  const buckets = new Map<number, { count: number; sum: ExactSum }>();
   for (const { u, v } of rows) {
     const k = units.bucketOf(u - UNIT_SHIFT / units.seconds);
-    const before = buckets.get(k);
-    buckets.set(k, v === null ? (before ?? null) : (before ?? 0) + v);
+    const bucket = buckets.get(k) ?? { count: 0, sum: new ExactSum() };
+    // A Sum's units add their exact parts (`plan/exact-sum.ts`); a Count's are integers.
+    if (aggregation === 'Sum') bucket.sum.addParts(readSumParts(v));
+    else bucket.count += Number(v ?? 0);
+    buckets.set(k, bucket);
   }
-  return [...buckets].map(([k, v]) => ({ k, v }));
+  return [...buckets].map(([k, b]) => ({
+    k,
+    v: aggregation === 'Sum' ? null : b.count,
+    sum: aggregation === 'Sum' ? b.sum : undefined,
+  }));
 }
 
 /**
@@ -164,7 +185,7 @@ async function singleLine(
   window: TimeWindow,
   granularity: ResolvedGranularity,
   run: ClickHouseRun,
-): Promise<{ rows: TimeRow[]; combined: number | null; series?: string[] }> {
+): Promise<{ rows: LineRow[]; combined: number | null; series?: string[] }> {
   const { query } = bound;
   const key = valueKey(query.aggregation, query.metric);
   const empty = emptyValue(query.aggregation);
@@ -176,74 +197,78 @@ async function singleLine(
   const where = inWindow(bound, lo, hi, params);
   const additive = isAdditive(query.aggregation);
   const cumulative = kind.value === 'running';
-  // A running average needs each bucket's sum and count; a non-additive line's combined value
-  // is the aggregate over the window, the empty grouping set of the same statement.
-  const running =
-    cumulative && !additive
-      ? `, sumOrNull(${m}) AS s, count(${m}) AS c, sumOrNull(${m} / ${MEAN_SCALE}.) AS s2`
-      : '';
+  // A non-additive line's combined value is the aggregate over the window, the empty grouping
+  // set of the same statement; a running average adds its buckets' exact parts.
   const units = additive ? calendarUnits(plan, lo, hi) : undefined;
-  const bucketRows: Promise<
-    Array<{
-      k: number;
-      v: number | null;
-      s?: number | null;
-      c?: number;
-      s2?: number | null;
-      g?: number;
-    }>
-  > =
+  const bucketsFound: Promise<Array<{ k: number; v: unknown; sum?: ExactSum; g?: number }>> =
     units === undefined
       ? rowsOf(
           run,
-          `SELECT ${keySql(plan, params)} AS k, ${aggregateSql(query.aggregation, m, params)} AS v${running}
+          `SELECT ${keySql(plan, params)} AS k, ${aggregateSql(query.aggregation, m, params)} AS v
              ${additive ? '' : ', grouping(k) AS g'}
            FROM ${source(run)} WHERE ${where}
            GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
           params,
         )
-      : rowsOf<{ u: number; v: number | null }>(
+      : rowsOf<{ u: number; v: unknown }>(
           run,
           `SELECT intDiv(timestamp + ${params.add('Int64', UNIT_SHIFT)}, ${params.add('Int64', units.seconds)}) AS u,
              ${aggregateSql(query.aggregation, m, params)} AS v
            FROM ${source(run)} WHERE ${where} GROUP BY u`,
           params,
-        ).then((rows) => bucketsOfUnits(rows, units));
+        ).then((rows) => bucketsOfUnits(rows, units, query.aggregation));
   const [rowsFound, growing] = await Promise.all([
-    bucketRows,
+    bucketsFound,
     cumulative && QUANTILE[query.aggregation] !== undefined
       ? growingQuantiles(bound, lo, hi, plan, run)
       : undefined,
   ]);
-  const found = rowsFound.filter((r) => r.g !== 1);
   const total = rowsFound.find((r) => r.g === 1);
-  const byKey = byBucketKey(found, plan);
+  const byKey = byBucketKey(
+    rowsFound.filter((r) => r.g !== 1),
+    plan,
+  );
   const hide = query.customizations.hideMissing === true;
-  const rows: TimeRow[] = [];
-  let sum = 0;
-  let runningSum = 0;
-  let runningCount = 0;
-  let runningScaled = 0;
-  let quantile: number | null = null;
-  for (const bucket of plan.buckets) {
-    const row = byKey.get(bucket.key);
-    const value = row ? (row.v ?? empty) : empty;
-    sum += value ?? 0;
-    runningSum += row?.s ?? 0;
-    runningCount += row?.c ?? 0;
-    runningScaled += row?.s2 ?? 0;
-    if (hide && !row) continue;
-    let shown = value;
-    if (growing) {
-      if (row) quantile = growing.get(bucket.key) ?? quantile;
-      shown = quantile;
-    } else if (cumulative) {
-      if (additive) shown = sum;
-      else shown = meanOf(runningSum, runningScaled, runningCount);
-    }
-    rows.push({ timestamp: bucket.label, [key]: shown });
-  }
-  return { rows, combined: additive ? sum : (total?.v ?? null) };
+  const { aggregation } = query;
+  const exact = aggregation === 'Sum' || aggregation === 'Avg';
+  const found = plan.buckets.map((bucket) => byKey.get(bucket.key));
+  // Each bucket's exact sum (Sum, Avg), rounded once per value shown.
+  const sums = found.map(
+    (row) => row?.sum ?? (row && exact ? new ExactSum().addParts(readSumParts(row.v)) : null),
+  );
+  const values = found.map((row, i) => {
+    const own = sums[i];
+    if (own) return aggregation === 'Avg' ? own.mean() : own.sum();
+    return row ? (readAggregate(aggregation, row.v) ?? empty) : empty;
+  });
+  const running = new ExactSum();
+  const shown = runningValues(
+    aggregation,
+    plan.buckets.map((bucket, i) => ({
+      held: found[i] !== undefined,
+      count: aggregation === 'Count' ? (values[i] ?? 0) : 0,
+      sum: sums[i] ?? null,
+      quantile: growing?.get(bucket.key) ?? null,
+    })),
+    running,
+  );
+  const rows = lineRows(
+    plan.buckets,
+    hide,
+    found.map((row) => row !== undefined),
+    key,
+    cumulative ? shown : values,
+  );
+  const combined =
+    aggregation === 'Count'
+      ? (shown[shown.length - 1] ?? 0)
+      : aggregation === 'Sum'
+        ? running.sum()
+        : null;
+  return {
+    rows,
+    combined: additive ? combined : total ? readAggregate(aggregation, total.v) : null,
+  };
 }
 
 /**
@@ -296,7 +321,7 @@ async function splitLines(
   granularity: ResolvedGranularity,
   run: ClickHouseRun,
   fixedSeries: string[] | null,
-): Promise<{ rows: TimeRow[]; combined: number | null; series: string[] }> {
+): Promise<{ rows: LineRow[]; combined: number | null; series: string[] }> {
   const { query } = bound;
   const empty = emptyValue(query.aggregation);
   const { lo, hi } = windowSeconds(window);
@@ -317,17 +342,23 @@ async function splitLines(
   const { cells, names, combined } = additive
     ? await additiveSplit(scan)
     : await groupedSplit(scan);
-  const hide = query.customizations.hideMissing === true;
-  const rows: TimeRow[] = [];
-  for (const bucket of plan.buckets) {
-    const cell = cells.get(bucket.key);
-    if (hide && !cell) continue;
-    const row: TimeRow = { timestamp: bucket.label };
-    for (const name of names) {
-      setSeriesValue(row, name, cell?.has(name) ? (cell.get(name) ?? empty) : empty);
+  // By series, each one's values by bucket key.
+  const bySeries = names.map(() => new Map<number, number | null>());
+  const index = new Map(names.map((name, s) => [name, s]));
+  for (const [k, cell] of cells) {
+    for (const [name, v] of cell) {
+      const s = index.get(name);
+      if (s !== undefined) bySeries[s]?.set(k, v);
     }
-    rows.push(row);
   }
+  const rows = splitRows(
+    plan.buckets,
+    query.customizations.hideMissing === true,
+    plan.buckets.map((bucket) => cells.has(bucket.key)),
+    names,
+    bySeries,
+    empty,
+  );
   return { rows, combined: combined ?? empty, series: names };
 }
 
@@ -368,33 +399,44 @@ async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
   const key = keySql(plan, params);
   const value = aggregateSql(query.aggregation, m, params);
   // The cells' GROUP BY, which the fallback rolls up: both statements share it and its parameters.
-  const cellsSql = `SELECT ${key} AS k, ${split} AS sp, ${value} AS v
+  const cellsSql = `SELECT ${key} AS k, ${split} AS sp, ${value} AS v,
+       ${aggregateOrderSql(query.aggregation, m, params)} AS o
      FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL
      GROUP BY k, sp`;
-  const rows = await rowsOf<{ k: number; sp: string; v: number | null }>(
+  const rows = await rowsOf<{ k: number; sp: string; v: unknown }>(
     run,
     `${cellsSql}
      LIMIT ${MAX_SPLIT_CELLS + 1}`,
     params,
   );
   if (rows.length > MAX_SPLIT_CELLS) return rankedAdditiveSplit(scan, cellsSql);
-  const totals = new Map<string, number>();
-  let combined: number | null = null;
-  for (const { k, sp, v } of rows) {
+  // A Sum's totals add the cells' exact parts and round once (`plan/exact-sum.ts`).
+  const exact = query.aggregation === 'Sum';
+  const totals = new Map<string, ExactSum>();
+  const all = new ExactSum();
+  const values = rows.map(({ k, sp, v }) => {
     checkBucketKey(k, plan);
-    totals.set(sp, (totals.get(sp) ?? 0) + (v ?? 0));
-    combined = (combined ?? 0) + (v ?? 0);
-  }
+    const cell = new ExactSum();
+    if (exact) cell.addParts(readSumParts(v));
+    else cell.count = Number(v ?? 0);
+    const total = totals.get(sp) ?? new ExactSum();
+    totals.set(sp, total.addSum(cell));
+    all.addSum(cell);
+    return exact ? cell.sum() : cell.count;
+  });
+  const totalOf = (sum: ExactSum) => (exact ? sum.sum() : sum.count);
   const names =
     fixedSeries ??
-    rankSeries([...totals].map(([name, total]) => ({ name, value: total }))).slice(
+    rankSeries([...totals].map(([name, total]) => ({ name, value: totalOf(total) }))).slice(
       0,
       LIMITS.series,
     );
   const kept = new Set(names);
   const cells: SplitCells['cells'] = new Map();
-  for (const { k, sp, v } of rows) if (kept.has(sp)) addCell(cells, plan, k, sp, v);
-  return { cells, names, combined };
+  rows.forEach(({ k, sp }, i) => {
+    if (kept.has(sp)) addCell(cells, plan, k, sp, values[i] ?? null);
+  });
+  return { cells, names, combined: rows.length === 0 ? null : totalOf(all) };
 }
 
 /**
@@ -411,29 +453,45 @@ async function rankedAdditiveSplit(scan: SplitScan, cellsSql: string): Promise<S
     'UInt32',
     fixedSeries === null ? LIMITS.series : Math.max(1, fixedSeries.length),
   );
+  const { aggregation } = scan.query;
   const rows = await rowsOf<{
     sp: string;
-    cells: Array<[number, number | null]>;
+    cells: Array<[number, unknown]>;
     o: number;
-    t: number;
   }>(
     run,
-    `SELECT sp, groupArray((k, v)) AS cells, coalesce(sumOrNull(v), 0) AS o, sum(o) OVER () AS t
+    `SELECT sp, groupArray((k, v)) AS cells, coalesce(sumOrNull(o), 0) AS o
      FROM (${cellsSql})
      GROUP BY sp
      ORDER BY ${first}o DESC, sp
      LIMIT ${limit}`,
     params,
   );
+  // The whole window's exact total, beside the ranked series (`plan/exact-sum.ts`).
+  const [total] = await rowsOf<{ t: unknown }>(
+    run,
+    `SELECT ${aggregation === 'Sum' ? sumPartsSql(scan.m) : 'count()'} AS t
+     FROM ${source(run)} WHERE ${scan.where} AND ${scan.split} IS NOT NULL`,
+    params,
+  );
   const wanted = fixedSeries === null ? undefined : new Set(fixedSeries);
   const cells: SplitCells['cells'] = new Map();
-  const names: string[] = [];
+  const named: Array<{ name: string; value: number | null }> = [];
   for (const row of rows) {
     if (wanted && !wanted.has(row.sp)) continue;
-    names.push(row.sp);
-    for (const [k, v] of row.cells) addCell(cells, plan, k, row.sp, v);
+    const series = new ExactSum();
+    for (const [k, v] of row.cells) {
+      const cell =
+        aggregation === 'Sum' ? new ExactSum().addParts(readSumParts(v)) : new ExactSum();
+      series.addSum(cell);
+      addCell(cells, plan, k, row.sp, aggregation === 'Sum' ? cell.sum() : Number(v ?? 0));
+      if (aggregation !== 'Sum') series.count += Number(v ?? 0);
+    }
+    named.push({ name: row.sp, value: aggregation === 'Sum' ? series.sum() : series.count });
   }
-  return { cells, names: fixedSeries ?? names, combined: rows[0]?.t ?? null };
+  // SQL's key ranks up to a Sum's last bits; the exact values order what it kept.
+  const names = fixedSeries ?? rankSeries(named);
+  return { cells, names, combined: readAggregate(aggregation, total?.t ?? null) };
 }
 
 /**
@@ -445,7 +503,8 @@ async function rankedAdditiveSplit(scan: SplitScan, cellsSql: string): Promise<S
 async function groupedSplit(scan: SplitScan): Promise<SplitCells> {
   const { query, plan, run, params, fixedSeries, split, m, where } = scan;
   const value = aggregateSql(query.aggregation, 'm', params);
-  const ordered = emptyValue(query.aggregation) === null ? value : `coalesce(${value}, 0)`;
+  const key = aggregateOrderSql(query.aggregation, 'm', params);
+  const ordered = emptyValue(query.aggregation) === null ? key : `coalesce(${key}, 0)`;
   const kept =
     fixedSeries === null
       ? `sr BETWEEN 1 AND ${params.add('UInt32', LIMITS.series)}`
@@ -453,7 +512,7 @@ async function groupedSplit(scan: SplitScan): Promise<SplitCells> {
   const all = await rowsOf<{
     k: number;
     sp: string;
-    v: number | null;
+    v: unknown;
     gk: number;
     gs: number;
     r: number;
@@ -473,14 +532,19 @@ async function groupedSplit(scan: SplitScan): Promise<SplitCells> {
     params,
   );
   const cells: SplitCells['cells'] = new Map();
-  for (const r of all) if (r.gk === 0 && r.gs === 0) addCell(cells, plan, r.k, r.sp, r.v);
+  const read = (v: unknown) => readAggregate(query.aggregation, v);
+  for (const r of all) if (r.gk === 0 && r.gs === 0) addCell(cells, plan, r.k, r.sp, read(r.v));
+  // SQL's key ranks up to an Avg's last bits; the exact values order the series it kept.
   const names =
     fixedSeries ??
-    all
-      .filter((r) => r.gk === 1 && r.gs === 0)
-      .sort((a, b) => a.r - b.r)
-      .map((r) => r.sp);
-  return { cells, names, combined: all.find((r) => r.gs === 1)?.v ?? null };
+    rankSeries(
+      all
+        .filter((r) => r.gk === 1 && r.gs === 0)
+        .sort((a, b) => a.r - b.r)
+        .map((r) => ({ name: r.sp, value: read(r.v) })),
+    );
+  const total = all.find((r) => r.gs === 1);
+  return { cells, names, combined: total ? read(total.v) : null };
 }
 
 /**
@@ -493,7 +557,7 @@ async function ratioLine(
   window: TimeWindow,
   granularity: ResolvedGranularity,
   run: ClickHouseRun,
-): Promise<{ rows: TimeRow[]; combined: number | null; series?: string[] }> {
+): Promise<{ rows: LineRow[]; combined: number | null; series?: string[] }> {
   const { query } = bound;
   const empty = emptyValue(query.aggregation);
   const { lo, hi } = windowSeconds(window);
@@ -507,7 +571,7 @@ async function ratioLine(
     ${aggregateSql(query.aggregation, m, params, num)} AS a,
     ${aggregateSql(query.aggregation, m, params, den)} AS b`;
   const where = inWindow(bound, lo, hi, params);
-  type Sides = { nn: number; dn: number; a: number | null; b: number | null };
+  type Sides = { nn: number; dn: number; a: unknown; b: unknown };
   // The buckets and, as the empty grouping set, the whole window.
   const all = await rowsOf<Sides & { k: number; g: number }>(
     run,
@@ -517,18 +581,19 @@ async function ratioLine(
   );
   const found = all.filter((r) => r.g !== 1);
   const totals = all.filter((r) => r.g === 1);
-  const ratio = (r: Sides | undefined) => {
-    const a = r?.a ?? empty;
-    const b = r?.b ?? empty;
-    return a === null || b === null || b === 0 ? null : a / b;
-  };
+  const ratio = (r: Sides | undefined) =>
+    ratioOf(
+      r ? (readAggregate(query.aggregation, r.a) ?? empty) : empty,
+      r ? (readAggregate(query.aggregation, r.b) ?? empty) : empty,
+    );
   const byKey = byBucketKey(found, plan);
-  const hide = query.customizations.hideMissing === true;
-  const rows: TimeRow[] = [];
-  for (const bucket of plan.buckets) {
-    const r = byKey.get(bucket.key);
-    if (hide && (r?.nn ?? 0) + (r?.dn ?? 0) === 0) continue;
-    rows.push({ timestamp: bucket.label, Ratio: ratio(r) });
-  }
+  const sides = plan.buckets.map((bucket) => byKey.get(bucket.key));
+  const rows = lineRows(
+    plan.buckets,
+    query.customizations.hideMissing === true,
+    sides.map((r) => (r?.nn ?? 0) + (r?.dn ?? 0) > 0),
+    'Ratio',
+    sides.map(ratio),
+  );
   return { rows, combined: ratio(totals[0]) };
 }

@@ -1,9 +1,10 @@
 import { type Envelope, LIMITS, valueKey } from '@analytics-chart/protocol';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
+import { byValueThenName } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateSql } from './aggregate-sql.ts';
-import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { aggregateOrderSql, aggregateSql, readAggregate } from './aggregate-sql.ts';
+import type { QueryContext } from './collection-relation.ts';
 import { fields, metricSql } from './field-sql.ts';
 import { and, whereFilters, windowSql } from './filter-sql.ts';
 
@@ -25,21 +26,24 @@ export async function categoriesEnvelope(ctx: QueryContext): Promise<Envelope> {
   const split = fields(ctx, params)(splitField).string;
   if (split === null) return { result: [], metadata: {} };
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
-  const rows = await queryRows(
-    ctx,
-    `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v FROM (
-       SELECT ${split} AS sp, ${m} AS m FROM ${sourceSql(ctx)}
+  const rows = await ctx.run(
+    `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v, ${aggregateOrderSql(query.aggregation, 'm')} AS o FROM (
+       SELECT ${split} AS sp, ${m} AS m FROM ${ctx.bound.relation}
        WHERE ${and(windowSql(ctx.windows.window, params), whereFilters(ctx, query.filters, params))}
      ) WHERE sp IS NOT NULL
-     GROUP BY sp ORDER BY v DESC NULLS LAST, sp LIMIT ${params.integer(cap)}`,
+     GROUP BY sp ORDER BY o DESC NULLS LAST, sp LIMIT ${params.integer(cap)}`,
     params,
   );
   const empty = emptyValue(query.aggregation);
+  // The key orders Sum and Avg up to their last bits; their exact values order the rows.
+  const ranked = rows
+    .map(([sp, v]) => ({
+      name: String(sp),
+      value: readAggregate(query.aggregation, v ?? null) ?? empty,
+    }))
+    .sort(byValueThenName);
   return {
-    result: rows.map(([sp, v]) => ({
-      [splitField]: String(sp),
-      [key]: toNumber(v ?? null) ?? empty,
-    })),
+    result: ranked.map(({ name, value }) => ({ [splitField]: name, [key]: value })),
     metadata: {},
   };
 }

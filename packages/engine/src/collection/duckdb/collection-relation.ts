@@ -14,43 +14,6 @@ export interface QueryContext {
   run: RunStatement;
 }
 
-/** A later segment's ingest order starts this far above an earlier one's. */
-const SEGMENT_ROWS = 2 ** 40;
-/** The column of {@link sourceSql}'s union that holds ingest order. */
-const UNION_ORDER = 'ingest_order';
-
-/**
- * The relation to read: the collection's table, its segments side by side (a column a segment
- * lacks reads as NULL there, which no event of that segment holds), or an empty relation of the
- * same shape.
- */
-export function sourceSql(ctx: QueryContext): string {
-  const segments = ctx.bound.tables;
-  if (segments.length === 1) return (segments[0] as { table: string }).table;
-  if (segments.length === 0) {
-    return `(SELECT NULL::BIGINT AS "timestamp", NULL::VARCHAR AS "json", NULL::BIGINT AS ${UNION_ORDER} WHERE FALSE)`;
-  }
-  const branches = segments.map(
-    (s, i) => `SELECT *, ${s.ingestOrder} + ${i * SEGMENT_ROWS} AS ${UNION_ORDER} FROM ${s.table}`,
-  );
-  return `(${branches.join(' UNION ALL BY NAME ')})`;
-}
-
-/** An expression over {@link sourceSql} that orders its rows as they were ingested. */
-export function ingestOrder(ctx: QueryContext): string {
-  const segments = ctx.bound.tables;
-  return segments.length === 1 ? (segments[0] as { ingestOrder: string }).ingestOrder : UNION_ORDER;
-}
-
-/** Runs a statement through the query's run stage and returns its rows. */
-export async function queryRows(
-  ctx: QueryContext,
-  sql: string,
-  params: SqlParams,
-): Promise<DuckDBValue[][]> {
-  return ctx.run(sql, params);
-}
-
 /**
  * A DuckDB result value as a number (or null). An infinite sum stays infinite: the engine
  * refuses such an answer rather than show `null` or 0 (`plan/number-rule.ts`).

@@ -122,6 +122,16 @@ export function windowSql(window: TimeWindow, params: SqlParams): string {
   return `"timestamp" BETWEEN ${params.integer(lo)} AND ${params.integer(hi)}`;
 }
 
+/** The condition of one window's rows: `timestamp` within it, and the filters. */
+export function windowWhere(
+  ctx: QueryContext,
+  window: TimeWindow,
+  groups: FilterGroups,
+  params: SqlParams,
+): string {
+  return and(windowSql(window, params), whereFilters(ctx, groups, params));
+}
+
 /** `a AND b`, leaving out conditions that are plainly TRUE. */
 export function and(...conditions: string[]): string {
   const kept = conditions.filter((c) => c !== 'TRUE' && c !== '(TRUE)');

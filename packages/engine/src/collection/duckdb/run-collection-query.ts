@@ -1,4 +1,3 @@
-import { readPrepared } from '../../storage/duckdb/prepared-statements.ts';
 import type { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
 import { bindDuckDbQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import type { CollectionAnswer, CollectionPlan } from '../plan/collection-plan.ts';
@@ -9,32 +8,33 @@ import { singleValueEnvelope } from './single-value.ts';
 import { timeSeriesEnvelope } from './time-series.ts';
 
 /**
- * Answers a planned collection-mode query on a DuckDB workspace: bind (the catalog read once),
- * then each graph-type family, a file of its own, renders, runs and shapes. A collection with
- * no events answers like an empty one.
+ * The collection-mode query of a DuckDB workspace, the function its driver hands the front:
+ * bind (the catalog read once), then each graph-type family, a file of its own, renders, runs
+ * (through {@link WorkspaceDb.reader}) and shapes. A collection with no events answers like
+ * an empty one.
  */
-export async function runCollectionQuery(
+export function collectionQuery(
   db: WorkspaceDb,
-  plan: CollectionPlan,
-  timeoutMs: number,
-): Promise<CollectionAnswer> {
-  const { query, windows } = plan;
-  const ctx: QueryContext = {
-    query,
-    windows,
-    bound: bindDuckDbQuery(db.catalog, plan),
-    run: (sql, params) => db.read((conn) => readPrepared(conn, sql, params), timeoutMs),
+): (plan: CollectionPlan, limits: { timeoutMs: number }) => Promise<CollectionAnswer> {
+  return async (plan, limits) => {
+    const { query, windows } = plan;
+    const ctx: QueryContext = {
+      query,
+      windows,
+      bound: bindDuckDbQuery(db.catalog, plan),
+      run: db.reader(limits.timeoutMs),
+    };
+    switch (query.graph_type) {
+      case 'Samples':
+        return samplesAnswer(ctx);
+      case 'Single Value':
+        return { envelope: await singleValueEnvelope(ctx) };
+      case 'Table':
+      case 'Bar Chart':
+      case 'Pie Chart':
+        return { envelope: await categoriesEnvelope(ctx) };
+      default:
+        return { envelope: await timeSeriesEnvelope(ctx) };
+    }
   };
-  switch (query.graph_type) {
-    case 'Samples':
-      return samplesAnswer(ctx);
-    case 'Single Value':
-      return { envelope: await singleValueEnvelope(ctx) };
-    case 'Table':
-    case 'Bar Chart':
-    case 'Pie Chart':
-      return { envelope: await categoriesEnvelope(ctx) };
-    default:
-      return { envelope: await timeSeriesEnvelope(ctx) };
-  }
 }

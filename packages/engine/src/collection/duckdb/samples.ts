@@ -7,13 +7,7 @@ import {
   wholeSecondsPage,
 } from '../plan/samples-page.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import {
-  ingestOrder,
-  type QueryContext,
-  queryRows,
-  sourceSql,
-  toNumber,
-} from './collection-relation.ts';
+import { type QueryContext, toNumber } from './collection-relation.ts';
 import { and, whereFilters } from './filter-sql.ts';
 
 /** Ranges tried from the newest (or oldest) end of the window, in seconds; the last is all. */
@@ -32,14 +26,13 @@ export async function samplesAnswer(ctx: QueryContext): Promise<CollectionAnswer
   const direction = ascending ? 'ASC' : 'DESC';
   const page = async (from: number, to: number, limit: number): Promise<StoredSample[]> => {
     const params = new SqlParams();
-    const rows = await queryRows(
-      ctx,
-      `SELECT "timestamp", "json" FROM ${sourceSql(ctx)}
+    const rows = await ctx.run(
+      `SELECT "timestamp", "json" FROM ${ctx.bound.relation}
        WHERE ${and(
          `"timestamp" BETWEEN ${params.integer(from)} AND ${params.integer(to)}`,
          whereFilters(ctx, ctx.query.filters, params),
        )}
-       ORDER BY "timestamp" ${direction}, ${ingestOrder(ctx)} ${direction} LIMIT ${params.integer(limit)}`,
+       ORDER BY "timestamp" ${direction}, ${ctx.bound.ingestOrder} ${direction} LIMIT ${params.integer(limit)}`,
       params,
     );
     return rows.map(([timestamp, json]) => ({

@@ -2,8 +2,8 @@ import { type Envelope, type TimeWindow, valueKey } from '@analytics-chart/proto
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateSql } from './aggregate-sql.ts';
-import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { aggregateSql, readAggregate } from './aggregate-sql.ts';
+import type { QueryContext } from './collection-relation.ts';
 import { metricSql } from './field-sql.ts';
 import { and, whereFilters, windowSql } from './filter-sql.ts';
 
@@ -22,11 +22,10 @@ async function aggregateWindow(ctx: QueryContext, window: TimeWindow): Promise<n
   if (lo > hi) return empty;
   const params = new SqlParams();
   const m = metricSql(ctx, params);
-  const rows = await queryRows(
-    ctx,
-    `SELECT ${aggregateSql(ctx.query.aggregation, m)} FROM ${sourceSql(ctx)}
+  const rows = await ctx.run(
+    `SELECT ${aggregateSql(ctx.query.aggregation, m)} FROM ${ctx.bound.relation}
      WHERE ${and(windowSql(window, params), whereFilters(ctx, ctx.query.filters, params))}`,
     params,
   );
-  return toNumber(rows[0]?.[0] ?? null) ?? empty;
+  return readAggregate(ctx.query.aggregation, rows[0]?.[0] ?? null) ?? empty;
 }

@@ -5,19 +5,32 @@ import {
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
-import { setSeriesValue } from '../../set-own.ts';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import { type LineAnswer, lineEnvelope } from '../line-windows.ts';
 import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive } from '../plan/collection-plan.ts';
-import { MEAN_SCALE, meanOf } from '../plan/number-rule.ts';
-import { MAX_SPLIT_CELLS, rankSeries } from '../plan/split-series.ts';
+import { ExactSum, type SumParts, sumOfParts } from '../plan/exact-sum.ts';
+import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
-import { type LineAnswer, lineEnvelope } from '../render/line-kinds.ts';
-import { aggregateSql } from './aggregate-sql.ts';
+import {
+  type LineRow,
+  lineRows,
+  rankSeries,
+  ratioOf,
+  runningValues,
+  splitRows,
+} from '../shape/line-shape.ts';
+import {
+  aggregateOrderSql,
+  aggregateSql,
+  readAggregate,
+  readSumParts,
+  sumPartsSql,
+} from './aggregate-sql.ts';
 import { bucketKeySql } from './bucket-key-sql.ts';
-import { type QueryContext, queryRows, sourceSql, toNumber } from './collection-relation.ts';
+import { type QueryContext, toNumber } from './collection-relation.ts';
 import { fields, metricSql } from './field-sql.ts';
-import { and, whereFilters, windowSql } from './filter-sql.ts';
+import { and, whereFilters, windowSql, windowWhere } from './filter-sql.ts';
 
 /**
  * The time-series graph types: Single, Multi, Stacked, Cumulative, Ratio and Compare Line. Each
@@ -25,8 +38,6 @@ import { and, whereFilters, windowSql } from './filter-sql.ts';
  * (`combined`) of Count and Sum is the sum of the buckets; Avg and percentiles get theirs from the
  * same scan through GROUPING SETS, computed over the window rather than from the buckets.
  */
-
-type Row = Record<string, string | number | null>;
 
 /** Per-bucket values of one population, with event counts (for `hideMissing`). */
 interface Series {
@@ -84,14 +95,16 @@ async function aggregateWindow(
       : `${aggregateSql(aggregation, m, condition)} AS v${i}, ${aggregateSql('Count', null, condition)} AS c${i}`,
   );
   const width = aggregation === 'Count' ? 1 : 2;
-  const rows = await queryRows(
-    ctx,
+  const rows = await ctx.run(
     `SELECT ${key} AS k, ${columns.join(', ')}
-     FROM ${sourceSql(ctx)} WHERE ${and(windowSql(window, params), where)}
+     FROM ${ctx.bound.relation} WHERE ${and(windowSql(window, params), where)}
      GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
     params,
   );
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
+  // A Sum's buckets and total add its exact parts up, rounding once each (`plan/exact-sum.ts`).
+  const sums =
+    aggregation === 'Sum' ? series.map(() => plan.buckets.map(() => new ExactSum())) : null;
   for (const row of rows) {
     const k = toNumber(row[0] ?? null);
     const i =
@@ -100,11 +113,15 @@ async function aggregateWindow(
         : index.get(units ? units.bucketOf(k - UNIT_SHIFT / units.seconds) : k);
     if (units && i === undefined) throw new Error(`time unit ${k} is not in the bucket plan`);
     series.forEach((s, p) => {
-      const value = normalize(ctx, toNumber(row[1 + width * p] ?? null));
+      const cell = row[1 + width * p] ?? null;
+      const value = normalize(ctx, readAggregate(aggregation, cell));
       const count = toNumber(row[width + width * p] ?? null) ?? 0;
       if (k === null) s.combined = value;
       else if (i === undefined) return;
-      else if (units) {
+      else if (sums) {
+        if (cell !== null) sums[p]?.[i]?.addParts(readSumParts(cell));
+        s.counts[i] = (s.counts[i] ?? 0) + count;
+      } else if (units) {
         // Additive: Count and Sum read 0 where empty, so a bucket adds its units up.
         s.values[i] = (s.values[i] ?? 0) + (value ?? 0);
         s.counts[i] = (s.counts[i] ?? 0) + count;
@@ -114,7 +131,16 @@ async function aggregateWindow(
       }
     });
   }
-  if (additive) {
+  if (sums) {
+    series.forEach((s, p) => {
+      const total = new ExactSum();
+      for (const [i, sum] of (sums[p] ?? []).entries()) {
+        s.values[i] = sum.sum();
+        total.addSum(sum);
+      }
+      s.combined = total.sum();
+    });
+  } else if (additive) {
     for (const s of series) s.combined = s.values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
   }
   return { buckets: plan.buckets, series };
@@ -125,21 +151,22 @@ function normalize(ctx: QueryContext, value: number | null): number | null {
   return value === null ? emptyValue(ctx.query.aggregation) : value;
 }
 
+/** Rows of one line over `buckets` (under `key`): a bucket is empty where no event fell in it. */
 function rowsOf(
   ctx: QueryContext,
   buckets: Bucket[],
   counts: number[],
-  fill: (i: number, row: Row) => void,
-): Row[] {
+  key: string,
+  values: (number | null)[],
+): LineRow[] {
   const hide = ctx.query.customizations.hideMissing === true;
-  const rows: Row[] = [];
-  for (let i = 0; i < buckets.length; i++) {
-    if (hide && (counts[i] ?? 0) === 0) continue;
-    const row: Row = { timestamp: (buckets[i] as Bucket).label };
-    fill(i, row);
-    rows.push(row);
-  }
-  return rows;
+  return lineRows(
+    buckets,
+    hide,
+    counts.map((c) => c > 0),
+    key,
+    values,
+  );
 }
 
 /** Rows and whole-window value of one window. */
@@ -170,9 +197,7 @@ async function singleLine(
   const [own] = result.series as [Series];
   const key = valueKey(ctx.query.aggregation, ctx.query.metric);
   return {
-    rows: rowsOf(ctx, result.buckets, own.counts, (i, row) => {
-      row[key] = own.values[i] ?? null;
-    }),
+    rows: rowsOf(ctx, result.buckets, own.counts, key, own.values),
     combined: own.combined,
   };
 }
@@ -190,9 +215,7 @@ async function compareLines(
   }));
   const key = valueKey(query.aggregation, query.metric);
   const line = (s: Series): WindowAnswer => ({
-    rows: rowsOf(ctx, result.buckets, s.counts, (i, row) => {
-      row[key] = s.values[i] ?? null;
-    }),
+    rows: rowsOf(ctx, result.buckets, s.counts, key, s.values),
     combined: s.combined,
   });
   const [own, other] = result.series as [Series, Series];
@@ -215,14 +238,16 @@ async function ratio(
     };
   });
   const [num, den] = result.series as [Series, Series];
-  const divide = (a: number | null, b: number | null) =>
-    a === null || b === null || b === 0 ? null : a / b;
   const counts = num.counts.map((c, i) => c + (den.counts[i] ?? 0));
   return {
-    rows: rowsOf(ctx, result.buckets, counts, (i, row) => {
-      row.Ratio = divide(num.values[i] ?? null, den.values[i] ?? null);
-    }),
-    combined: divide(num.combined, den.combined),
+    rows: rowsOf(
+      ctx,
+      result.buckets,
+      counts,
+      'Ratio',
+      num.values.map((v, i) => ratioOf(v, den.values[i] ?? null)),
+    ),
+    combined: ratioOf(num.combined, den.combined),
   };
 }
 
@@ -239,59 +264,47 @@ async function cumulative(
   const key = valueKey(query.aggregation, query.metric);
   const empty = emptyValue(query.aggregation);
   const plan = bucketsOf(ctx, window, granularity);
-  if (!plan || plan.buckets.length === 0) return { rows: [] as Row[], combined: empty };
+  if (!plan || plan.buckets.length === 0) return { rows: [], combined: empty };
   const params = new SqlParams();
   const k = bucketKeySql(plan, '"timestamp"', params);
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
-  const base = `SELECT ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
-    WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
+  const base = `SELECT ${k} AS k, ${m} AS m FROM ${ctx.bound.relation}
+    WHERE ${windowWhere(ctx, window, query.filters, params)}`;
   const percentile = !['Count', 'Sum', 'Avg'].includes(query.aggregation);
   const sql = percentile
     ? `SELECT k, count(*), max(q), NULL FROM (
          SELECT k, ${aggregateSql(query.aggregation, 'm', 'TRUE', ' OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)')} AS q
          FROM (${base})
        ) GROUP BY k`
-    : `SELECT k, count(*), sum(m), count(m), sum(m / ${MEAN_SCALE}::DOUBLE) FROM (${base}) GROUP BY k`;
-  const rows = await queryRows(ctx, sql, params);
+    : `SELECT k, count(*), ${sumPartsSql('m')} FROM (${base}) GROUP BY k`;
+  const rows = await ctx.run(sql, params);
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
   const counts = plan.buckets.map(() => 0);
-  const sums = plan.buckets.map(() => 0);
-  const numeric = plan.buckets.map(() => 0);
-  const scaled = plan.buckets.map(() => 0);
+  const parts: (SumParts | null)[] = plan.buckets.map(() => null);
   const quantiles: (number | null)[] = plan.buckets.map(() => null);
   for (const row of rows) {
     const i = index.get(toNumber(row[0] ?? null) ?? Number.NaN);
     if (i === undefined) continue;
     counts[i] = toNumber(row[1] ?? null) ?? 0;
     if (percentile) quantiles[i] = toNumber(row[2] ?? null);
-    else {
-      sums[i] = toNumber(row[2] ?? null) ?? 0;
-      numeric[i] = toNumber(row[3] ?? null) ?? 0;
-      scaled[i] = toNumber(row[4] ?? null) ?? 0;
-    }
+    else parts[i] = readSumParts(row[2] ?? null);
   }
-  let count = 0;
-  let sum = 0;
-  let scaledSum = 0;
-  let n = 0;
-  let last: number | null = null;
-  const values = plan.buckets.map((_, i) => {
-    count += counts[i] ?? 0;
-    sum += sums[i] ?? 0;
-    scaledSum += scaled[i] ?? 0;
-    n += numeric[i] ?? 0;
-    if (percentile) {
-      if ((counts[i] ?? 0) > 0) last = quantiles[i] ?? last;
-      return last;
-    }
-    if (query.aggregation === 'Count') return count;
-    if (query.aggregation === 'Sum') return sum;
-    return meanOf(sum, scaledSum, n);
-  });
-  return {
-    rows: rowsOf(ctx, plan.buckets, counts, (i, row) => {
-      row[key] = values[i] ?? null;
+  // The running sum stays exact and is rounded once per bucket (`plan/exact-sum.ts`).
+  const values = runningValues(
+    query.aggregation,
+    plan.buckets.map((_, i) => {
+      const own = parts[i];
+      return {
+        held: (counts[i] ?? 0) > 0,
+        count: counts[i] ?? 0,
+        sum: own ? new ExactSum().addParts(own) : null,
+        quantile: quantiles[i] ?? null,
+      };
     }),
+    new ExactSum(),
+  );
+  return {
+    rows: rowsOf(ctx, plan.buckets, counts, key, values),
     combined: values[values.length - 1] ?? empty,
   };
 }
@@ -319,7 +332,7 @@ async function splitWindow(
   window: TimeWindow,
   granularity: ResolvedGranularity,
   fixedSeries: string[] | null,
-): Promise<{ rows: Row[]; combined: number | null; series: string[] }> {
+): Promise<{ rows: LineRow[]; combined: number | null; series: string[] }> {
   const { query } = ctx;
   const empty = emptyValue(query.aggregation);
   const plan = bucketsOf(ctx, window, granularity);
@@ -328,10 +341,10 @@ async function splitWindow(
   }
   const base = (params: SqlParams) => {
     const split = fields(ctx, params)(query.split ?? '').string ?? 'NULL::VARCHAR';
-    const k = bucketKeySql(plan, '"timestamp"', params);
     const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
-    return `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${sourceSql(ctx)}
-      WHERE ${and(windowSql(window, params), whereFilters(ctx, query.filters, params))}`;
+    const k = bucketKeySql(plan, '"timestamp"', params);
+    return `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${ctx.bound.relation}
+      WHERE ${windowWhere(ctx, window, query.filters, params)}`;
   };
   const aggregates =
     (query.aggregation === 'Count' || query.aggregation === 'Sum' || query.aggregation === 'Avg'
@@ -346,12 +359,14 @@ async function splitWindow(
     for (const byKey of chosen) count += byKey?.get(bucket.key)?.count ?? 0;
     return count;
   });
-  const rows = rowsOf(ctx, plan.buckets, counts, (i, row) => {
-    const key = (plan.buckets[i] as Bucket).key;
-    series.forEach((name, s) => {
-      setSeriesValue(row, name, chosen[s]?.get(key)?.value ?? empty);
-    });
-  });
+  const rows = splitRows(
+    plan.buckets,
+    query.customizations.hideMissing === true,
+    counts.map((c) => c > 0),
+    series,
+    chosen.map((byKey) => byKey && new Map([...byKey].map(([k, cell]) => [k, cell.value]))),
+    empty,
+  );
   return { rows, combined: aggregates.combined, series };
 }
 
@@ -365,45 +380,37 @@ async function splitCells(
   base: (params: SqlParams) => string,
 ): Promise<SplitAggregates | null> {
   const params = new SqlParams();
-  const rows = await queryRows(
-    ctx,
-    `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : `, sum(m), count(m), sum(m / ${MEAN_SCALE}::DOUBLE)`}
+  const rows = await ctx.run(
+    `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : `, ${sumPartsSql('m')}`}
      FROM (${base(params)}) WHERE sp IS NOT NULL
      GROUP BY sp, k LIMIT ${params.integer(MAX_SPLIT_CELLS + 1)}`,
     params,
   );
   if (rows.length > MAX_SPLIT_CELLS) return null;
   const { aggregation } = ctx.query;
-  type Totals = { count: number; sum: number; numeric: number; scaled: number };
+  // Sums stay exact until each value is rounded once (`plan/exact-sum.ts`).
+  type Totals = { count: number; sum: ExactSum };
   const valueFrom = (t: Totals) =>
-    aggregation === 'Count'
-      ? t.count
-      : aggregation === 'Sum'
-        ? t.sum
-        : meanOf(t.sum, t.scaled, t.numeric);
+    aggregation === 'Count' ? t.count : aggregation === 'Sum' ? t.sum.sum() : t.sum.mean();
   const cells = new Map<string, Map<number, Cell>>();
   const totals = new Map<string, Totals>();
-  const all: Totals = { count: 0, sum: 0, numeric: 0, scaled: 0 };
+  const all: Totals = { count: 0, sum: new ExactSum() };
   const add = (t: Totals, cell: Totals) => {
     t.count += cell.count;
-    t.sum += cell.sum;
-    t.numeric += cell.numeric;
-    t.scaled += cell.scaled;
+    t.sum.addSum(cell.sum);
   };
-  for (const [sp, k, c, s, n, scaled] of rows) {
+  for (const [sp, k, c, parts] of rows) {
     const name = String(sp);
     const cell: Totals = {
       count: toNumber(c ?? null) ?? 0,
-      sum: toNumber(s ?? null) ?? 0,
-      numeric: toNumber(n ?? null) ?? 0,
-      scaled: toNumber(scaled ?? null) ?? 0,
+      sum: aggregation === 'Count' ? new ExactSum() : sumOfParts(readSumParts(parts ?? null)),
     };
     let byKey = cells.get(name);
     let total = totals.get(name);
     if (!byKey || !total) {
       byKey = new Map();
       cells.set(name, byKey);
-      total = { count: 0, sum: 0, numeric: 0, scaled: 0 };
+      total = { count: 0, sum: new ExactSum() };
       totals.set(name, total);
     }
     byKey.set(toNumber(k ?? null) ?? 0, { value: valueFrom(cell), count: cell.count });
@@ -427,14 +434,14 @@ async function rankedSplit(
   fixedSeries: string[] | null,
 ): Promise<SplitAggregates> {
   const params = new SqlParams();
-  const agg = aggregateSql(ctx.query.aggregation, 'm');
+  const { aggregation } = ctx.query;
+  const agg = aggregateSql(aggregation, 'm');
   const from = base(params);
   const chosen = fixedSeries ? `list_contains(${params.texts(fixedSeries)}, sp)` : 'TRUE';
-  const rows = await queryRows(
-    ctx,
+  const rows = await ctx.run(
     `WITH base AS (SELECT * FROM (${from}) WHERE sp IS NOT NULL),
-          top AS (SELECT sp, ${agg} AS v FROM base WHERE ${chosen} GROUP BY sp
-                  ORDER BY v DESC NULLS LAST, sp LIMIT ${LIMITS.series})
+          top AS (SELECT sp, ${agg} AS v, ${aggregateOrderSql(aggregation, 'm')} AS o FROM base WHERE ${chosen} GROUP BY sp
+                  ORDER BY o DESC NULLS LAST, sp LIMIT ${LIMITS.series})
      SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
      UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
      UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
@@ -443,8 +450,9 @@ async function rankedSplit(
   const result: SplitAggregates = { cells: new Map(), ranked: [], combined: null };
   result.combined = emptyValue(ctx.query.aggregation);
   for (const [part, sp, k, v, c] of rows) {
-    if (part === 1) result.ranked.push({ name: String(sp), value: toNumber(v ?? null) });
-    else if (part === 2) result.combined = normalize(ctx, toNumber(v ?? null));
+    if (part === 1)
+      result.ranked.push({ name: String(sp), value: readAggregate(aggregation, v ?? null) });
+    else if (part === 2) result.combined = normalize(ctx, readAggregate(aggregation, v ?? null));
     else {
       let byKey = result.cells.get(String(sp));
       if (!byKey) {
@@ -452,7 +460,7 @@ async function rankedSplit(
         result.cells.set(String(sp), byKey);
       }
       byKey.set(toNumber(k ?? null) ?? 0, {
-        value: normalize(ctx, toNumber(v ?? null)),
+        value: normalize(ctx, readAggregate(aggregation, v ?? null)),
         count: toNumber(c ?? null) ?? 0,
       });
     }

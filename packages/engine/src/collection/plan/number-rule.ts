@@ -2,24 +2,13 @@ import type { Envelope } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
 
 /**
- * The parts of the number rule (docs/query-semantics.md) that both drivers apply in JavaScript:
- * a mean that does not overflow, and an answer holding a number JSON cannot carry refused
- * rather than shown as `null` or 0.
+ * The parts of the number rule (docs/query-semantics.md) that both drivers apply in JavaScript
+ * beside `exact-sum.ts`: an answer holding a number JSON cannot carry is refused rather than
+ * shown as `null` or 0.
  */
 
-/** 2^64: Avg scales values down by it where their plain sum would overflow (exactly). */
+/** 2^64: a growing window's percentile scales values by it where the ranks' distance overflows. */
 export const MEAN_SCALE = 2 ** 64;
-
-/**
- * The mean of `n` values from their plain sum and the sum of each value divided by
- * {@link MEAN_SCALE}: the plain quotient where the sum is finite, else the scaled one scaled
- * back (a mean never exceeds its values, so it is finite). Null for no values.
- */
-export function meanOf(sum: number, scaledSum: number, n: number): number | null {
-  if (n === 0) return null;
-  const plain = sum / n;
-  return Number.isFinite(plain) ? plain : (scaledSum / n) * MEAN_SCALE;
-}
 
 /** What a query answers when one of its values is beyond the doubles JSON carries. */
 export const BEYOND_DOUBLES =

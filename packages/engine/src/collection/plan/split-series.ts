@@ -6,17 +6,13 @@ import { compareText } from '../../text-order.ts';
  */
 export const MAX_SPLIT_CELLS = 10_000;
 
-/**
- * Split values by their value over the window: largest first, nulls last, ties by name in the
- * databases' text order, so that a split ranked here and one ranked in SQL agree.
- */
-export function rankSeries(values: Array<{ name: string; value: number | null }>): string[] {
-  return values
-    .sort((a, b) => {
-      if (a.value === b.value) return compareText(a.name, b.name);
-      if (a.value === null) return 1;
-      if (b.value === null) return -1;
-      return b.value - a.value;
-    })
-    .map((r) => r.name);
+/** The order of split values (`shape/line-shape.ts` ranks series by it, categories rank by it): largest value first, nulls last, ties by name. */
+export function byValueThenName(
+  a: { name: string; value: number | null },
+  b: { name: string; value: number | null },
+): number {
+  if (a.value === b.value) return compareText(a.name, b.name);
+  if (a.value === null) return 1;
+  if (b.value === null) return -1;
+  return b.value - a.value;
 }

@@ -68,6 +68,14 @@ export interface CollectionEntry {
   overflow: boolean;
 }
 
+/** A typed key with the quoted names of its columns, null for a form none of its events has. */
+export interface TypedKey {
+  key: KeyColumns;
+  string: string | null;
+  number: string | null;
+  array: string | null;
+}
+
 /** The column holding a reordered row's place in ingest order (its row id before; `cluster-rows.ts`). */
 export const SEQ_COLUMN = 'seq';
 
@@ -193,6 +201,33 @@ export class Catalog {
    */
   fields(entry: CollectionEntry, field: string): readonly KeyColumns[] {
     return this.#fields.get(entry)?.get(field) ?? [];
+  }
+
+  /**
+   * What binding a query reads of one collection, in one call: its entry and, for each field
+   * name, the typed keys that spell it (in {@link fields}' order) with their quoted columns
+   * (null for a form no event of the key has); undefined for a collection never written.
+   */
+  lookup(
+    collection: string,
+    names: readonly string[],
+  ): { entry: CollectionEntry; fields: Map<string, TypedKey[]> } | undefined {
+    const entry = this.#collections.get(collection);
+    if (!entry) return undefined;
+    const byName = this.#fields.get(entry);
+    const fields = new Map<string, TypedKey[]>();
+    for (const name of names) {
+      fields.set(
+        name,
+        (byName?.get(name) ?? []).map((key) => ({
+          key,
+          string: key.hasString ? keyColumn(key, 's') : null,
+          number: key.hasNumber ? keyColumn(key, 'n') : null,
+          array: key.hasArray ? keyColumn(key, 'a') : null,
+        })),
+      );
+    }
+    return { entry, fields };
   }
 
   /** Installs a committed version of a collection entry. */

@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import {
   CATALOG_DDL,
   Catalog,
@@ -8,6 +8,8 @@ import {
   ENGINE_SCHEMA,
 } from './catalog.ts';
 import { openLoaderInstance, openWorkspaceInstance, payloadColumnType } from './db-config.ts';
+import { readPrepared } from './prepared-statements.ts';
+import type { SqlParams } from './sql-params.ts';
 
 /** A connection to a workspace's database, named here so that layers above never import DuckDB. */
 export type WorkspaceConnection = DuckDBConnection;
@@ -136,6 +138,14 @@ export class WorkspaceDb {
       clearInterval(repeat);
       this.#release(conn);
     }
+  }
+
+  /**
+   * The run stage of a collection-mode query: a function that runs one statement on a reader
+   * connection, under {@link read}'s time limit, through the connection's prepared statements.
+   */
+  reader(timeoutMs?: number): (sql: string, params: SqlParams) => Promise<DuckDBValue[][]> {
+    return (sql, params) => this.read((conn) => readPrepared(conn, sql, params), timeoutMs);
   }
 
   /**

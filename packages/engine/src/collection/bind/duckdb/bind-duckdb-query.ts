@@ -1,10 +1,6 @@
-import { type Catalog, type CollectionEntry, keyColumn } from '../../../storage/duckdb/catalog.ts';
+import type { Catalog, CollectionEntry, TypedKey } from '../../../storage/duckdb/catalog.ts';
 import { ingestOrderSql } from '../../../storage/duckdb/cluster-rows.ts';
-import {
-  numericForm,
-  readFromPayload,
-  storedStringForm,
-} from '../../../storage/duckdb/key-typing.ts';
+import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
@@ -33,18 +29,18 @@ export interface DuckDbField {
   spellings: readonly DuckDbSpelling[];
 }
 
-/** One event table the query reads, with the expression that orders its rows as ingested. */
-export interface DuckDbTable {
-  table: string;
-  ingestOrder: string;
-}
-
 /** A query bound to a DuckDB workspace: its fields, its tables and the typing of payload reads. */
 export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
   /** Whether the collection has events at all (answers are empty otherwise, not errors). */
   collected: boolean;
-  /** The collection's event tables (segments), in ingest order; none without events. */
-  tables: readonly DuckDbTable[];
+  /**
+   * The relation the query reads: the collection's table, its segments side by side (a column
+   * a segment lacks reads as NULL there, which no event of that segment holds), or an empty
+   * relation of the same shape.
+   */
+  relation: string;
+  /** An expression over {@link relation} that orders its rows as they were ingested. */
+  ingestOrder: string;
   /**
    * How a value read from the payload gets its forms, as ingest types keys
    * (`storage/duckdb/key-typing.ts`): the renderer reads untyped paths with these.
@@ -54,19 +50,44 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
 export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbBoundQuery {
-  const entry = catalog.get(plan.query.collection);
+  const names = namedFields(plan.query);
+  const found = catalog.lookup(plan.query.collection, names);
+  const entry = found?.entry;
   const fields = new Map<string, DuckDbField>();
-  for (const name of namedFields(plan.query))
-    fields.set(name, bindDuckDbField(catalog, entry, name));
+  for (const name of names)
+    fields.set(name, bindDuckDbField(entry, name, found?.fields.get(name) ?? []));
   return {
     ...boundQuery(plan, fields),
     collected: entry !== undefined,
-    tables: (entry?.segments ?? []).map((s) => ({
-      table: s.table,
-      ingestOrder: ingestOrderSql(s),
-    })),
+    ...readRelation(
+      (entry?.segments ?? []).map((s) => ({ table: s.table, order: ingestOrderSql(s) })),
+    ),
     forms: PAYLOAD_FORMS,
   };
+}
+
+/** A later segment's ingest order starts this far above an earlier one's. */
+const SEGMENT_ROWS = 2 ** 40;
+/** The column of a union of segments that holds ingest order. */
+const UNION_ORDER = 'ingest_order';
+
+/** The relation over a collection's segments (in ingest order), and its ingest order. */
+function readRelation(segments: Array<{ table: string; order: string }>): {
+  relation: string;
+  ingestOrder: string;
+} {
+  const [only] = segments;
+  if (only && segments.length === 1) return { relation: only.table, ingestOrder: only.order };
+  if (segments.length === 0) {
+    return {
+      relation: `(SELECT NULL::BIGINT AS "timestamp", NULL::VARCHAR AS "json", NULL::BIGINT AS ${UNION_ORDER} WHERE FALSE)`,
+      ingestOrder: UNION_ORDER,
+    };
+  }
+  const branches = segments.map(
+    (s, i) => `SELECT *, ${s.order} + ${i * SEGMENT_ROWS} AS ${UNION_ORDER} FROM ${s.table}`,
+  );
+  return { relation: `(${branches.join(' UNION ALL BY NAME ')})`, ingestOrder: UNION_ORDER };
 }
 
 /** The typing of payload reads every bound DuckDB query carries. */
@@ -76,36 +97,32 @@ export const PAYLOAD_FORMS: DuckDbBoundQuery['forms'] = {
 };
 
 /**
- * The spellings of a dotted field. Paths up to {@link MAX_DEPTH} keys have typed columns; a
+ * The spellings of a dotted field from the typed keys that spell it (`typed`). Paths up to {@link MAX_DEPTH} keys have typed columns; a
  * deeper path (split at every dot), a key only wide events held and, in a collection past its
  * typed keys, any untyped one are read from the payload; past its typed keys with several segments, every path is, since a
  * segment without a key's column may still hold the key in payloads.
  */
 export function bindDuckDbField(
-  catalog: Catalog,
   entry: CollectionEntry | undefined,
   name: string,
+  typed: readonly TypedKey[],
 ): DuckDbField {
   if (!entry) return { name, spellings: [] };
-  const typed = catalog.fields(entry, name);
   const perRow = entry.overflow && entry.segments.length > 1;
-  const spellings: DuckDbSpelling[] = typed.map((key) =>
-    perRow || readFromPayload(key)
+  // A key without a typed column of any form is read from the payload.
+  const spellings: DuckDbSpelling[] = typed.map(({ key, string, number, array }) =>
+    perRow || (string === null && number === null && array === null)
       ? { path: key.path, from: 'payload' }
-      : {
-          path: key.path,
-          from: 'columns',
-          string: key.hasString ? keyColumn(key, 's') : null,
-          number: key.hasNumber ? keyColumn(key, 'n') : null,
-          array: key.hasArray ? keyColumn(key, 'a') : null,
-        },
+      : { path: key.path, from: 'columns', string, number, array },
   );
   const split = name.split('.');
   if (split.length > MAX_DEPTH) spellings.push({ path: split, from: 'payload' });
   else if (entry.overflow) {
     for (const path of split.length > 1 ? [[name], split] : [split]) {
       if (
-        !typed.some((k) => k.path.length === path.length && k.path.every((s, i) => s === path[i]))
+        !typed.some(
+          ({ key: k }) => k.path.length === path.length && k.path.every((s, i) => s === path[i]),
+        )
       )
         spellings.push({ path, from: 'payload' });
     }
