@@ -32,14 +32,27 @@ export interface FixtureEvent {
 }
 
 /** JSON text of a value, each `bigint` written as its digits (an integer token of any size). */
-export function jsonText(value: unknown): string {
+export function jsonText(value: unknown, token: (v: bigint) => string = String): string {
   const tokens: string[] = [];
   const text = JSON.stringify(value, (_key, v) => {
     if (typeof v !== 'bigint') return v;
-    tokens.push(String(v));
+    tokens.push(token(v));
     return `\u0000${tokens.length - 1}`;
   });
   return text.replace(/"\\u0000(\d+)"/g, (_m, i: string) => tokens[Number(i)] as string);
+}
+
+/**
+ * An integer token as ingest stores it: as JSON.stringify writes its nearest double where that
+ * text denotes the same decimal (`10^308` → `1e+308`), else digit for digit.
+ */
+function storedToken(v: bigint): string {
+  const text = JSON.stringify(Number(v));
+  const [mantissa = '', exponent = '0'] = text.split(/e\+?/);
+  const [whole = '', fraction = ''] = mantissa.split('.');
+  const power = Number(exponent) - fraction.length;
+  if (power < 0) return String(v);
+  return BigInt(whole + fraction) * 10n ** BigInt(power) === v ? text : String(v);
 }
 
 type Row = Record<string, string | number | null>;
@@ -88,14 +101,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * The string form: strings as they are, numbers and arrays as their JSON text (an integer token
- * digit for digit).
+ * as ingest stores it).
  */
 function stringForm(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'bigint') return String(value);
-  if (typeof value === 'number' || Array.isArray(value)) return jsonText(value);
+  if (typeof value === 'bigint') return storedToken(value);
+  if (typeof value === 'number' || Array.isArray(value)) return jsonText(value, storedToken);
   return null; // objects are not values
 }
 
