@@ -65,6 +65,20 @@ function summarize(output) {
   return totals;
 }
 
+/**
+ * The part of a package's output that says what failed: vitest's "Failed Tests" section (or its
+ * FAIL lines), else the output's end; at most FAILURE_LINES lines.
+ */
+const FAILURE_LINES = 80;
+function failureReport(output) {
+  const lines = stripVTControlCharacters(output).replaceAll('\r', '').split('\n');
+  const section = lines.findIndex((line) => /⎯ Failed (Tests|Suites) \d+ ⎯/.test(line));
+  if (section >= 0) return lines.slice(section, section + FAILURE_LINES).join('\n');
+  const fails = lines.filter((line) => /^\s*(FAIL|×|✗)\s/.test(line));
+  if (fails.length) return fails.slice(0, FAILURE_LINES).join('\n');
+  return lines.slice(-FAILURE_LINES).join('\n');
+}
+
 /** `1m 05s` */
 function duration(ms) {
   const s = Math.round(ms / 1000);
@@ -202,6 +216,13 @@ try {
   );
 } catch {
   // Only the next run's order depends on it.
+}
+
+// A failed package's own failure report again, last: the end of a long run's log is what gets read.
+for (const r of broken) {
+  console.log(
+    `\n${'─'.repeat(8)} why ${r.name} failed ${'─'.repeat(8)}\n${failureReport(r.output)}`,
+  );
 }
 
 console.log('\nPackage times (wall, and CPU where GNU time is installed):');

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `analytics-engine <command>`: `serve`, `load`, `demo-data` and `export`. Run from the repository root as
+ * `analytics-engine <command>`: `serve`, `load`, `demo-data`, `export` and `cluster-ddl`. Run from the repository root as
  * `pnpm engine <command>`; paths are relative to the directory the command was run from.
  */
 import { parseArgs } from 'node:util';
@@ -21,6 +21,8 @@ const demoDataCommand: Run = async (options) =>
   (await import('./demo-data-command.ts')).demoDataCommand(options);
 const exportCommand: Run = async (options) =>
   (await import('./export-command.ts')).exportCommand(options);
+const clusterDdlCommand: Run = async (options) =>
+  (await import('./cluster-ddl-command.ts')).clusterDdlCommand(options);
 
 const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data] [--workspaces FILE]
              serve the Data Query API; the key comes from ANALYTICS_API_KEY (workspace
@@ -48,10 +50,15 @@ const EXPORT_USAGE = `  export     --to-clickhouse URL [--data .data] [--workspa
              run it again after an interruption: batches already there are not written twice)
 `;
 
+const CLUSTER_DDL_USAGE = `  cluster-ddl [--workspace default] [--cluster '{cluster}']
+             print the DDL to run once on a ClickHouse cluster before serve --clickhouse
+             (replicated tables, a Distributed event table), for clickhouse client --multiquery
+`;
+
 const USAGE = `usage: analytics-engine <command> [options]   (analytics-engine <command> --help)
 
 commands:
-${SERVE_USAGE}${LOAD_USAGE}${DEMO_DATA_USAGE}${EXPORT_USAGE}`;
+${SERVE_USAGE}${LOAD_USAGE}${DEMO_DATA_USAGE}${EXPORT_USAGE}${CLUSTER_DDL_USAGE}`;
 
 const COMMANDS = {
   serve: {
@@ -98,6 +105,14 @@ const COMMANDS = {
     },
     usage: EXPORT_USAGE,
     run: exportCommand,
+  },
+  'cluster-ddl': {
+    options: {
+      workspace: { type: 'string' },
+      cluster: { type: 'string' },
+    },
+    usage: CLUSTER_DDL_USAGE,
+    run: clusterDdlCommand,
   },
 } as const;
 

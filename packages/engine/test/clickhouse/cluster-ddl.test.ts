@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from '@clickhouse/client-web';
@@ -5,9 +6,9 @@ import { afterAll, expect, inject, test } from 'vitest';
 import { clusterSchema } from '../../src/storage/clickhouse/clickhouse-cluster-schema.ts';
 
 /**
- * The cluster DDL the README documents: every statement is accepted by ClickHouse's own parser
- * (chdb has no Keeper, cluster or macros to run it), and the README shows exactly what
- * `clusterSchema` writes.
+ * The cluster DDL: every statement is accepted by ClickHouse's own parser (chdb has no Keeper,
+ * cluster or macros to run it), `analytics-engine cluster-ddl` prints exactly what
+ * `clusterSchema` writes, and the README's excerpt of it is true.
  */
 
 const client = createClient({
@@ -41,7 +42,26 @@ test('a statement ClickHouse cannot parse is refused (the check above can fail)'
   ).rejects.toThrow(/Syntax error/);
 });
 
-test("the README's cluster DDL is clusterSchema's, statement for statement", () => {
+const BIN = join(import.meta.dirname, '../../bin/analytics-engine.mjs');
+
+function clusterDdl(...args: string[]) {
+  return spawnSync(process.execPath, [BIN, 'cluster-ddl', ...args], { encoding: 'utf8' });
+}
+
+test('`analytics-engine cluster-ddl` prints the statements for a workspace and cluster', () => {
+  const run = clusterDdl('--workspace', 'acme', '--cluster', 'main');
+  expect(run.status).toBe(0);
+  expect(run.stdout).toBe(`${clusterSchema('analytics_acme', 'main').join(';\n\n')};\n`);
+  expect(clusterDdl().stdout).toBe(`${statements.join(';\n\n')};\n`);
+  const refused = clusterDdl('--workspace', 'a;b');
+  expect(refused.status).toBe(2);
+  expect(refused.stdout).toBe('');
+  expect(refused.stderr).toBe(
+    "analytics-engine cluster-ddl: --workspace 'a;b' must be letters, digits, '_' or '-' (analytics-engine cluster-ddl --help)\n",
+  );
+});
+
+test("the README's excerpt of the cluster DDL is clusterSchema's", () => {
   const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
-  expect(readme).toContain(`${statements.join(';\n\n')};`);
+  expect(readme).toContain(`${statements[1]};`);
 });
