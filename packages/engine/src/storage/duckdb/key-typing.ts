@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { fieldName, jsonPointer } from '../key-path.ts';
 import { JSON_TOKENS } from '../json-tokens.ts';
+import { fieldName, jsonPointer } from '../key-path.ts';
 import type { SeenKey } from '../seen-key.ts';
 import {
   type CollectionEntry,
