@@ -103,7 +103,7 @@ function extractedForms(
     number: () => forms.numeric(string()),
     array: () => {
       const p = params.text(pointer);
-      return `CASE WHEN json_type("json", ${p}) = 'ARRAY' THEN json_transform(json_extract("json", ${p}), '["VARCHAR"]') END`;
+      return `CASE WHEN json_type("json", ${p}) = 'ARRAY' THEN ${forms.arrayElements(`json_extract("json", ${p})`)} END`;
     },
   });
 }

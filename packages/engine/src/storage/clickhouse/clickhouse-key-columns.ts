@@ -1,6 +1,11 @@
 import type { ClickHouseClient } from '@clickhouse/client-web';
 import type { SeenKey } from '../seen-key.ts';
-import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
+import {
+  NUMERIC_TEXT,
+  numericFormSql,
+  readableJsonSql,
+  stringFormSql,
+} from './clickhouse-forms.ts';
 import {
   formColumnBase as baseName,
   formColumnsOf as columnsOf,
@@ -65,7 +70,7 @@ export function addKeyColumnsSql(
   sortField?: string,
 ): string {
   const adds = paths.flatMap((path) => {
-    const keys = `json, ${path.map(clickHouseStringLiteral).join(', ')}`;
+    const keys = `${readableJsonSql('json')}, ${path.map(clickHouseStringLiteral).join(', ')}`;
     const { number, string } = columnsOf(path);
     const comment = `COMMENT ${clickHouseStringLiteral(JSON.stringify(path))}`;
     const categorical = path.length === 1 && path[0] === sortField;

@@ -1,6 +1,10 @@
 import type { Catalog, CollectionEntry, TypedKey } from '../../../storage/duckdb/catalog.ts';
 import { ingestOrderSql } from '../../../storage/duckdb/cluster-rows.ts';
-import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
+import {
+  arrayElementForms,
+  numericForm,
+  storedStringForm,
+} from '../../../storage/duckdb/key-typing.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
@@ -45,7 +49,11 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
    * How a value read from the payload gets its forms, as ingest types keys
    * (`storage/duckdb/key-typing.ts`): the renderer reads untyped paths with these.
    */
-  forms: { storedString: typeof storedStringForm; numeric: typeof numericForm };
+  forms: {
+    storedString: typeof storedStringForm;
+    numeric: typeof numericForm;
+    arrayElements: typeof arrayElementForms;
+  };
 }
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
@@ -94,6 +102,7 @@ function readRelation(segments: Array<{ table: string; order: string }>): {
 export const PAYLOAD_FORMS: DuckDbBoundQuery['forms'] = {
   storedString: storedStringForm,
   numeric: numericForm,
+  arrayElements: arrayElementForms,
 };
 
 /**
