@@ -2,7 +2,6 @@ import type { FilterCondition, FilterGroups, FilterValue } from '@analytics-char
 import {
   NUMERIC_TEXT,
   numericFormSql,
-  readableJsonSql,
   stringFormSql,
 } from '../../storage/clickhouse/clickhouse-forms.ts';
 import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
@@ -17,7 +16,8 @@ import type {
  * Payload fields and filters as ClickHouse SQL, with the DuckDB driver's reading of a field: per
  * event, the first key path spelling the field at which it holds a value (its bound spellings).
  * A spelling whose path has key columns reads its forms from them (present where the string form
- * is not NULL), else from `json` at the path with the same definitions (`clickhouse-forms.ts`).
+ * is not NULL), else from the payload at the path with the same definitions (`clickhouse-forms.ts`),
+ * read as ClickHouse's JSON functions can (`clickhouse-readable-json.ts`).
  * Array tests (`includes`) read the JSON, which alone tells an array from a string; substring
  * tests read the string form, which a payload ClickHouse cannot parse (an integer token of 2^64
  * or more) still has from ingest. Field names
@@ -42,29 +42,30 @@ const arrayForm = (keys: string) =>
   `arrayMap(e -> ${stringFormSql('e')}, JSONExtractArrayRaw(${keys}))`;
 
 /** A spelling read from the payload. */
-function jsonSpelling(path: readonly string[], params: ClickHouseParams): Spelling {
-  const keys = `_doc, ${path.map((key) => params.add('String', key)).join(', ')}`;
-  // The readable payload is named once per reading (a one-element array's lambda), as its
-  // expression written out at each of a reading's JSON calls made each query several times
-  // slower to plan.
-  const read = (sql: string) => `arrayMap(_doc -> ${sql}, [${readableJsonSql('json')}])[1]`;
+function jsonSpelling(bound: ClickHouseSpelling, params: ClickHouseParams): Spelling {
+  const path = bound.path.map((key) => params.add('String', key)).join(', ');
+  const read = (reading: (keys: string) => string) =>
+    bound.payload((payload) => reading(`${payload}, ${path}`));
   return {
-    present: read(`JSONType(${keys}) NOT IN ('Null', 'Object')`),
-    string: read(stringFormSql(keys)),
-    number: () => read(numericFormSql(keys, params.add('String', NUMERIC_TEXT))),
-    json: (reading) => read(reading(keys)),
+    present: read((keys) => `JSONType(${keys}) NOT IN ('Null', 'Object')`),
+    string: read(stringFormSql),
+    number: () => {
+      const pattern = params.add('String', NUMERIC_TEXT);
+      return read((keys) => numericFormSql(keys, pattern));
+    },
+    json: read,
   };
 }
 
 /** A spelling read from its key columns where it has them. */
 function spelling(bound: ClickHouseSpelling, params: ClickHouseParams): Spelling {
-  const { path, columns } = bound;
-  if (!columns) return jsonSpelling(path, params);
+  const { columns } = bound;
+  if (!columns) return jsonSpelling(bound, params);
   return {
     present: `${columns.string} IS NOT NULL`,
     string: columns.string,
     number: () => columns.number,
-    json: (reading) => jsonSpelling(path, params).json(reading),
+    json: (reading) => jsonSpelling(bound, params).json(reading),
   };
 }
 
@@ -120,7 +121,7 @@ function conditionSql(
   const includes = () => {
     const v = params.add('String', text);
     const json = (reading: (s: Spelling) => string) =>
-      fieldSql(field, reading, params, (s) => jsonSpelling(s.path, params));
+      fieldSql(field, reading, params, (s) => jsonSpelling(s, params));
     return `coalesce(if(${json((s) => s.json((keys) => `JSONType(${keys}) = 'Array'`))},
       has(${json((s) => s.json(arrayForm))}, ${v}),
       position(${stringFieldSql(field, params)}, ${v}) > 0), false)`;

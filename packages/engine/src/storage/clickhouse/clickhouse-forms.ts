@@ -16,7 +16,8 @@
  */
 
 import { JSON_TOKENS } from '../json-tokens.ts';
-import { clickHouseStringLiteral } from './clickhouse-schema.ts';
+import { LONG_INTEGER } from './clickhouse-readable-json.ts';
+import { clickHouseStringLiteral } from './clickhouse-sql-text.ts';
 
 /** A decimal number in text, as the numeric form reads strings (RE2 syntax). */
 export const NUMERIC_TEXT = '^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$';
@@ -41,8 +42,8 @@ export function stringFormSql(keys: string): string {
 }
 
 /**
- * A JSON string's text, or the digits of an integer token {@link readableJsonSql} marked
- * (a string of U+0000 and the digits).
+ * A JSON string's text, or the digits of an integer token the readable payload marked (a string
+ * of U+0000 and the digits, `clickhouse-readable-json.ts`).
  */
 function textSql(keys: string): string {
   const text = `JSONExtractString(${keys})`;
@@ -56,24 +57,6 @@ function textSql(keys: string): string {
 function arrayTextSql(raw: string): string {
   const unmarked = `if(position(${raw}, '\\\\u0000') > 0, replaceRegexpAll(${raw}, '"\\\\\\\\u0000(${LONG_INTEGER})"', '\\\\1'), ${raw})`;
   return `if(match(${raw}, 'e[0-9]'), arrayStringConcat(arrayMap(t -> if(startsWith(t, '"'), t, replaceRegexpAll(t, 'e([0-9])', 'e+\\\\1')), extractAll(${unmarked}, ${clickHouseStringLiteral(JSON_TOKENS)}))), ${unmarked})`;
-}
-
-/** An integer token of 19 digits or more, which may be beyond 64 bits (RE2). */
-const LONG_INTEGER = '-?[0-9]{19,}';
-
-/**
- * The payload `json` as ClickHouse's JSON functions can read it. Their parser refuses a whole
- * document holding an integer token of 2^64 or more or below -2^63, so in a document with 19
- * digits in a row, each integer token of 19 digits or more outside strings is rewritten as a
- * marked string (U+0000 and its digits), which {@link numericFormSql} and
- * {@link stringFormSql} read by the number rule. A token between two others is matched by the
- * second pass, as one delimiter ends the first token's match.
- */
-export function readableJsonSql(json: string): string {
-  const token = `'([\\\\[,:\\\\s])(${LONG_INTEGER})([,\\\\]}\\\\s])'`;
-  const mark = (text: string) =>
-    `replaceRegexpAll(${text}, ${token}, '\\\\1"\\\\\\\\u0000\\\\2"\\\\3')`;
-  return `if(match(${json}, '[0-9]{19}'), arrayStringConcat(arrayMap(t -> if(startsWith(t, '"'), t, ${mark(mark('t'))}), extractAll(${json}, ${clickHouseStringLiteral(JSON_TOKENS)}))), ${json})`;
 }
 
 /** One value's forms, or `undefined` where JavaScript cannot be sure of ClickHouse's. */
