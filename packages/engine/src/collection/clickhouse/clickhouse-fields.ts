@@ -16,8 +16,8 @@ import type {
  * Payload fields and filters as ClickHouse SQL, with the DuckDB driver's reading of a field: per
  * event, the first key path spelling the field at which it holds a value (its bound spellings).
  * A spelling whose path has key columns reads its forms from them (present where the string form
- * is not NULL), else from the payload at the path with the same definitions (`clickhouse-forms.ts`),
- * read as ClickHouse's JSON functions can (`clickhouse-readable-json.ts`).
+ * is not NULL), else from the payload at the path with the same definitions
+ * (`clickhouse-forms.ts`), read as ClickHouse's JSON functions can (`clickhouse-readable-json.ts`).
  * Array tests (`includes`) read the JSON, which alone tells an array from a string; substring
  * tests read the string form, which a payload ClickHouse cannot parse (an integer token of 2^64
  * or more) still has from ingest. Field names

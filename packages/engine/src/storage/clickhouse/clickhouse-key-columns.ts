@@ -26,8 +26,9 @@ import {
  * Key columns for payload key paths: per path, the value's two forms as typed columns,
  * `n_<hash> Nullable(Float64)` and `s_<hash> Nullable(String)` (`clickhouse-forms.ts`). Ingest
  * computes them in JavaScript and names them in its insert; their DEFAULT expressions compute
- * the same forms from the payload (`json_readable`, `clickhouse-readable-json.ts`), so rows written any other way (an import through ClickHouse, an
- * engine that had not read the column list yet, parts older than the columns) read the same.
+ * the same forms from the payload (`json_readable`, `clickhouse-readable-json.ts`), so rows
+ * written any other way (an import through ClickHouse, an engine that had not read the column
+ * list yet, parts older than the columns) read the same.
  * Queries read the columns themselves: a filter is a comparison of a column, an aggregate reads
  * Float64s, and a value is present exactly where its string form is not NULL.
  *
