@@ -177,7 +177,7 @@ describe('module layers', () => {
         /^collection\/[^/]+$/.test(e.from) ||
         /^collection\/bind\/[^/]+$/.test(e.from),
     );
-    expect(neutral.some((e) => e.from.startsWith('collection/bind/'))).toBe(true);
+    expect(neutral.some((e) => e.from.startsWith('collection/plan/'))).toBe(true);
     const bound = neutral.filter((e) =>
       under(e.to, [
         'storage/',

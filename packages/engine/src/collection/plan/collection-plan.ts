@@ -2,6 +2,7 @@ import {
   type Aggregation,
   type CollectionQuery,
   type Envelope,
+  type FilterGroups,
   type ResolvedWindows,
   resolveWindows,
 } from '@analytics-chart/protocol';
@@ -14,13 +15,31 @@ import { EngineError } from '../../engine-error.ts';
 export interface CollectionPlan {
   query: CollectionQuery;
   windows: ResolvedWindows;
+  /** Every field the query names, in filters, metric and split, each once: what bind resolves. */
+  fields: string[];
 }
 
 /** Plans a collection-mode query at `now` (Unix seconds); a window that cannot be is a 400. */
 export function planCollectionQuery(query: CollectionQuery, now: number): CollectionPlan {
   const windows = resolveWindows(query, now);
   if (!windows.ok) throw new EngineError(400, windows.error);
-  return { query, windows: windows.value };
+  return { query, windows: windows.value, fields: namedFields(query) };
+}
+
+/** Every field name a query names, in filters, metric and split, each once. */
+function namedFields(query: CollectionQuery): string[] {
+  const names = new Set<string>();
+  const groups: Array<FilterGroups | null | undefined> = [
+    query.filters,
+    query.compare_filters,
+    query.numerator_filters,
+    query.denominator_filters,
+  ];
+  for (const group of groups)
+    for (const conditions of group ?? []) for (const [name] of conditions) names.add(name);
+  if (query.metric !== null) names.add(query.metric);
+  if (query.split !== null) names.add(query.split);
+  return [...names];
 }
 
 /**

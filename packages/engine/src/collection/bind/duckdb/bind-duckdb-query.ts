@@ -1,10 +1,9 @@
 import type { Catalog, CollectionEntry, TypedKey } from '../../../storage/duckdb/catalog.ts';
-import { ingestOrderSql } from '../../../storage/duckdb/cluster-rows.ts';
 import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
-import { type BoundQuery, boundQuery, namedFields } from '../bound-query.ts';
+import type { BoundQuery } from '../bound-query.ts';
 
 /**
  * One key path that spells a field, and where its forms are: in typed columns (quoted names,
@@ -50,18 +49,20 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
 export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbBoundQuery {
-  const names = namedFields(plan.query);
-  const found = catalog.lookup(plan.query.collection, names);
+  const { query, windows } = plan;
+  const found = catalog.lookup(query.collection, plan.fields);
   const entry = found?.entry;
   const fields = new Map<string, DuckDbField>();
-  for (const name of names)
+  for (const name of plan.fields)
     fields.set(name, bindDuckDbField(entry, name, found?.fields.get(name) ?? []));
   return {
-    ...boundQuery(plan, fields),
+    query,
+    windows,
+    fields,
+    metric: query.metric === null ? null : (fields.get(query.metric) ?? null),
+    split: query.split === null ? null : (fields.get(query.split) ?? null),
     collected: entry !== undefined,
-    ...readRelation(
-      (entry?.segments ?? []).map((s) => ({ table: s.table, order: ingestOrderSql(s) })),
-    ),
+    ...readRelation(found?.segments ?? []),
     forms: PAYLOAD_FORMS,
   };
 }
@@ -72,7 +73,7 @@ const SEGMENT_ROWS = 2 ** 40;
 const UNION_ORDER = 'ingest_order';
 
 /** The relation over a collection's segments (in ingest order), and its ingest order. */
-function readRelation(segments: Array<{ table: string; order: string }>): {
+function readRelation(segments: ReadonlyArray<{ table: string; order: string }>): {
   relation: string;
   ingestOrder: string;
 } {
