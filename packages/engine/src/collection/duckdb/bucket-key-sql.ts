@@ -1,4 +1,5 @@
-import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import { BIGINT } from '../../storage/duckdb/duckdb-api.ts';
+import type { NamedParams } from '../../storage/duckdb/sql-params.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 
 const DAY = 86_400;
@@ -7,9 +8,16 @@ const WEEK = 7 * DAY;
 /**
  * The bucket plan's key as a DuckDB integer expression of `ts` (a BIGINT Unix-seconds
  * expression): integer arithmetic with a CASE over the window's offsets, a single integer where
- * they all agree.
+ * they all agree. Its integers are named parameters `$k0`, `$k1`, … of `named`.
  */
-export function bucketKeySql(plan: BucketPlan, ts: string, params: SqlParams): string {
+export function bucketKeySql(plan: BucketPlan, ts: string, named: NamedParams): string {
+  const params = {
+    integer: (value: number) => {
+      const name = `k${Object.keys(named).length}`;
+      named[name] = { value, type: BIGINT };
+      return `$${name}`;
+    },
+  };
   if (plan.clock) {
     const { width, segments } = plan.clock;
     return `((${ts} + ${piecewiseSql(ts, segments, (s) => s.offset, params)}) // ${params.integer(width)})`;
@@ -33,7 +41,7 @@ function piecewiseSql(
   ts: string,
   segments: readonly OffsetSegment[],
   value: (s: OffsetSegment) => number,
-  params: SqlParams,
+  params: { integer: (value: number) => string },
 ): string {
   const first = segments[0];
   if (!first) return '0';

@@ -22,7 +22,7 @@ export function collectionQuery(
       query,
       windows,
       bound: bindDuckDbQuery(db.catalog, plan),
-      run: db.reader(limits.timeoutMs),
+      run: (statement) => db.readRows(statement, limits.timeoutMs),
     };
     switch (query.graph_type) {
       case 'Samples':

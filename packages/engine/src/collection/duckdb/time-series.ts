@@ -5,7 +5,8 @@ import {
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
-import { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import { BIGINT, LIST, listValue, VARCHAR } from '../../storage/duckdb/duckdb-api.ts';
+import type { NamedParams } from '../../storage/duckdb/sql-params.ts';
 import { type LineAnswer, lineEnvelope } from '../line-windows.ts';
 import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive } from '../plan/collection-plan.ts';
@@ -28,9 +29,7 @@ import {
   sumPartsSql,
 } from './aggregate-sql.ts';
 import { bucketKeySql } from './bucket-key-sql.ts';
-import { type QueryContext, toNumber } from './collection-relation.ts';
-import { fields, metricSql } from './field-sql.ts';
-import { and, whereFilters, windowSql, windowWhere } from './filter-sql.ts';
+import { and, type QueryContext, toNumber, windowSql } from './collection-relation.ts';
 
 /**
  * The time-series graph types: Single, Multi, Stacked, Cumulative, Ratio and Compare Line. Each
@@ -58,18 +57,17 @@ function bucketsOf(ctx: QueryContext, window: TimeWindow, granularity: ResolvedG
 }
 
 /**
- * Aggregates each population (a SQL condition within the base filter) per bucket of `window`.
- * `build` adds the base condition and the populations' conditions to the statement's params.
+ * Aggregates each population (a SQL condition within the base condition `where`) per bucket of
+ * `window`.
  */
 async function aggregateWindow(
   ctx: QueryContext,
   window: TimeWindow,
   granularity: ResolvedGranularity,
-  build: (params: SqlParams) => { where: string; populations: string[] },
+  { where, populations }: { where: string; populations: string[] },
 ): Promise<WindowResult> {
   const plan = bucketsOf(ctx, window, granularity);
-  const params = new SqlParams();
-  const { where, populations } = build(params);
+  const params: NamedParams = { ...ctx.bound.params };
   const empty = emptyValue(ctx.query.aggregation);
   const series: Series[] = populations.map(() => ({
     values: plan ? plan.buckets.map(() => empty) : [],
@@ -77,7 +75,7 @@ async function aggregateWindow(
     combined: empty,
   }));
   if (!plan || plan.buckets.length === 0) return { buckets: [], series };
-  const m = metricSql(ctx, params);
+  const m = ctx.bound.metricSql;
   const { aggregation } = ctx.query;
   // Count and Sum over the window are the sums of their buckets: one GROUP BY suffices. Avg and
   // percentiles need the window as a whole, which GROUPING SETS adds to the same scan.
@@ -85,8 +83,12 @@ async function aggregateWindow(
   // Sums of buckets are also sums of spans of UTC time within them, keyed by a division alone.
   const { lo, hi } = windowSeconds(window);
   const units = additive ? calendarUnits(plan, lo, hi) : undefined;
+  if (units) {
+    params.shift = { value: UNIT_SHIFT, type: BIGINT };
+    params.unit = { value: units.seconds, type: BIGINT };
+  }
   const key = units
-    ? `(("timestamp" + ${params.integer(UNIT_SHIFT)}) // ${params.integer(units.seconds)})`
+    ? `(("timestamp" + $shift) // $unit)`
     : bucketKeySql(plan, '"timestamp"', params);
   // Count's value is its own event count; other aggregations count events beside the value.
   const columns = populations.map((condition, i) =>
@@ -95,12 +97,12 @@ async function aggregateWindow(
       : `${aggregateSql(aggregation, m, condition)} AS v${i}, ${aggregateSql('Count', null, condition)} AS c${i}`,
   );
   const width = aggregation === 'Count' ? 1 : 2;
-  const rows = await ctx.run(
-    `SELECT ${key} AS k, ${columns.join(', ')}
+  const rows = await ctx.run({
+    sql: `SELECT ${key} AS k, ${columns.join(', ')}
      FROM ${ctx.bound.relation} WHERE ${and(windowSql(window, params), where)}
      GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
     params,
-  );
+  });
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
   // A Sum's buckets and total add its exact parts up, rounding once each (`plan/exact-sum.ts`).
   const sums =
@@ -190,10 +192,10 @@ async function singleLine(
   window: TimeWindow,
   granularity: ResolvedGranularity,
 ): Promise<WindowAnswer> {
-  const result = await aggregateWindow(ctx, window, granularity, (params) => ({
-    where: whereFilters(ctx, ctx.query.filters, params),
+  const result = await aggregateWindow(ctx, window, granularity, {
+    where: ctx.bound.where.filters,
     populations: ['TRUE'],
-  }));
+  });
   const [own] = result.series as [Series];
   const key = valueKey(ctx.query.aggregation, ctx.query.metric);
   return {
@@ -209,10 +211,11 @@ async function compareLines(
   granularity: ResolvedGranularity,
 ): Promise<[WindowAnswer, WindowAnswer]> {
   const { query } = ctx;
-  const result = await aggregateWindow(ctx, window, granularity, (params) => ({
-    where: whereFilters(ctx, query.filters, params),
-    populations: ['TRUE', whereFilters(ctx, query.compare_filters ?? [], params)],
-  }));
+  const { where } = ctx.bound;
+  const result = await aggregateWindow(ctx, window, granularity, {
+    where: where.filters,
+    populations: ['TRUE', where.compare],
+  });
   const key = valueKey(query.aggregation, query.metric);
   const line = (s: Series): WindowAnswer => ({
     rows: rowsOf(ctx, result.buckets, s.counts, key, s.values),
@@ -228,14 +231,10 @@ async function ratio(
   window: TimeWindow,
   granularity: ResolvedGranularity,
 ): Promise<WindowAnswer> {
-  const { query } = ctx;
-  const result = await aggregateWindow(ctx, window, granularity, (params) => {
-    const numerator = whereFilters(ctx, query.numerator_filters ?? [], params);
-    const denominator = whereFilters(ctx, query.denominator_filters ?? [], params);
-    return {
-      where: `${whereFilters(ctx, query.filters, params)} AND (${numerator} OR ${denominator})`,
-      populations: [numerator, denominator],
-    };
+  const { filters, numerator, denominator } = ctx.bound.where;
+  const result = await aggregateWindow(ctx, window, granularity, {
+    where: `${filters} AND (${numerator} OR ${denominator})`,
+    populations: [numerator, denominator],
   });
   const [num, den] = result.series as [Series, Series];
   const counts = num.counts.map((c, i) => c + (den.counts[i] ?? 0));
@@ -265,11 +264,11 @@ async function cumulative(
   const empty = emptyValue(query.aggregation);
   const plan = bucketsOf(ctx, window, granularity);
   if (!plan || plan.buckets.length === 0) return { rows: [], combined: empty };
-  const params = new SqlParams();
+  const params: NamedParams = { ...ctx.bound.params };
   const k = bucketKeySql(plan, '"timestamp"', params);
-  const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
+  const m = ctx.bound.metricSql ?? 'NULL::DOUBLE';
   const base = `SELECT ${k} AS k, ${m} AS m FROM ${ctx.bound.relation}
-    WHERE ${windowWhere(ctx, window, query.filters, params)}`;
+    WHERE ${and(windowSql(window, params), ctx.bound.where.filters)}`;
   const percentile = !['Count', 'Sum', 'Avg'].includes(query.aggregation);
   const sql = percentile
     ? `SELECT k, count(*), max(q), NULL FROM (
@@ -277,7 +276,7 @@ async function cumulative(
          FROM (${base})
        ) GROUP BY k`
     : `SELECT k, count(*), ${sumPartsSql('m')} FROM (${base}) GROUP BY k`;
-  const rows = await ctx.run(sql, params);
+  const rows = await ctx.run({ sql, params });
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
   const counts = plan.buckets.map(() => 0);
   const parts: (SumParts | null)[] = plan.buckets.map(() => null);
@@ -339,12 +338,12 @@ async function splitWindow(
   if (!plan || plan.buckets.length === 0) {
     return { rows: [], combined: empty, series: fixedSeries ?? [] };
   }
-  const base = (params: SqlParams) => {
-    const split = fields(ctx, params)(query.split ?? '').string ?? 'NULL::VARCHAR';
-    const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
+  const base = (params: NamedParams) => {
+    const split = ctx.bound.splitSql ?? 'NULL::VARCHAR';
+    const m = ctx.bound.metricSql ?? 'NULL::DOUBLE';
     const k = bucketKeySql(plan, '"timestamp"', params);
     return `SELECT ${split} AS sp, ${k} AS k, ${m} AS m FROM ${ctx.bound.relation}
-      WHERE ${windowWhere(ctx, window, query.filters, params)}`;
+      WHERE ${and(windowSql(window, params), ctx.bound.where.filters)}`;
   };
   const aggregates =
     (query.aggregation === 'Count' || query.aggregation === 'Sum' || query.aggregation === 'Avg'
@@ -377,15 +376,18 @@ async function splitWindow(
  */
 async function splitCells(
   ctx: QueryContext,
-  base: (params: SqlParams) => string,
+  base: (params: NamedParams) => string,
 ): Promise<SplitAggregates | null> {
-  const params = new SqlParams();
-  const rows = await ctx.run(
-    `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : `, ${sumPartsSql('m')}`}
+  const params: NamedParams = {
+    ...ctx.bound.params,
+    cells: { value: MAX_SPLIT_CELLS + 1, type: BIGINT },
+  };
+  const rows = await ctx.run({
+    sql: `SELECT sp, k, count(*)${ctx.query.aggregation === 'Count' ? '' : `, ${sumPartsSql('m')}`}
      FROM (${base(params)}) WHERE sp IS NOT NULL
-     GROUP BY sp, k LIMIT ${params.integer(MAX_SPLIT_CELLS + 1)}`,
+     GROUP BY sp, k LIMIT $cells`,
     params,
-  );
+  });
   if (rows.length > MAX_SPLIT_CELLS) return null;
   const { aggregation } = ctx.query;
   // Sums stay exact until each value is rounded once (`plan/exact-sum.ts`).
@@ -430,23 +432,24 @@ async function splitCells(
  */
 async function rankedSplit(
   ctx: QueryContext,
-  base: (params: SqlParams) => string,
+  base: (params: NamedParams) => string,
   fixedSeries: string[] | null,
 ): Promise<SplitAggregates> {
-  const params = new SqlParams();
+  const params: NamedParams = { ...ctx.bound.params };
   const { aggregation } = ctx.query;
   const agg = aggregateSql(aggregation, 'm');
   const from = base(params);
-  const chosen = fixedSeries ? `list_contains(${params.texts(fixedSeries)}, sp)` : 'TRUE';
-  const rows = await ctx.run(
-    `WITH base AS (SELECT * FROM (${from}) WHERE sp IS NOT NULL),
+  if (fixedSeries) params.fixed = { value: listValue([...fixedSeries]), type: LIST(VARCHAR) };
+  const chosen = fixedSeries ? 'list_contains($fixed, sp)' : 'TRUE';
+  const rows = await ctx.run({
+    sql: `WITH base AS (SELECT * FROM (${from}) WHERE sp IS NOT NULL),
           top AS (SELECT sp, ${agg} AS v, ${aggregateOrderSql(aggregation, 'm')} AS o FROM base WHERE ${chosen} GROUP BY sp
                   ORDER BY o DESC NULLS LAST, sp LIMIT ${LIMITS.series})
      SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
      UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
      UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
     params,
-  );
+  });
   const result: SplitAggregates = { cells: new Map(), ranked: [], combined: null };
   result.combined = emptyValue(ctx.query.aggregation);
   for (const [part, sp, k, v, c] of rows) {

@@ -4,7 +4,7 @@ import type {
   DuckDBPreparedStatement,
   DuckDBValue,
 } from '@duckdb/node-api';
-import type { SqlParams } from './sql-params.ts';
+import { type NamedParams, SqlParams } from './sql-params.ts';
 
 /**
  * Prepared statements kept per connection, keyed by their SQL text, because planning anew the
@@ -27,7 +27,7 @@ const caches = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedS
 export function runPrepared(
   conn: DuckDBConnection,
   sql: string,
-  params: SqlParams,
+  params: SqlParams | NamedParams,
 ): Promise<DuckDBMaterializedResult> {
   return withPrepared(conn, sql, params, (statement) => statement.run());
 }
@@ -41,7 +41,7 @@ export function runPrepared(
 export async function readPrepared(
   conn: DuckDBConnection,
   sql: string,
-  params: SqlParams,
+  params: SqlParams | NamedParams,
 ): Promise<DuckDBValue[][]> {
   return materializedRows(await runPrepared(conn, sql, params));
 }
@@ -67,7 +67,7 @@ function materializedRows(result: DuckDBMaterializedResult): DuckDBValue[][] {
 async function withPrepared<T>(
   conn: DuckDBConnection,
   sql: string,
-  params: SqlParams,
+  params: SqlParams | NamedParams,
   run: (statement: DuckDBPreparedStatement) => Promise<T>,
 ): Promise<T> {
   let cache = caches.get(conn);
@@ -90,7 +90,16 @@ async function withPrepared<T>(
   }
   try {
     const prepared = await statement;
-    prepared.bind(params.values, params.types);
+    if (params instanceof SqlParams) prepared.bind(params.values, params.types);
+    else {
+      // Named: each name the statement holds, so that unused parameters are left out.
+      const named = params;
+      for (let i = 1; i <= prepared.parameterCount; i++) {
+        const param = named[prepared.parameterName(i)];
+        if (!param) throw new Error(`parameter $${prepared.parameterName(i)} has no value`);
+        prepared.bindValue(i, param.value, param.type);
+      }
+    }
     return await run(prepared);
   } catch (error) {
     if (cache.get(sql) === statement) cache.delete(sql);

@@ -1,9 +1,11 @@
 import type { Catalog, CollectionEntry, TypedKey } from '../../../storage/duckdb/catalog.ts';
-import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
+import type { NamedParams } from '../../../storage/duckdb/sql-params.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import type { BoundQuery } from '../bound-query.ts';
+import { type FieldSql, fieldsSql } from './field-sql.ts';
+import { type BoundFilters, boundFilters } from './filter-sql.ts';
 
 /**
  * One key path that spells a field, and where its forms are: in typed columns (quoted names,
@@ -40,11 +42,19 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
   relation: string;
   /** An expression over {@link relation} that orders its rows as they were ingested. */
   ingestOrder: string;
+  /** Each field's SQL forms (`field-sql.ts`), written once with {@link params}. */
+  sql: ReadonlyMap<string, FieldSql>;
+  /** The metric's numeric form, or null for Count or where no event holds the metric. */
+  metricSql: string | null;
+  /** The split's string form, or null where the query has no split or no event holds it. */
+  splitSql: string | null;
+  /** Each filter list as one condition (`filter-sql.ts`). */
+  where: BoundFilters;
   /**
-   * How a value read from the payload gets its forms, as ingest types keys
-   * (`storage/duckdb/key-typing.ts`): the renderer reads untyped paths with these.
+   * The named parameters the SQL above holds; a renderer starts its statement's parameters from
+   * these and adds its own under other names.
    */
-  forms: { storedString: typeof storedStringForm; numeric: typeof numericForm };
+  params: NamedParams;
 }
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
@@ -55,6 +65,9 @@ export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbB
   const fields = new Map<string, DuckDbField>();
   for (const name of plan.fields)
     fields.set(name, bindDuckDbField(entry, name, found?.fields.get(name) ?? []));
+  const params: NamedParams = {};
+  const sql = fieldsSql(fields.values(), params);
+  const where = boundFilters(query, sql, params);
   return {
     query,
     windows,
@@ -63,7 +76,14 @@ export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbB
     split: query.split === null ? null : (fields.get(query.split) ?? null),
     collected: entry !== undefined,
     ...readRelation(found?.segments ?? []),
-    forms: PAYLOAD_FORMS,
+    sql,
+    metricSql:
+      query.aggregation === 'Count' || query.metric === null
+        ? null
+        : (sql.get(query.metric)?.number ?? null),
+    splitSql: query.split === null ? null : (sql.get(query.split)?.string ?? null),
+    where,
+    params,
   };
 }
 
@@ -90,12 +110,6 @@ function readRelation(segments: ReadonlyArray<{ table: string; order: string }>)
   );
   return { relation: `(${branches.join(' UNION ALL BY NAME ')})`, ingestOrder: UNION_ORDER };
 }
-
-/** The typing of payload reads every bound DuckDB query carries. */
-export const PAYLOAD_FORMS: DuckDbBoundQuery['forms'] = {
-  storedString: storedStringForm,
-  numeric: numericForm,
-};
 
 /**
  * The spellings of a dotted field from the typed keys that spell it (`typed`). Paths up to {@link MAX_DEPTH} keys have typed columns; a
