@@ -340,13 +340,17 @@ describe('a filter on the clustering key reads only its own rows', () => {
       reordered = entry.segments[0]?.reordered === true;
       const params: NamedParams = {};
       const found = db.catalog.lookup('c', ['kind', 'price']);
+      const query = {
+        filters: [[['kind', '=', 'buy']]],
+        split: null,
+      } as unknown as CollectionQuery;
       const fields = fieldsSql(
         ['kind', 'price'].map((name) =>
           bindDuckDbField(entry, name, found?.fields.get(name) ?? []),
         ),
+        query,
         params,
       );
-      const query = { filters: [[['kind', '=', 'buy']]] } as unknown as CollectionQuery;
       const where = boundFilters(query, fields, params).filters;
       const price = fields.get('price')?.number as string;
       sql = `SELECT sum(${price}) FROM ${entry.table} WHERE ${where}`;

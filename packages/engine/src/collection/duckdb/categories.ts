@@ -1,9 +1,10 @@
 import { type Envelope, LIMITS, valueKey } from '@analytics-chart/protocol';
 import { BIGINT } from '../../storage/duckdb/duckdb-api.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
+import { readAggregate } from '../plan/exact-sum.ts';
 import { byValueThenName } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateOrderSql, aggregateSql, readAggregate } from './aggregate-sql.ts';
+import { aggregateOrderSql, aggregateSql } from './aggregate-sql.ts';
 import { and, type QueryContext, windowSql } from './collection-relation.ts';
 
 const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS.pie } as const;

@@ -1,12 +1,12 @@
 import type { CollectionQuery, ResolvedWindows, TimeWindow } from '@analytics-chart/protocol';
-import type { DuckDBValue } from '@duckdb/node-api';
 import { BIGINT } from '../../storage/duckdb/duckdb-api.ts';
+import type { PlainValue } from '../../storage/duckdb/prepared-statements.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 
 /** Runs one statement and returns its rows: the run stage, under the query's time limit. */
-export type RunStatement = (statement: Statement) => Promise<DuckDBValue[][]>;
+export type RunStatement = (statement: Statement) => Promise<PlainValue[][]>;
 
 /** One collection-mode query on DuckDB as its renderers see it: bound, and a way to run it. */
 export interface QueryContext {
@@ -20,9 +20,8 @@ export interface QueryContext {
  * A DuckDB result value as a number (or null). An infinite sum stays infinite: the engine
  * refuses such an answer rather than show `null` or 0 (`plan/number-rule.ts`).
  */
-export function toNumber(value: DuckDBValue): number | null {
+export function toNumber(value: unknown): number | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'bigint') return Number(value);
   if (typeof value === 'number') return value;
   return Number(value);
 }

@@ -1,7 +1,8 @@
 import { type Envelope, type TimeWindow, valueKey } from '@analytics-chart/protocol';
 import { emptyValue } from '../plan/collection-plan.ts';
+import { readAggregate } from '../plan/exact-sum.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateSql, readAggregate } from './aggregate-sql.ts';
+import { aggregateSql } from './aggregate-sql.ts';
 import { and, type QueryContext, windowSql } from './collection-relation.ts';
 
 /** Single Value: `[{"<value key>": n}]`, and the same over the compare window when asked. */

@@ -3,10 +3,16 @@ import {
   type CollectionQuery,
   type Envelope,
   type FilterGroups,
+  pickGranularity,
+  type ResolvedGranularity,
   type ResolvedWindows,
   resolveWindows,
+  type TimeWindow,
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
+import { LINE_KINDS, type LineGraphType, type LineKind } from '../render/line-kinds.ts';
+import { type CalendarUnits, calendarUnits } from './calendar-units.ts';
+import { type BucketPlan, planBuckets, windowSeconds } from './time-buckets.ts';
 
 /**
  * A collection-mode query with its windows resolved against one reading of the engine's clock:
@@ -17,13 +23,65 @@ export interface CollectionPlan {
   windows: ResolvedWindows;
   /** Every field the query names, in filters, metric and split, each once: what bind resolves. */
   fields: string[];
+  /** For the six line graph types, what the line draws over which buckets; null otherwise. */
+  line: LinePlan | null;
+}
+
+/** A line's kind (`render/line-kinds.ts`), its granularity and the buckets of its windows. */
+export interface LinePlan {
+  kind: LineKind;
+  granularity: ResolvedGranularity;
+  main: LineWindow;
+  /** The compare window, for a kind whose second line is one and a request that has it. */
+  compare: LineWindow | null;
+}
+
+/** One window of a line: its whole seconds `lo`…`hi` and its buckets in the zone's calendar. */
+export interface LineWindow {
+  window: TimeWindow;
+  lo: number;
+  hi: number;
+  /** Every bucket a second of the window can fall in; none where no whole second fits. */
+  buckets: BucketPlan | null;
+  /**
+   * For Count and Sum of an unsplit line over days, weeks or months: spans of UTC time, each
+   * within one bucket, that a division keys (`plan/calendar-units.ts`).
+   */
+  units: CalendarUnits | undefined;
 }
 
 /** Plans a collection-mode query at `now` (Unix seconds); a window that cannot be is a 400. */
 export function planCollectionQuery(query: CollectionQuery, now: number): CollectionPlan {
-  const windows = resolveWindows(query, now);
-  if (!windows.ok) throw new EngineError(400, windows.error);
-  return { query, windows: windows.value, fields: namedFields(query) };
+  const resolved = resolveWindows(query, now);
+  if (!resolved.ok) throw new EngineError(400, resolved.error);
+  const windows = resolved.value;
+  return { query, windows, fields: namedFields(query), line: planLine(query, windows) };
+}
+
+/** The line of a line graph type: its windows cut into buckets, each once. */
+function planLine(query: CollectionQuery, windows: ResolvedWindows): LinePlan | null {
+  const kind = LINE_KINDS[query.graph_type as LineGraphType];
+  if (!kind) return null;
+  const granularity = pickGranularity(query.granularity, windows.window);
+  const units = isAdditive(query.aggregation) && !kind.split && kind.value !== 'running';
+  const lineWindow = (window: TimeWindow): LineWindow => {
+    const { lo, hi } = windowSeconds(window);
+    const buckets = lo > hi ? null : planBuckets(granularity, query.IANA_time_zone, lo, hi);
+    return {
+      window,
+      lo,
+      hi,
+      buckets,
+      units: units && buckets?.buckets.length ? calendarUnits(buckets, lo, hi) : undefined,
+    };
+  };
+  const compare = kind.second === 'compare window' && windows.compare ? windows.compare : null;
+  return {
+    kind,
+    granularity,
+    main: lineWindow(windows.window),
+    compare: compare && lineWindow(compare),
+  };
 }
 
 /** Every field name a query names, in filters, metric and split, each once. */

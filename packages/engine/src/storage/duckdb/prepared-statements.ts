@@ -4,7 +4,18 @@ import type {
   DuckDBPreparedStatement,
   DuckDBValue,
 } from '@duckdb/node-api';
+import { DuckDBListValue, DuckDBStructValue } from './duckdb-api.ts';
 import { type NamedParams, SqlParams } from './sql-params.ts';
+
+/**
+ * A value of a read row as plain JavaScript: a struct as an object and a list as an array (of
+ * plain values), every other value as DuckDB's client hands it over, so that the stages after
+ * run read rows without the client's classes.
+ */
+export type PlainValue =
+  | DuckDBValue
+  | readonly PlainValue[]
+  | { readonly [key: string]: PlainValue };
 
 /**
  * Prepared statements kept per connection, keyed by their SQL text, because planning anew the
@@ -42,26 +53,40 @@ export async function readPrepared(
   conn: DuckDBConnection,
   sql: string,
   params: SqlParams | NamedParams,
-): Promise<DuckDBValue[][]> {
+): Promise<PlainValue[][]> {
   return materializedRows(await runPrepared(conn, sql, params));
 }
 
-/** Every row of a materialized result, in order. */
-function materializedRows(result: DuckDBMaterializedResult): DuckDBValue[][] {
-  const rows: DuckDBValue[][] = [];
+/** Every row of a materialized result, in order, as plain values. */
+function materializedRows(result: DuckDBMaterializedResult): PlainValue[][] {
+  const rows: PlainValue[][] = [];
   const chunks = result.chunkCount;
   for (let c = 0; c < chunks; c++) {
     const chunk = result.getChunk(c);
     const width = chunk.columnCount;
     const height = chunk.rowCount;
     const first = rows.length;
-    for (let r = 0; r < height; r++) rows.push(new Array<DuckDBValue>(width));
+    for (let r = 0; r < height; r++) rows.push(new Array<PlainValue>(width));
     for (let col = 0; col < width; col++) {
       const vector = chunk.getColumnVector(col);
-      for (let r = 0; r < height; r++) (rows[first + r] as DuckDBValue[])[col] = vector.getItem(r);
+      for (let r = 0; r < height; r++) {
+        const item = vector.getItem(r);
+        (rows[first + r] as PlainValue[])[col] =
+          typeof item === 'object' && item !== null ? plainValue(item) : item;
+      }
     }
   }
   return rows;
+}
+
+function plainValue(value: DuckDBValue): PlainValue {
+  if (value instanceof DuckDBStructValue) {
+    const out: Record<string, PlainValue> = {};
+    for (const [key, entry] of Object.entries(value.entries)) out[key] = plainValue(entry);
+    return out;
+  }
+  if (value instanceof DuckDBListValue) return value.items.map(plainValue);
+  return value;
 }
 
 async function withPrepared<T>(

@@ -4,7 +4,7 @@ import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import type { BoundQuery } from '../bound-query.ts';
-import { type FieldSql, fieldsSql } from './field-sql.ts';
+import { fieldsSql } from './field-sql.ts';
 import { type BoundFilters, boundFilters } from './filter-sql.ts';
 
 /**
@@ -42,8 +42,6 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
   relation: string;
   /** An expression over {@link relation} that orders its rows as they were ingested. */
   ingestOrder: string;
-  /** Each field's SQL forms (`field-sql.ts`), written once with {@link params}. */
-  sql: ReadonlyMap<string, FieldSql>;
   /** The metric's numeric form, or null for Count or where no event holds the metric. */
   metricSql: string | null;
   /** The split's string form, or null where the query has no split or no event holds it. */
@@ -66,7 +64,7 @@ export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbB
   for (const name of plan.fields)
     fields.set(name, bindDuckDbField(entry, name, found?.fields.get(name) ?? []));
   const params: NamedParams = {};
-  const sql = fieldsSql(fields.values(), params);
+  const sql = fieldsSql(fields.values(), query, params);
   const where = boundFilters(query, sql, params);
   return {
     query,
@@ -76,7 +74,6 @@ export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbB
     split: query.split === null ? null : (fields.get(query.split) ?? null),
     collected: entry !== undefined,
     ...readRelation(found?.segments ?? []),
-    sql,
     metricSql:
       query.aggregation === 'Count' || query.metric === null
         ? null

@@ -1,3 +1,4 @@
+import type { CollectionQuery, FilterGroups } from '@analytics-chart/protocol';
 import { VARCHAR } from '../../../storage/duckdb/duckdb-api.ts';
 import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
 import type { NamedParams } from '../../../storage/duckdb/sql-params.ts';
@@ -9,7 +10,9 @@ import type { DuckDbField, DuckDbSpelling } from './bind-duckdb-query.ts';
  * form: `string` (the string form: strings, booleans, numbers, arrays as JSON text), `number`
  * (the numeric form: numbers and numeric-looking strings) and `array` (element string forms).
  * Typed keys read their columns; paths bound to the payload are extracted with the same
- * semantics; a field with no spelling is missing from every event.
+ * semantics; a field with no spelling is missing from every event. A typed key's `string` reads
+ * the payload too (see `stored`), so it is written only for a field whose string form the
+ * query reads (its split, `includes` and `excludes`) and is null elsewhere.
  */
 export interface FieldSql {
   readonly string: string | null;
@@ -29,13 +32,15 @@ const MISSING: FieldSql = { string: null, number: null, array: null, stored: nul
 
 /**
  * Each field's forms, written once for the whole query: a JSON path a form reads becomes a
- * named parameter of `params` (run binds only those a statement uses, so every form can be
- * written here whether or not a renderer puts it into SQL).
+ * named parameter of `params` (run binds only those a statement uses, so a form can be written
+ * here whether or not a renderer puts it into SQL).
  */
 export function fieldsSql(
   fields: Iterable<DuckDbField>,
+  query: CollectionQuery,
   params: NamedParams,
 ): Map<string, FieldSql> {
+  const strings = stringsRead(query);
   const text = (value: string) => {
     const name = `f${Object.keys(params).length}`;
     params[name] = { value, type: VARCHAR };
@@ -47,19 +52,41 @@ export function fieldsSql(
       field.name,
       firstHeld(
         field.spellings.map((s) =>
-          s.from === 'columns' ? typedForms(s, text) : extractedForms(s.path, text),
+          s.from === 'columns'
+            ? // Several spellings: the first held is found by its string form.
+              typedForms(s, text, strings.has(field.name) || field.spellings.length > 1)
+            : extractedForms(s.path, text),
         ),
       ),
     );
   return out;
 }
 
+/** The fields whose string form the query reads: its split, and `includes`/`excludes` filters. */
+function stringsRead(query: CollectionQuery): Set<string> {
+  const names = new Set<string>();
+  if (query.split !== null) names.add(query.split);
+  const groups: Array<FilterGroups | null | undefined> = [
+    query.filters,
+    query.compare_filters,
+    query.numerator_filters,
+    query.denominator_filters,
+  ];
+  for (const group of groups)
+    for (const conditions of group ?? [])
+      for (const [name, operator] of conditions)
+        if (operator === 'includes' || operator === 'excludes') names.add(name);
+  return names;
+}
+
 /** A spelling read from its typed columns. */
 function typedForms(
   spelling: Extract<DuckDbSpelling, { from: 'columns' }>,
   text: (value: string) => string,
+  stringRead: boolean,
 ): FieldSql {
   const { string: s, number: n, array } = spelling;
+  if (!stringRead) return { string: null, number: n, array, stored: s };
   // Files written before every number had a string form hold rows with n but no s: their text
   // comes from the payload, as the typed insert reads it now.
   const extracted = n ? extractedString(jsonPointer(spelling.path), text) : null;
