@@ -28,8 +28,8 @@ export function collectionQuery(
 ): (plan: CollectionPlan, limits: { timeoutMs: number }) => Promise<CollectionAnswer> {
   return async (plan, limits) => {
     const bound = bindDuckDbQuery(db.catalog, plan);
+    if (plan.line) return { envelope: await lineQuery(bound, plan.line, db, limits.timeoutMs) };
     const run: RunStatement = (statement: Statement) => db.readRows(statement, limits.timeoutMs);
-    if (plan.line) return { envelope: await lineQuery(bound, plan.line, run) };
     const ctx: QueryContext = { query: plan.query, windows: plan.windows, bound, run };
     switch (plan.query.graph_type) {
       case 'Samples':
@@ -46,11 +46,14 @@ export function collectionQuery(
 async function lineQuery(
   bound: DuckDbBoundQuery,
   line: LinePlan,
-  run: RunStatement,
+  db: WorkspaceDb,
+  timeoutMs: number,
 ): Promise<Envelope> {
-  const main = await lineWindow(bound, line, line.main, null, run);
+  const main = await lineWindow(bound, line, line.main, null, db, timeoutMs);
   const fixed = line.kind.split ? (main[0]?.series ?? []) : null;
-  const second = line.compare ? await lineWindow(bound, line, line.compare, fixed, run) : null;
+  const second = line.compare
+    ? await lineWindow(bound, line, line.compare, fixed, db, timeoutMs)
+    : null;
   return lineEnvelopeOf(line, main, second?.[0] ?? null);
 }
 
@@ -60,16 +63,17 @@ async function lineWindow(
   line: LinePlan,
   window: LineWindow,
   fixedSeries: readonly string[] | null,
-  run: RunStatement,
+  db: WorkspaceDb,
+  timeoutMs: number,
 ): Promise<LineAnswer[]> {
   const statement = lineSql(bound, line, window, fixedSeries, false);
   let form = statement?.form ?? null;
-  let rows = statement ? await run(statement) : [];
+  let rows = statement ? await db.readRows(statement, timeoutMs) : [];
   if (form === 'cells' && rows.length > MAX_SPLIT_CELLS) {
     // Too many cells to rank here: DuckDB ranks the series and returns the top ones' cells.
     const ranked = lineSql(bound, line, window, fixedSeries, true);
     form = 'ranked';
-    rows = ranked ? await run(ranked) : [];
+    rows = ranked ? await db.readRows(ranked, timeoutMs) : [];
   }
   return lineWindowAnswer(bound.query, line, window, form, rows, fixedSeries);
 }

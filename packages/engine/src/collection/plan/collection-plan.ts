@@ -31,6 +31,10 @@ export interface CollectionPlan {
 export interface LinePlan {
   kind: LineKind;
   granularity: ResolvedGranularity;
+  /** What the aggregate over no values reads as ({@link emptyValue}). */
+  empty: number | null;
+  /** Whether a window's value is the sum of its buckets' ({@link isAdditive}). */
+  additive: boolean;
   main: LineWindow;
   /** The compare window, for a kind whose second line is one and a request that has it. */
   compare: LineWindow | null;
@@ -63,7 +67,8 @@ function planLine(query: CollectionQuery, windows: ResolvedWindows): LinePlan | 
   const kind = LINE_KINDS[query.graph_type as LineGraphType];
   if (!kind) return null;
   const granularity = pickGranularity(query.granularity, windows.window);
-  const units = isAdditive(query.aggregation) && !kind.split && kind.value !== 'running';
+  const additive = isAdditive(query.aggregation);
+  const units = additive && !kind.split && kind.value !== 'running';
   const lineWindow = (window: TimeWindow): LineWindow => {
     const { lo, hi } = windowSeconds(window);
     const buckets = lo > hi ? null : planBuckets(granularity, query.IANA_time_zone, lo, hi);
@@ -79,6 +84,8 @@ function planLine(query: CollectionQuery, windows: ResolvedWindows): LinePlan | 
   return {
     kind,
     granularity,
+    empty: emptyValue(query.aggregation),
+    additive,
     main: lineWindow(windows.window),
     compare: compare && lineWindow(compare),
   };

@@ -7,7 +7,7 @@ import {
 } from '@analytics-chart/protocol';
 import { setSeriesValue } from '../../set-own.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
-import { emptyValue, isAdditive, type LinePlan, type LineWindow } from '../plan/collection-plan.ts';
+import type { LinePlan, LineWindow } from '../plan/collection-plan.ts';
 import {
   ExactSum,
   readAggregate,
@@ -171,12 +171,15 @@ export function lineWindowAnswer(
   const key = valueKey(aggregation, query.metric);
   if (line.kind.split) {
     const aggregates =
-      form === 'ranked' ? rankedCells(aggregation, rows) : cells(aggregation, rows);
-    return [splitLine(aggregation, hide, buckets, aggregates, fixedSeries)];
+      form === 'ranked' ? rankedCells(aggregation, line.empty, rows) : cells(aggregation, rows);
+    return [splitLine(line.empty, hide, buckets, aggregates, fixedSeries)];
   }
-  if (line.kind.value === 'running') return [runningLine(aggregation, hide, buckets, key, rows)];
+  if (line.kind.value === 'running') {
+    return [runningLine(aggregation, line.empty, hide, buckets, key, rows)];
+  }
   const series = populations(
     aggregation,
+    line,
     window,
     line.kind.value === 'bucket' && line.kind.second === 'compare window' ? 1 : 2,
     rows,
@@ -254,12 +257,13 @@ interface Series {
  */
 function populations(
   aggregation: Aggregation,
+  line: LinePlan,
   window: LineWindow,
   count: number,
   rows: readonly Row[],
 ): Series[] {
   const buckets = window.buckets?.buckets ?? [];
-  const empty = emptyValue(aggregation);
+  const { empty } = line;
   const series: Series[] = Array.from({ length: count }, () => ({
     values: buckets.map(() => empty),
     counts: buckets.map(() => 0),
@@ -305,7 +309,7 @@ function populations(
       }
       s.combined = total.sum();
     });
-  } else if (isAdditive(aggregation)) {
+  } else if (line.additive) {
     for (const s of series) s.combined = s.values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
   }
   return series;
@@ -314,12 +318,12 @@ function populations(
 /** A Cumulative Line from its `running` rows; the running sum stays exact, rounded once per bucket. */
 function runningLine(
   aggregation: Aggregation,
+  empty: number | null,
   hide: boolean,
   buckets: readonly Bucket[],
   key: string,
   rows: readonly Row[],
 ): LineAnswer {
-  const empty = emptyValue(aggregation);
   if (buckets.length === 0) return { rows: [], combined: empty };
   const percentile = !['Count', 'Sum', 'Avg'].includes(aggregation);
   const index = new Map(buckets.map((b, i) => [b.key, i]));
@@ -412,8 +416,11 @@ function cells(aggregation: Aggregation, rows: readonly Row[]): SplitAggregates 
 }
 
 /** The `ranked` rows: the top series' cells, their whole-window values and the total. */
-function rankedCells(aggregation: Aggregation, rows: readonly Row[]): SplitAggregates {
-  const empty = emptyValue(aggregation);
+function rankedCells(
+  aggregation: Aggregation,
+  empty: number | null,
+  rows: readonly Row[],
+): SplitAggregates {
   const result: SplitAggregates = { cells: new Map(), ranked: [], combined: empty };
   for (const [part, sp, k, v, c] of rows) {
     if (part === 1)
@@ -440,13 +447,12 @@ function rankedCells(aggregation: Aggregation, rows: readonly Row[]): SplitAggre
  * left out, including from `combined`.
  */
 function splitLine(
-  aggregation: Aggregation,
+  empty: number | null,
   hide: boolean,
   buckets: readonly Bucket[],
   aggregates: SplitAggregates,
   fixedSeries: readonly string[] | null,
 ): LineAnswer {
-  const empty = emptyValue(aggregation);
   if (buckets.length === 0) return { rows: [], combined: empty, series: [...(fixedSeries ?? [])] };
   const series = fixedSeries
     ? [...fixedSeries]
