@@ -5,7 +5,7 @@ import {
 import type { PayloadReader } from '../../../storage/clickhouse/clickhouse-readable-json.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
-import { type BoundQuery, boundQuery, namedFields } from '../bound-query.ts';
+import type { BoundQuery } from '../bound-query.ts';
 
 /**
  * One key path that spells a field, and its form columns (quoted) where the event table has
@@ -32,7 +32,7 @@ export function bindClickHouseQuery(
   columns: KeyColumnLookup = NO_KEY_COLUMNS,
 ): ClickHouseBoundQuery {
   const fields = new Map<string, ClickHouseField>();
-  for (const name of namedFields(plan.query)) {
+  for (const name of plan.fields) {
     const spellings = fieldSpellings(name).map((path) => ({
       path,
       columns: columns.column(path) ?? null,
@@ -40,7 +40,14 @@ export function bindClickHouseQuery(
     }));
     fields.set(name, { name, spellings });
   }
-  return boundQuery(plan, fields);
+  const { query, windows } = plan;
+  return {
+    query,
+    windows,
+    fields,
+    metric: query.metric === null ? null : (fields.get(query.metric) ?? null),
+    split: query.split === null ? null : (fields.get(query.split) ?? null),
+  };
 }
 
 /** Spellings of a field tried per event when it has more dots than this: the literal key and the full split. */
