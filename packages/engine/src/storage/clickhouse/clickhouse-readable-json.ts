@@ -49,7 +49,10 @@ export function readableJsonSql(json: string): string {
 
 /** The definitions of the two columns, for a `CREATE TABLE` or an `ADD COLUMN`. */
 export function payloadColumnsSql(): string[] {
-  const marked = `if(match(json, ${LONG_RUN}), arrayMap(m -> if(m = json, '', m), [${markedSql('json')}])[1], '')`;
+  // The rewrite reads '' for a row without a long run: an insert computes a column's
+  // expression for every row, each branch of an `if` included.
+  const source = `if(match(json, ${LONG_RUN}), json, '')`;
+  const marked = `arrayMap(m -> if(m = json, '', m), [${markedSql(source)}])[1]`;
   return [
     `${MARKED_JSON} String MATERIALIZED ${marked} CODEC(ZSTD(1))`,
     `${READABLE_JSON} String ALIAS if(empty(${MARKED_JSON}), json, ${MARKED_JSON})`,
