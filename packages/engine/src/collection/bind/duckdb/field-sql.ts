@@ -1,6 +1,10 @@
 import type { CollectionQuery, FilterGroups } from '@analytics-chart/protocol';
 import { VARCHAR } from '../../../storage/duckdb/duckdb-api.ts';
-import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
+import {
+  arrayElementForms,
+  numericForm,
+  storedStringForm,
+} from '../../../storage/duckdb/key-typing.ts';
 import type { NamedParams } from '../../../storage/duckdb/sql-params.ts';
 import { jsonPointer } from '../../../storage/key-path.ts';
 import type { DuckDbField, DuckDbSpelling } from './bind-duckdb-query.ts';
@@ -112,7 +116,7 @@ function extractedForms(path: string[], text: (value: string) => string): FieldS
   return {
     string,
     number: numericForm(string),
-    array: `CASE WHEN json_type("json", ${p}) = 'ARRAY' THEN json_transform(json_extract("json", ${p}), '["VARCHAR"]') END`,
+    array: `CASE WHEN json_type("json", ${p}) = 'ARRAY' THEN ${arrayElementForms(`json_extract("json", ${p})`)} END`,
     stored: string,
   };
 }
