@@ -15,10 +15,10 @@ import { lineEnvelope } from '../line-windows.ts';
 import { type CalendarUnits, calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
 import { ExactSum } from '../plan/exact-sum.ts';
-import { MEAN_SCALE } from '../plan/number-rule.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { type LineKind, lineKind } from '../render/line-kinds.ts';
+import { growingPercentiles } from '../shape/growing-percentiles.ts';
 import {
   type LineRow,
   lineRows,
@@ -56,6 +56,8 @@ export function clickHouseTimeSeries(
     window: (kind, window, granularity, fixedSeries) => {
       if (kind.split) return splitLines(bound, window, granularity, run, fixedSeries);
       if (kind.value === 'ratio') return ratioLine(bound, window, granularity, run);
+      if (kind.value === 'running' && QUANTILE[query.aggregation] !== undefined)
+        return growingPercentileLine(bound, window, granularity, run);
       return singleLine(bound, kind, window, granularity, run);
     },
     // The second line: the same query with compare_filters added to the filters.
@@ -175,9 +177,9 @@ function bucketsOfUnits(
 }
 
 /**
- * Single Line (and Compare Line's two lines): the aggregate per bucket. Cumulative Line: the
- * aggregate over every event up to the end of each bucket, from per-bucket sums and counts
- * (percentiles over the growing frame).
+ * Single Line (and Compare Line's two lines): the aggregate per bucket. Cumulative Line of Count,
+ * Sum and Avg: the aggregate over every event up to the end of each bucket, from per-bucket sums
+ * and counts.
  */
 async function singleLine(
   bound: ClickHouseBoundQuery,
@@ -217,12 +219,7 @@ async function singleLine(
            FROM ${source(run)} WHERE ${where} GROUP BY u`,
           params,
         ).then((rows) => bucketsOfUnits(rows, units, query.aggregation));
-  const [rowsFound, growing] = await Promise.all([
-    bucketsFound,
-    cumulative && QUANTILE[query.aggregation] !== undefined
-      ? growingQuantiles(bound, lo, hi, plan, run)
-      : undefined,
-  ]);
+  const rowsFound = await bucketsFound;
   const total = rowsFound.find((r) => r.g === 1);
   const byKey = byBucketKey(
     rowsFound.filter((r) => r.g !== 1),
@@ -244,11 +241,11 @@ async function singleLine(
   const running = new ExactSum();
   const shown = runningValues(
     aggregation,
-    plan.buckets.map((bucket, i) => ({
+    plan.buckets.map((_, i) => ({
       held: found[i] !== undefined,
       count: aggregation === 'Count' ? (values[i] ?? 0) : 0,
       sum: sums[i] ?? null,
-      quantile: growing?.get(bucket.key) ?? null,
+      quantile: null,
     })),
     running,
   );
@@ -272,35 +269,52 @@ async function singleLine(
 }
 
 /**
- * A Cumulative Line's percentile per bucket: over every event from the window's start to the
- * bucket's end, as a window function over the growing frame (the DuckDB driver's definition).
+ * A Cumulative Line of a percentile: each bucket's values come back, and the shape stage takes
+ * the ranks of the growing frame, from the window's start to each bucket's end, and interpolates
+ * by the number rule (`shape/growing-percentiles.ts`); `combined` is the last bucket's.
  */
-async function growingQuantiles(
+async function growingPercentileLine(
   bound: ClickHouseBoundQuery,
-  lo: number,
-  hi: number,
-  plan: ClickHousePlan,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
   run: ClickHouseRun,
-): Promise<Map<number, number | null>> {
+): Promise<{ rows: LineRow[]; combined: number | null }> {
   const { query } = bound;
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return { rows: [], combined: null };
+  const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
   const params = new ClickHouseParams();
-  const k = keySql(plan, params);
   const m = numericFieldSql(boundField(bound, query.metric ?? ''), params);
-  const p = params.add('Float64', QUANTILE[query.aggregation]);
-  const found = await rowsOf<{ k: number; q: number | null }>(
+  const found = await rowsOf<{ k: number; v: number[] }>(
     run,
-    `SELECT k, max(q) AS q FROM (
-       SELECT k, if(isFinite(q1), q1, q2 * ${MEAN_SCALE}.) AS q FROM (
-         SELECT k,
-           quantileExactInclusive(${p})(m) OVER w AS q1,
-           -- Where the ranks' distance overflows, the same on values scaled down by 2^64.
-           quantileExactInclusive(${p})(m / ${MEAN_SCALE}.) OVER w AS q2
-         FROM (SELECT ${k} AS k, ${m} AS m FROM ${source(run)} WHERE ${inWindow(bound, lo, hi, params)})
-         WINDOW w AS (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
-     ) GROUP BY k`,
+    `SELECT ${keySql(plan, params)} AS k, groupArray(${m}) AS v
+     FROM ${source(run)} WHERE ${inWindow(bound, lo, hi, params)} GROUP BY k`,
     params,
   );
-  return new Map(found.map((r) => [r.k, r.q]));
+  const byKey = byBucketKey(found, plan);
+  const buckets = plan.buckets.map((bucket) => byKey.get(bucket.key));
+  const growing = growingPercentiles(
+    QUANTILE[query.aggregation] as number,
+    buckets.map((row) => row?.v ?? []),
+  );
+  const shown = runningValues(
+    query.aggregation,
+    buckets.map((row, i) => ({
+      held: row !== undefined,
+      count: 0,
+      sum: null,
+      quantile: growing[i] ?? null,
+    })),
+    new ExactSum(),
+  );
+  const rows = lineRows(
+    plan.buckets,
+    query.customizations.hideMissing === true,
+    buckets.map((row) => row !== undefined),
+    valueKey(query.aggregation, query.metric),
+    shown,
+  );
+  return { rows, combined: shown[shown.length - 1] ?? null };
 }
 
 /** A split's cells by bucket key and series, its series in rank order, and its `combined`. */

@@ -64,35 +64,25 @@ export function readAggregate(aggregation: Aggregation, value: DuckDBValue): num
 
 /**
  * The aggregate over a numeric expression `m` (ignored by Count), optionally restricted to the
- * rows where `condition` holds, or over the window `over`. Sum and Avg are their parts
- * ({@link sumPartsSql}, read by {@link readAggregate}); where SQL must order by them,
- * {@link aggregateOrderSql} is the key. Percentiles are `quantile_cont`: linear interpolation
- * between the closest ranks.
+ * rows where `condition` holds. Sum and Avg are their parts ({@link sumPartsSql}, read by
+ * {@link readAggregate}); where SQL must order by them, {@link aggregateOrderSql} is the key.
+ * Percentiles are {@link percentileSql}.
  */
 export function aggregateSql(
   aggregation: Aggregation,
   m: string | null,
   condition = 'TRUE',
-  over = '',
 ): string {
-  // `over`: a window (` OVER (…)`) each aggregate call is computed over, instead of a group.
-  const filter = (condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`) + over;
+  const filter = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
   if (aggregation === 'Count') return `count(*)${filter}`;
   if (m === null) return 'NULL';
   if (aggregation === 'Sum' || aggregation === 'Avg') return sumPartsSql(m, condition);
-  const p = QUANTILE[aggregation];
-  if (over !== '') {
-    // Over a growing window: quantile_cont, which weighs the two ranks (lo·(1−d) + hi·d) and so
-    // rounds equal subnormal ranks to 0: values scaled up by 2^64 are normal, and scaling back
-    // is exact. Where scaled values overflow, the plain interpolation is right.
-    const scaled = `quantile_cont(${m} * ${SCALE}, ${p})${filter}`;
-    return `CASE WHEN isfinite(${scaled}) THEN ${scaled} / ${SCALE} ELSE quantile_cont(${m}, ${p})${filter} END`;
-  }
-  return percentileSql(m, p as number, condition);
+  return percentileSql(m, QUANTILE[aggregation] as number, condition);
 }
 
 /**
- * The percentile rule both drivers write as the same IEEE steps: the sorted values x, h =
+ * The percentile rule both drivers write as the same IEEE steps (and `shape/growing-percentiles.ts`
+ * for a Cumulative Line): the sorted values x, h =
  * level·(n−1) as a double, lo = x[⌊h⌋], hi = x[⌈h⌉], d = h − ⌊h⌋, and lo + d·(hi − lo) (equal
  * ranks, subnormal ones too, give lo exactly); where hi − lo overflows (ranks near ±1.8e308 on
  * both sides), lo·(1 − d) + hi·d, which cannot.

@@ -5,13 +5,15 @@ import {
   type TimeWindow,
   valueKey,
 } from '@analytics-chart/protocol';
+import type { DuckDBValue } from '@duckdb/node-api';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { type LineAnswer, lineEnvelope } from '../line-windows.ts';
 import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
-import { emptyValue, isAdditive } from '../plan/collection-plan.ts';
+import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
 import { ExactSum, type SumParts, sumOfParts } from '../plan/exact-sum.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
+import { growingPercentiles } from '../shape/growing-percentiles.ts';
 import {
   type LineRow,
   lineRows,
@@ -253,7 +255,7 @@ async function ratio(
 
 /**
  * Cumulative Line: bucket b holds the aggregation over (start, end of b). Count, Sum and Avg
- * accumulate per-bucket sums; percentiles use a window function over the growing frame.
+ * accumulate per-bucket sums; percentiles take the growing frame's ranks from the buckets' values.
  */
 async function cumulative(
   ctx: QueryContext,
@@ -270,25 +272,26 @@ async function cumulative(
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
   const base = `SELECT ${k} AS k, ${m} AS m FROM ${ctx.bound.relation}
     WHERE ${windowWhere(ctx, window, query.filters, params)}`;
-  const percentile = !['Count', 'Sum', 'Avg'].includes(query.aggregation);
-  const sql = percentile
-    ? `SELECT k, count(*), max(q), NULL FROM (
-         SELECT k, ${aggregateSql(query.aggregation, 'm', 'TRUE', ' OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)')} AS q
-         FROM (${base})
-       ) GROUP BY k`
-    : `SELECT k, count(*), ${sumPartsSql('m')} FROM (${base}) GROUP BY k`;
+  const level = QUANTILE[query.aggregation];
+  // A percentile's buckets bring their values, from which the shape stage takes the growing
+  // frame's ranks (`shape/growing-percentiles.ts`).
+  const sql =
+    level !== undefined
+      ? `SELECT k, count(*), list(m) FILTER (WHERE m IS NOT NULL) FROM (${base}) GROUP BY k`
+      : `SELECT k, count(*), ${sumPartsSql('m')} FROM (${base}) GROUP BY k`;
   const rows = await ctx.run(sql, params);
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
   const counts = plan.buckets.map(() => 0);
   const parts: (SumParts | null)[] = plan.buckets.map(() => null);
-  const quantiles: (number | null)[] = plan.buckets.map(() => null);
+  const bucketValues: number[][] = plan.buckets.map(() => []);
   for (const row of rows) {
     const i = index.get(toNumber(row[0] ?? null) ?? Number.NaN);
     if (i === undefined) continue;
     counts[i] = toNumber(row[1] ?? null) ?? 0;
-    if (percentile) quantiles[i] = toNumber(row[2] ?? null);
-    else parts[i] = readSumParts(row[2] ?? null);
+    if (level === undefined) parts[i] = readSumParts(row[2] ?? null);
+    else bucketValues[i] = ((row[2] as { items?: DuckDBValue[] } | null)?.items ?? []) as number[];
   }
+  const quantiles = level === undefined ? [] : growingPercentiles(level, bucketValues);
   // The running sum stays exact and is rounded once per bucket (`plan/exact-sum.ts`).
   const values = runningValues(
     query.aggregation,
