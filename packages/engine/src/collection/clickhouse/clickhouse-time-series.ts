@@ -15,7 +15,7 @@ import { lineEnvelope } from '../line-windows.ts';
 import { type CalendarUnits, calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
 import { ExactSum } from '../plan/exact-sum.ts';
-import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
+import { MAX_SPLIT_CELLS, rankCandidatesSql } from '../plan/split-series.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { type LineKind, lineKind } from '../render/line-kinds.ts';
 import { growingPercentiles } from '../shape/growing-percentiles.ts';
@@ -412,9 +412,10 @@ async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
   const { query, plan, run, params, fixedSeries, split, m, where } = scan;
   const key = keySql(plan, params);
   const value = aggregateSql(query.aggregation, m, params);
+  const order = aggregateOrderSql(query.aggregation, m, params);
   // The cells' GROUP BY, which the fallback rolls up: both statements share it and its parameters.
   const cellsSql = `SELECT ${key} AS k, ${split} AS sp, ${value} AS v,
-       ${aggregateOrderSql(query.aggregation, m, params)} AS o
+       ${order.key} AS ko, ${order.slack} AS ke
      FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL
      GROUP BY k, sp`;
   const rows = await rowsOf<{ k: number; sp: string; v: unknown }>(
@@ -455,30 +456,25 @@ async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
 
 /**
  * Count and Sum over more cells than the engine ranks: ClickHouse groups the scan by bucket and
- * series, rolls the cells up per series and, as a window over the series, into `combined`; only
- * the ranked series' cells come back.
+ * series and rolls the cells up per series; only the cells of the series that may rank among the
+ * top 10 (`rankCandidatesSql`), or of the given ones, come back, and the engine ranks those by
+ * their exact values.
  */
 async function rankedAdditiveSplit(scan: SplitScan, cellsSql: string): Promise<SplitCells> {
   const { plan, run, params, fixedSeries } = scan;
-  // The given series first, so that each is among the rows the limit keeps.
-  const first =
-    fixedSeries === null ? '' : `has(${params.add('Array(String)', fixedSeries)}, sp) DESC, `;
-  const limit = params.add(
-    'UInt32',
-    fixedSeries === null ? LIMITS.series : Math.max(1, fixedSeries.length),
-  );
-  const { aggregation } = scan.query;
-  const rows = await rowsOf<{
-    sp: string;
-    cells: Array<[number, unknown]>;
-    o: number;
-  }>(
-    run,
-    `SELECT sp, groupArray((k, v)) AS cells, coalesce(sumOrNull(o), 0) AS o
+  // A series' key adds its cells' keys up: its slack adds theirs and what that addition may
+  // round away, (cells + 4)·10^-15 of the sum of their |key|. (Names differ from the cells':
+  // ClickHouse's aliases are global.)
+  const series = `SELECT sp, groupArray((k, v)) AS cells, sum(ko) AS o,
+       sum(ke) + (toFloat64(count()) + 4.) * 1e-15 * sum(abs(ko)) AS e
      FROM (${cellsSql})
-     GROUP BY sp
-     ORDER BY ${first}o DESC, sp
-     LIMIT ${limit}`,
+     GROUP BY sp`;
+  const { aggregation } = scan.query;
+  const rows = await rowsOf<{ sp: string; cells: Array<[number, unknown]> }>(
+    run,
+    fixedSeries === null
+      ? rankCandidatesSql('sp, cells', series, params.add('UInt32', LIMITS.series))
+      : `SELECT sp, cells FROM (${series}) WHERE has(${params.add('Array(String)', fixedSeries)}, sp)`,
     params,
   );
   // The whole window's exact total, beside the ranked series (`plan/exact-sum.ts`).
@@ -488,23 +484,26 @@ async function rankedAdditiveSplit(scan: SplitScan, cellsSql: string): Promise<S
      FROM ${source(run)} WHERE ${scan.where} AND ${scan.split} IS NOT NULL`,
     params,
   );
-  const wanted = fixedSeries === null ? undefined : new Set(fixedSeries);
-  const cells: SplitCells['cells'] = new Map();
-  const named: Array<{ name: string; value: number | null }> = [];
-  for (const row of rows) {
-    if (wanted && !wanted.has(row.sp)) continue;
-    const series = new ExactSum();
-    for (const [k, v] of row.cells) {
-      const cell =
-        aggregation === 'Sum' ? new ExactSum().addParts(readSumParts(v)) : new ExactSum();
-      series.addSum(cell);
-      addCell(cells, plan, k, row.sp, aggregation === 'Sum' ? cell.sum() : Number(v ?? 0));
-      if (aggregation !== 'Sum') series.count += Number(v ?? 0);
+  const exactCell = (v: unknown) =>
+    aggregation === 'Sum' ? new ExactSum().addParts(readSumParts(v)) : null;
+  const named = rows.map((row) => {
+    const sum = new ExactSum();
+    for (const [, v] of row.cells) {
+      const cell = exactCell(v);
+      if (cell) sum.addSum(cell);
+      else sum.count += Number(v ?? 0);
     }
-    named.push({ name: row.sp, value: aggregation === 'Sum' ? series.sum() : series.count });
+    return { name: row.sp, value: aggregation === 'Sum' ? sum.sum() : sum.count };
+  });
+  const names = fixedSeries ?? rankSeries(named).slice(0, LIMITS.series);
+  const kept = new Set(names);
+  const cells: SplitCells['cells'] = new Map();
+  for (const row of rows) {
+    if (!kept.has(row.sp)) continue;
+    for (const [k, v] of row.cells) {
+      addCell(cells, plan, k, row.sp, exactCell(v)?.sum() ?? Number(v ?? 0));
+    }
   }
-  // SQL's key ranks up to a Sum's last bits; the exact values order what it kept.
-  const names = fixedSeries ?? rankSeries(named);
   return { cells, names, combined: readAggregate(aggregation, total?.t ?? null) };
 }
 
@@ -517,46 +516,49 @@ async function rankedAdditiveSplit(scan: SplitScan, cellsSql: string): Promise<S
 async function groupedSplit(scan: SplitScan): Promise<SplitCells> {
   const { query, plan, run, params, fixedSeries, split, m, where } = scan;
   const value = aggregateSql(query.aggregation, 'm', params);
-  const key = aggregateOrderSql(query.aggregation, 'm', params);
-  const ordered = emptyValue(query.aggregation) === null ? key : `coalesce(${key}, 0)`;
+  const order = aggregateOrderSql(query.aggregation, 'm', params);
+  const cap = params.add('UInt32', LIMITS.series);
+  // A series is kept where it may rank among the top 10 (`rankCandidatesSql`, here beside the
+  // other grouping sets): among the first 10 by its lower bound, or its upper bound reaching
+  // the 10th lower bound `t`.
   const kept =
-    fixedSeries === null
-      ? `sr BETWEEN 1 AND ${params.add('UInt32', LIMITS.series)}`
-      : `sp IN ${params.add('Array(String)', fixedSeries)}`;
+    fixedSeries === null ? 'sc = 1' : `sp IN ${params.add('Array(String)', fixedSeries)}`;
   const all = await rowsOf<{
     k: number;
     sp: string;
     v: unknown;
     gk: number;
     gs: number;
-    r: number;
   }>(
     run,
-    `SELECT k, sp, v, gk, gs, r FROM (
-       SELECT *, max(r) OVER (PARTITION BY sp) AS sr FROM (
-         SELECT k, sp, v, gk, gs,
-           if(gk = 1 AND gs = 0, row_number() OVER (PARTITION BY gk, gs ORDER BY o DESC NULLS LAST, sp), 0) AS r
-         FROM (
-           SELECT k, sp, ${value} AS v, ${ordered} AS o, grouping(k) AS gk, grouping(sp) AS gs
-           FROM (
-             SELECT ${keySql(plan, params)} AS k, ${split} AS sp, ${m} AS m
-             FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL)
-           GROUP BY GROUPING SETS ((k, sp), (sp), ()))))
+    `SELECT k, sp, v, gk, gs FROM (
+       SELECT *, max(c) OVER (PARTITION BY sp) AS sc FROM (
+         SELECT *, if(gk = 1 AND gs = 0 AND (r BETWEEN 1 AND ${cap} OR o + e >= t), 1, 0) AS c FROM (
+           SELECT *, max(if(r = ${cap}, o - e, NULL)) OVER () AS t FROM (
+             SELECT k, sp, v, o, e, gk, gs,
+               if(gk = 1 AND gs = 0, row_number() OVER (PARTITION BY gk, gs ORDER BY o - e DESC NULLS LAST, sp), 0) AS r
+             FROM (
+               SELECT k, sp, ${value} AS v, ${order.key} AS o, ${order.slack} AS e,
+                 grouping(k) AS gk, grouping(sp) AS gs
+               FROM (
+                 SELECT ${keySql(plan, params)} AS k, ${split} AS sp, ${m} AS m
+                 FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL)
+               GROUP BY GROUPING SETS ((k, sp), (sp), ()))))))
      WHERE gs = 1 OR ${kept}`,
     params,
   );
-  const cells: SplitCells['cells'] = new Map();
   const read = (v: unknown) => readAggregate(query.aggregation, v);
-  for (const r of all) if (r.gk === 0 && r.gs === 0) addCell(cells, plan, r.k, r.sp, read(r.v));
-  // SQL's key ranks up to an Avg's last bits; the exact values order the series it kept.
+  // The exact values order the series SQL kept.
   const names =
     fixedSeries ??
     rankSeries(
-      all
-        .filter((r) => r.gk === 1 && r.gs === 0)
-        .sort((a, b) => a.r - b.r)
-        .map((r) => ({ name: r.sp, value: read(r.v) })),
-    );
+      all.filter((r) => r.gk === 1 && r.gs === 0).map((r) => ({ name: r.sp, value: read(r.v) })),
+    ).slice(0, LIMITS.series);
+  const chosen = new Set(names);
+  const cells: SplitCells['cells'] = new Map();
+  for (const r of all) {
+    if (r.gk === 0 && r.gs === 0 && chosen.has(r.sp)) addCell(cells, plan, r.k, r.sp, read(r.v));
+  }
   const total = all.find((r) => r.gs === 1);
   return { cells, names, combined: total ? read(total.v) : null };
 }

@@ -3,7 +3,7 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import { QUANTILE } from '../plan/collection-plan.ts';
 import { ExactSum, type SumParts } from '../plan/exact-sum.ts';
 
-/** 2^64, by which percentiles scale values where plain arithmetic would overflow. */
+/** 2^64, by which the ranking keys of Sum and Avg scale values down so that sums never overflow. */
 const SCALE = '18446744073709551616.0::DOUBLE';
 
 /** Powers of two as exact DOUBLE literals, for the fixed-point limbs of `plan/exact-sum.ts`. */
@@ -98,12 +98,24 @@ function percentileSql(m: string, level: number, condition: string): string {
 }
 
 /**
- * A DOUBLE that orders groups as their aggregate does, up to the last bits of Sum and Avg
- * (which the engine orders exactly again in JavaScript among the rows this key selects).
+ * What SQL ranks a group by where it must pick some (`plan/split-series.ts`, rankCandidatesSql):
+ * `key` ± `slack` holds the aggregate's value. Count's and percentiles' keys are their exact
+ * values; Sum's and Avg's are floating-point sums scaled by 2^-64 (which never overflow), and the
+ * slack bounds what any order of addition, the scaling and the rule's one rounding can move them
+ * by: (n + 4)·10^-15 (over 8 times n units of the last place) of the sum of |m|, and 10^-300 per
+ * value for the scaling's underflow.
  */
-export function aggregateOrderSql(aggregation: Aggregation, m: string | null): string {
-  if (m === null) return aggregation === 'Sum' ? '0::DOUBLE' : 'NULL::DOUBLE';
-  if (aggregation === 'Sum') return `coalesce(sum(${m}), 0)`;
-  if (aggregation === 'Avg') return `avg(${m} / ${SCALE})`;
-  return aggregateSql(aggregation, m);
+export function aggregateOrderSql(
+  aggregation: Aggregation,
+  m: string | null,
+): { key: string; slack: string } {
+  if (m === null) return { key: aggregation === 'Sum' ? '0::DOUBLE' : 'NULL::DOUBLE', slack: '0' };
+  if (aggregation === 'Sum' || aggregation === 'Avg') {
+    const key = `sum(${m} / ${SCALE})`;
+    const slack = `(count(*) + 4) * (1e-15 * sum(abs(${m}) / ${SCALE}) + 1e-300)`;
+    return aggregation === 'Sum'
+      ? { key: `coalesce(${key}, 0)`, slack: `coalesce(${slack}, 0)` }
+      : { key: `${key} / count(${m})`, slack: `${slack} / count(${m})` };
+  }
+  return { key: aggregateSql(aggregation, m), slack: '0' };
 }

@@ -1,7 +1,7 @@
 import { type Envelope, LIMITS, valueKey } from '@analytics-chart/protocol';
 import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
-import { byValueThenName } from '../plan/split-series.ts';
+import { byValueThenName, rankCandidatesSql } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateOrderSql, aggregateSql, readAggregate } from './aggregate-sql.ts';
 import type { QueryContext } from './collection-relation.ts';
@@ -26,22 +26,28 @@ export async function categoriesEnvelope(ctx: QueryContext): Promise<Envelope> {
   const split = fields(ctx, params)(splitField).string;
   if (split === null) return { result: [], metadata: {} };
   const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
+  const order = aggregateOrderSql(query.aggregation, 'm');
   const rows = await ctx.run(
-    `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v, ${aggregateOrderSql(query.aggregation, 'm')} AS o FROM (
-       SELECT ${split} AS sp, ${m} AS m FROM ${ctx.bound.relation}
-       WHERE ${and(windowSql(ctx.windows.window, params), whereFilters(ctx, query.filters, params))}
-     ) WHERE sp IS NOT NULL
-     GROUP BY sp ORDER BY o DESC NULLS LAST, sp LIMIT ${params.integer(cap)}`,
+    rankCandidatesSql(
+      'sp, v',
+      `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v, ${order.key} AS o, ${order.slack} AS e FROM (
+         SELECT ${split} AS sp, ${m} AS m FROM ${ctx.bound.relation}
+         WHERE ${and(windowSql(ctx.windows.window, params), whereFilters(ctx, query.filters, params))}
+       ) WHERE sp IS NOT NULL
+       GROUP BY sp`,
+      params.integer(cap),
+    ),
     params,
   );
   const empty = emptyValue(query.aggregation);
-  // The key orders Sum and Avg up to their last bits; their exact values order the rows.
+  // SQL keeps every row that may rank among the first `cap`; their exact values order them.
   const ranked = rows
     .map(([sp, v]) => ({
       name: String(sp),
       value: readAggregate(query.aggregation, v ?? null) ?? empty,
     }))
-    .sort(byValueThenName);
+    .sort(byValueThenName)
+    .slice(0, cap);
   return {
     result: ranked.map(({ name, value }) => ({ [splitField]: name, [key]: value })),
     metadata: {},

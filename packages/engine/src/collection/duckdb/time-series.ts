@@ -11,7 +11,7 @@ import { type LineAnswer, lineEnvelope } from '../line-windows.ts';
 import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
 import { ExactSum, type SumParts, sumOfParts } from '../plan/exact-sum.ts';
-import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
+import { MAX_SPLIT_CELLS, rankCandidatesSql } from '../plan/split-series.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { growingPercentiles } from '../shape/growing-percentiles.ts';
 import {
@@ -429,7 +429,8 @@ async function splitCells(
 
 /**
  * Percentiles, or too many groups: DuckDB ranks the split values by their whole-window value and
- * aggregates only the top 10 per bucket, with the window's total, in one statement.
+ * aggregates only the top 10 (and any series that may tie with them) per bucket, with the
+ * window's total, in one statement.
  */
 async function rankedSplit(
   ctx: QueryContext,
@@ -439,12 +440,17 @@ async function rankedSplit(
   const params = new SqlParams();
   const { aggregation } = ctx.query;
   const agg = aggregateSql(aggregation, 'm');
+  const order = aggregateOrderSql(aggregation, 'm');
   const from = base(params);
   const chosen = fixedSeries ? `list_contains(${params.texts(fixedSeries)}, sp)` : 'TRUE';
+  // Every series that may rank among the top 10; the engine ranks them by their exact values.
   const rows = await ctx.run(
     `WITH base AS (SELECT * FROM (${from}) WHERE sp IS NOT NULL),
-          top AS (SELECT sp, ${agg} AS v, ${aggregateOrderSql(aggregation, 'm')} AS o FROM base WHERE ${chosen} GROUP BY sp
-                  ORDER BY o DESC NULLS LAST, sp LIMIT ${LIMITS.series})
+          top AS (${rankCandidatesSql(
+            'sp, v',
+            `SELECT sp, ${agg} AS v, ${order.key} AS o, ${order.slack} AS e FROM base WHERE ${chosen} GROUP BY sp`,
+            String(LIMITS.series),
+          )})
      SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
      UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
      UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
