@@ -230,7 +230,7 @@ describe('answers after clustering', () => {
       }
       const answer = await server.post('/api/visualize/data', request);
       if (answer.status !== 200) expect.fail(`${answer.status}: ${answer.text}`);
-      expectClose(answer.body, expected, JSON.stringify(body), body);
+      expectClose(answer.body, expected, JSON.stringify(body));
     }
   }
 

@@ -51,7 +51,7 @@ async function check(body: Record<string, unknown>): Promise<void> {
   }
   if (answer.status !== 200)
     expect.fail(`${answer.status} ${JSON.stringify(answer.body)} ${label}`);
-  expectClose(answer.body, expected, label, body);
+  expectClose(answer.body, expected, label);
 }
 
 /** Whether every number of an answer is finite (JSON has no other). */
