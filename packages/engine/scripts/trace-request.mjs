@@ -11,6 +11,8 @@
  *   node scripts/trace-request.mjs          # a readable summary
  *   node scripts/trace-request.mjs --json   # {"files": [...], "entered": n, "returns": n}
  *   node scripts/trace-request.mjs --max 10 # exit code 1 when there are more returns than 10
+ *   node scripts/trace-request.mjs --request '{"graph_type":"Table"}'
+ *                                           # another request: these fields over the traced one's
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -163,6 +165,11 @@ async function main() {
   const maxAt = process.argv.indexOf('--max');
   const max = maxAt === -1 ? undefined : Number(process.argv[maxAt + 1]);
   if (max !== undefined && !Number.isInteger(max)) throw new Error('--max takes a whole number');
+  const requestAt = process.argv.indexOf('--request');
+  const request =
+    requestAt === -1
+      ? TRACED_REQUEST
+      : { ...TRACED_REQUEST, ...JSON.parse(process.argv[requestAt + 1] ?? '{}') };
   register();
   const session = new Session();
   session.connect();
@@ -188,11 +195,11 @@ async function main() {
       const answer = await engine.bulkLog({ api_key: KEY, timestamp, jsons });
       if (answer.status !== 200) throw new Error(`bulk-log: ${JSON.stringify(answer.body)}`);
     }
-    const warm = await engine.query(TRACED_REQUEST);
+    const warm = await engine.query(request);
     if (warm.status !== 200) throw new Error(`query: ${JSON.stringify(warm.body)}`);
     let answer;
     const files = await traceFiles(session, scripts, async () => {
-      answer = await engine.query(TRACED_REQUEST);
+      answer = await engine.query(request);
     });
     if (JSON.stringify(answer.body) !== JSON.stringify(warm.body)) {
       throw new Error('the traced answer differs from the untraced one');

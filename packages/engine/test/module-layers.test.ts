@@ -214,6 +214,13 @@ describe('module layers', () => {
         folder,
       ).toBe(true);
     }
+    // Table/Bar/Pie, Single Value and Samples are shaped by the same module on both drivers.
+    for (const module of ['categories-shape.ts', 'single-value-shape.ts', 'samples-shape.ts'])
+      for (const folder of ['collection/duckdb/', 'collection/clickhouse/'])
+        expect(
+          importsOf(folder).some((e) => e.to === `collection/shape/${module}`),
+          `${folder} ${module}`,
+        ).toBe(true);
   });
 
   it('render does no I/O: no render file imports a connection, a run or a workspace', () => {
@@ -239,33 +246,69 @@ describe('module layers', () => {
     expect(awaiting).toEqual([]);
   });
 
-  it("a driver's line render is pure and the only writer of a line's SQL: no I/O, and no call back into bind's field or filter SQL", () => {
-    const render = 'collection/duckdb/line-sql.ts';
-    const imports = edges.filter((e) => e.from === render);
-    expect(imports.some((e) => e.to === 'collection/duckdb/aggregate-sql.ts')).toBe(true);
+  it("DuckDB's renderers, one per graph-type family, are pure and write no field or filter SQL: bind writes it, and run-collection-query.ts alone runs statements", () => {
+    const run = 'collection/duckdb/run-collection-query.ts';
+    const renderers = sourceFiles(join(SRC, 'collection/duckdb'))
+      .map((file) => relative(SRC, file))
+      .filter((file) => file !== run);
+    const families = [
+      'collection/duckdb/line-sql.ts',
+      'collection/duckdb/categories-sql.ts',
+      'collection/duckdb/single-value-sql.ts',
+      'collection/duckdb/samples-sql.ts',
+    ];
+    // The rule reads what it guards: each family's renderer, run by the run stage.
+    for (const family of families) {
+      expect(renderers, family).toContain(family);
+      expect(
+        edges.some((e) => e.from === run && e.to === family),
+        family,
+      ).toBe(true);
+    }
     expect(
-      imports.filter(
+      edges.some(
         (e) =>
-          e.to.startsWith('drivers/') ||
-          [
-            'storage/duckdb/workspace-db.ts',
-            'storage/duckdb/prepared-statements.ts',
-            'collection/bind/duckdb/field-sql.ts',
-            'collection/bind/duckdb/filter-sql.ts',
-          ].includes(e.to),
+          e.from === 'collection/duckdb/line-sql.ts' &&
+          e.to === 'collection/duckdb/aggregate-sql.ts',
+      ),
+    ).toBe(true);
+    const bindSql = ['collection/bind/duckdb/field-sql.ts', 'collection/bind/duckdb/filter-sql.ts'];
+    expect(
+      edges.filter(
+        (e) =>
+          renderers.includes(e.from) &&
+          (e.to.startsWith('drivers/') ||
+            e.to === run ||
+            bindSql.includes(e.to) ||
+            [
+              'storage/duckdb/workspace-db.ts',
+              'storage/duckdb/prepared-statements.ts',
+              'storage/duckdb/catalog.ts',
+              'storage/duckdb/key-typing.ts',
+            ].includes(e.to)),
       ),
     ).toEqual([]);
-    expect(
-      /\bawait\b|\.run\(|\bnew SqlParams\b/.test(readFileSync(join(SRC, render), 'utf8')),
-    ).toBe(false);
+    // No renderer runs or waits for anything, nor spells a field out of its bound spellings or
+    // reads the payload itself: a field's SQL is bind's.
+    const impure = renderers.filter((file) =>
+      /\bawait\b|\basync\b|\.run\(|\breadRows\b|\bnew SqlParams\b|\.spellings\b|\bjson_(extract|type)/.test(
+        readFileSync(join(SRC, file), 'utf8'),
+      ),
+    );
+    expect(impure).toEqual([]);
     // Field and filter SQL is written by bind alone.
     const writers = edges.filter(
-      (e) =>
-        ['collection/bind/duckdb/field-sql.ts', 'collection/bind/duckdb/filter-sql.ts'].includes(
-          e.to,
-        ) && !e.from.startsWith('collection/bind/'),
+      (e) => bindSql.includes(e.to) && !e.from.startsWith('collection/bind/'),
     );
     expect(writers).toEqual([]);
+    // Statements reach a workspace from the run stage alone.
+    const runners = importsOf('collection/').filter(
+      (e) =>
+        ['storage/duckdb/workspace-db.ts', 'storage/duckdb/prepared-statements.ts'].includes(
+          e.to,
+        ) && e.from !== run,
+    );
+    expect(runners).toEqual([]);
   });
 
   it('in collection mode only bind reads the catalog and the key typing', () => {

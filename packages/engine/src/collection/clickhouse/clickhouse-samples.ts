@@ -3,8 +3,13 @@ import { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts'
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import type { CollectionAnswer } from '../plan/collection-plan.ts';
-import { type StoredSample, samplesAnswer, wholeSecondsPage } from '../plan/samples-page.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
+import {
+  cutSamplesPage,
+  MAX_SAMPLES_SECOND,
+  type StoredSample,
+  samplesAnswer,
+} from '../shape/samples-shape.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
 
 /**
@@ -38,8 +43,7 @@ export async function clickHouseSamples(
       params,
     );
   };
-  const rows = await page(lo, hi, LIMITS.samples + 1);
-  return samplesAnswer(
-    await wholeSecondsPage(rows, (second, limit) => page(second, second, limit)),
-  );
+  const cut = cutSamplesPage(await page(lo, hi, LIMITS.samples + 1));
+  if ('rows' in cut) return samplesAnswer(cut.rows);
+  return samplesAnswer(await page(cut.wholeSecond, cut.wholeSecond, MAX_SAMPLES_SECOND));
 }

@@ -1,4 +1,5 @@
-import type { Envelope } from '@analytics-chart/protocol';
+import { type Envelope, LIMITS } from '@analytics-chart/protocol';
+import type { PlainValue } from '../../storage/duckdb/prepared-statements.ts';
 import type { Statement } from '../../storage/duckdb/sql-params.ts';
 import type { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
 import { bindDuckDbQuery, type DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
@@ -9,35 +10,54 @@ import type {
   LineWindow,
 } from '../plan/collection-plan.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
+import { categoriesEnvelope } from '../shape/categories-shape.ts';
 import { type LineAnswer, lineEnvelopeOf, lineWindowAnswer } from '../shape/line-shape.ts';
-import { categoriesEnvelope } from './categories.ts';
-import type { QueryContext, RunStatement } from './collection-relation.ts';
+import {
+  cutSamplesPage,
+  MAX_SAMPLES_SECOND,
+  type StoredSample,
+  samplesAnswer,
+  storedSamples,
+} from '../shape/samples-shape.ts';
+import { singleValueEnvelope } from '../shape/single-value-shape.ts';
+import { categoriesSql } from './categories-sql.ts';
 import { lineSql } from './line-sql.ts';
-import { samplesAnswer } from './samples.ts';
-import { singleValueEnvelope } from './single-value.ts';
+import { samplesRangeSql, samplesSql } from './samples-sql.ts';
+import { singleValueSql } from './single-value-sql.ts';
 
 /**
- * The collection-mode query of a DuckDB workspace, the function its driver hands the front:
- * bind (the catalog read once), then, per window of a line, render (`line-sql.ts`), run
- * ({@link WorkspaceDb.readRows}) and shape (`shape/line-shape.ts`); the other graph-type
- * families, a file each, render, run and shape in turn. A collection with no events answers
- * like an empty one.
+ * The run stage: a statement's rows as plain values, under the query's time limit; none for a
+ * statement a renderer did not write (nothing to read).
+ */
+type ReadRows = (statement: Statement | null) => Promise<PlainValue[][]>;
+
+/**
+ * The collection-mode query of a DuckDB workspace, the function its driver hands the front, and
+ * the one place its statements run: bind (the catalog read once), then per graph-type family
+ * render (a pure file each: `line-sql.ts`, `categories-sql.ts`, `single-value-sql.ts`,
+ * `samples-sql.ts`), run ({@link WorkspaceDb.readRows}) and shape (`shape/`, the same for every
+ * driver). A collection with no events answers like an empty one.
  */
 export function collectionQuery(
   db: WorkspaceDb,
 ): (plan: CollectionPlan, limits: { timeoutMs: number }) => Promise<CollectionAnswer> {
-  return async (plan, limits) => {
+  return async (plan, { timeoutMs }) => {
     const bound = bindDuckDbQuery(db.catalog, plan);
-    if (plan.line) return { envelope: await lineQuery(bound, plan.line, db, limits.timeoutMs) };
-    const run: RunStatement = (statement: Statement) => db.readRows(statement, limits.timeoutMs);
-    const ctx: QueryContext = { query: plan.query, windows: plan.windows, bound, run };
+    // Awaited inside, so that the run returns to its stage rather than through a wrapper.
+    const read: ReadRows = async (statement) =>
+      statement ? await db.readRows(statement, timeoutMs) : [];
+    if (plan.line) return { envelope: await lineQuery(bound, plan.line, read) };
     switch (plan.query.graph_type) {
       case 'Samples':
-        return samplesAnswer(ctx);
-      case 'Single Value':
-        return { envelope: await singleValueEnvelope(ctx) };
+        return samplesQuery(bound, read);
+      case 'Single Value': {
+        const { window, compare } = bound.windows;
+        const main = await read(singleValueSql(bound, window));
+        const second = compare ? await read(singleValueSql(bound, compare)) : null;
+        return { envelope: singleValueEnvelope(bound.query, main, second) };
+      }
       default:
-        return { envelope: await categoriesEnvelope(ctx) };
+        return { envelope: categoriesEnvelope(bound.query, await read(categoriesSql(bound))) };
     }
   };
 }
@@ -46,14 +66,11 @@ export function collectionQuery(
 async function lineQuery(
   bound: DuckDbBoundQuery,
   line: LinePlan,
-  db: WorkspaceDb,
-  timeoutMs: number,
+  read: ReadRows,
 ): Promise<Envelope> {
-  const main = await lineWindow(bound, line, line.main, null, db, timeoutMs);
+  const main = await lineWindow(bound, line, line.main, null, read);
   const fixed = line.kind.split ? (main[0]?.series ?? []) : null;
-  const second = line.compare
-    ? await lineWindow(bound, line, line.compare, fixed, db, timeoutMs)
-    : null;
+  const second = line.compare ? await lineWindow(bound, line, line.compare, fixed, read) : null;
   return lineEnvelopeOf(line, main, second?.[0] ?? null);
 }
 
@@ -63,17 +80,31 @@ async function lineWindow(
   line: LinePlan,
   window: LineWindow,
   fixedSeries: readonly string[] | null,
-  db: WorkspaceDb,
-  timeoutMs: number,
+  read: ReadRows,
 ): Promise<LineAnswer[]> {
   const statement = lineSql(bound, line, window, fixedSeries, false);
   let form = statement?.form ?? null;
-  let rows = statement ? await db.readRows(statement, timeoutMs) : [];
+  let rows = await read(statement);
   if (form === 'cells' && rows.length > MAX_SPLIT_CELLS) {
     // Too many cells to rank here: DuckDB ranks the series and returns the top ones' cells.
-    const ranked = lineSql(bound, line, window, fixedSeries, true);
     form = 'ranked';
-    rows = ranked ? await db.readRows(ranked, timeoutMs) : [];
+    rows = await read(lineSql(bound, line, window, fixedSeries, true));
   }
   return lineWindowAnswer(bound.query, line, window, form, rows, fixedSeries);
+}
+
+/**
+ * Samples: the narrowest range holding more than a page (the whole window at the last), cut
+ * at a whole second, or that second alone where it fills the page.
+ */
+async function samplesQuery(bound: DuckDbBoundQuery, read: ReadRows): Promise<CollectionAnswer> {
+  let rows: StoredSample[] = [];
+  for (const statement of samplesSql(bound)) {
+    rows = storedSamples(await read(statement));
+    if (rows.length > LIMITS.samples) break;
+  }
+  const page = cutSamplesPage(rows);
+  if ('rows' in page) return samplesAnswer(page.rows);
+  const second = samplesRangeSql(bound, page.wholeSecond, page.wholeSecond, MAX_SAMPLES_SECOND);
+  return samplesAnswer(storedSamples(await read(second)));
 }

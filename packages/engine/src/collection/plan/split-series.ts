@@ -1,3 +1,4 @@
+import { LIMITS } from '@analytics-chart/protocol';
 import { compareText } from '../../text-order.ts';
 
 /**
@@ -30,4 +31,15 @@ export function rankCandidatesSql(columns: string, grouped: string, cap: string)
         SELECT *, o - e AS __lb, row_number() OVER (ORDER BY o - e DESC NULLS LAST, sp) AS __r
         FROM (${grouped})))
     WHERE __r <= ${cap} OR o + e >= __t`;
+}
+
+const CATEGORY_CAPS: Readonly<Record<string, number>> = {
+  Table: LIMITS.table,
+  'Bar Chart': LIMITS.bar,
+  'Pie Chart': LIMITS.pie,
+};
+
+/** How many split values a Table, Bar Chart or Pie Chart shows: 2,000, 50 or 10. */
+export function categoryCap(graphType: string): number {
+  return CATEGORY_CAPS[graphType] ?? LIMITS.table;
 }

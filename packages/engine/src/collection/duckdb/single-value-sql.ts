@@ -1,0 +1,33 @@
+import type { TimeWindow } from '@analytics-chart/protocol';
+import type { Statement } from '../../storage/duckdb/sql-params.ts';
+import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
+import { windowSeconds } from '../plan/time-buckets.ts';
+import { aggregateSql } from './aggregate-sql.ts';
+import { and, windowSql } from './conditions-sql.ts';
+
+/**
+ * The render stage of Single Value on DuckDB: per window, the statement whose one row holds the
+ * aggregate over the window (`shape/single-value-shape.ts` reads it), from the bound query
+ * alone. Pure: no catalog, no connection.
+ */
+
+/** A Single Value statement: `value`, one row whose first column is the aggregate. */
+export interface SingleValueStatement extends Statement {
+  form: 'value';
+}
+
+/** The statement of one window, or null where no whole second fits in it. */
+export function singleValueSql(
+  bound: DuckDbBoundQuery,
+  window: TimeWindow,
+): SingleValueStatement | null {
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return null;
+  const params = { ...bound.params };
+  return {
+    form: 'value',
+    sql: `SELECT ${aggregateSql(bound.query.aggregation, bound.metricSql)} FROM ${bound.relation}
+     WHERE ${and(windowSql(lo, hi, params), bound.where.filters)}`,
+    params,
+  };
+}
