@@ -33,6 +33,14 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'duckdb-rollups',
+          include: CONFORMANCE,
+          provide: { driver: 'duckdb', rollups: true },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'clickhouse',
           include: ['test/clickhouse/*.test.ts', ...CONFORMANCE],
           globalSetup: ['test/clickhouse/global-setup.ts'],

@@ -10,6 +10,7 @@ import { type LineAnswer, lineEnvelope } from '../line-windows.ts';
 import { calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive } from '../plan/collection-plan.ts';
 import { ExactSum, type SumParts, sumOfParts } from '../plan/exact-sum.ts';
+import { rollupRead } from '../plan/rollup-eligibility.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { type Bucket, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import {
@@ -31,6 +32,7 @@ import { bucketKeySql } from './bucket-key-sql.ts';
 import { type QueryContext, toNumber } from './collection-relation.ts';
 import { fields, metricSql } from './field-sql.ts';
 import { and, whereFilters, windowSql, windowWhere } from './filter-sql.ts';
+import { rollupCountSql } from './rollup-sql.ts';
 
 /**
  * The time-series graph types: Single, Multi, Stacked, Cumulative, Ratio and Compare Line. Each
@@ -84,7 +86,19 @@ async function aggregateWindow(
   const additive = isAdditive(aggregation);
   // Sums of buckets are also sums of spans of UTC time within them, keyed by a division alone.
   const { lo, hi } = windowSeconds(window);
-  const units = additive ? calendarUnits(plan, lo, hi) : undefined;
+  // Where rollups give the events' answer, the window reads them (`plan/rollup-eligibility.ts`).
+  const kept = ctx.bound.rollup;
+  const rollup =
+    kept &&
+    rollupRead({
+      aggregation,
+      conditions: [where, ...populations],
+      plan,
+      lo,
+      hi,
+      spanSeconds: kept.spanSeconds,
+    });
+  const units = additive && !rollup ? calendarUnits(plan, lo, hi) : undefined;
   const key = units
     ? `(("timestamp" + ${params.integer(UNIT_SHIFT)}) // ${params.integer(units.seconds)})`
     : bucketKeySql(plan, '"timestamp"', params);
@@ -95,12 +109,20 @@ async function aggregateWindow(
       : `${aggregateSql(aggregation, m, condition)} AS v${i}, ${aggregateSql('Count', null, condition)} AS c${i}`,
   );
   const width = aggregation === 'Count' ? 1 : 2;
-  const rows = await ctx.run(
-    `SELECT ${key} AS k, ${columns.join(', ')}
+  // The rollup statement binds its own parameters: the ones above belong to the raw one.
+  const rollupParams = new SqlParams();
+  const rows =
+    kept && rollup
+      ? await ctx.run(
+          rollupCountSql(plan, rollup, kept, ctx.bound.relation, rollupParams, populations.length),
+          rollupParams,
+        )
+      : await ctx.run(
+          `SELECT ${key} AS k, ${columns.join(', ')}
      FROM ${ctx.bound.relation} WHERE ${and(windowSql(window, params), where)}
      GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
-    params,
-  );
+          params,
+        );
   const index = new Map(plan.buckets.map((b, i) => [b.key, i]));
   // A Sum's buckets and total add its exact parts up, rounding once each (`plan/exact-sum.ts`).
   const sums =

@@ -66,6 +66,8 @@ export interface CollectionEntry {
   keys: KeyColumns[];
   /** Set by earlier versions past {@link MAX_TYPED_KEYS}: untyped keys are read from payloads. */
   overflow: boolean;
+  /** Set when the workspace keeps rollups (`rollups.ts`): every append adds to them. */
+  rollup?: boolean;
 }
 
 /** A typed key with the quoted names of its columns, null for a form none of its events has. */

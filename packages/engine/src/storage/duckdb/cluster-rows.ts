@@ -10,6 +10,7 @@ import {
   segmentTableName,
 } from './catalog.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
+import { addRollupRows, coalesceRollups } from './rollups.ts';
 import type { WorkspaceDb } from './workspace-db.ts';
 
 /**
@@ -79,6 +80,7 @@ export async function clusterCollection(
       const rows = await rewriteOrdered(tx.conn, tx.payloadType, entry, n, key);
       done.push({ table: segment.table, field: key.field, rows });
     }
+    await coalesceRollups(tx.conn, entry);
     return done;
   });
 }
@@ -106,6 +108,7 @@ export async function appendClustered(
     for (const [n, segment] of entry.segments.entries()) {
       const from = scratch.get(n);
       if (!from) continue;
+      if (entry.rollup) await addRollupRows(conn, entry, from);
       const key =
         options.field === undefined
           ? await chooseClusterKey(conn, entry, { ...segment, table: from })

@@ -11,6 +11,7 @@ import {
   segmentTable,
 } from './catalog.ts';
 import { runPrepared } from './prepared-statements.ts';
+import { addRollupRows } from './rollups.ts';
 import { SqlParams } from './sql-params.ts';
 import type { WriteTransaction } from './workspace-db.ts';
 
@@ -316,6 +317,11 @@ export async function insertEvents(
      )`,
     params,
   );
+  // The loader's scratch rows count once they join the collection (`cluster-rows.ts`).
+  if (entry.rollup && into === undefined) {
+    const counted = new SqlParams();
+    await addRollupRows(conn, entry, source(counted), counted, 'ts');
+  }
   return Number(result.rowsChanged);
 }
 

@@ -9,6 +9,7 @@ import {
 } from './catalog.ts';
 import { openLoaderInstance, openWorkspaceInstance, payloadColumnType } from './db-config.ts';
 import { readPrepared } from './prepared-statements.ts';
+import { openRollups } from './rollups.ts';
 import type { SqlParams } from './sql-params.ts';
 
 /** A connection to a workspace's database, named here so that layers above never import DuckDB. */
@@ -35,6 +36,12 @@ export interface WorkspaceDbOptions {
   stagingDir?: string;
   /** Writes every column uncompressed (see `db-config.ts`). */
   uncompressed?: boolean;
+  /**
+   * Keeps event counts per 15-minute span at ingest, which Count queries whose buckets are
+   * whole spans read instead of the events (`rollups.ts`); off by default. Opening with it off
+   * drops them, and with it on again rebuilds them from the events.
+   */
+  rollups?: boolean;
 }
 
 /** The writer's view of one transaction: collections it touches come back as drafts. */
@@ -83,6 +90,8 @@ export class WorkspaceDb {
     maxReaders: number,
     /** The directory SQL may read files from, when opened with one (see the options). */
     readonly stagingDir?: string,
+    /** Whether the workspace keeps rollups (see the options). */
+    readonly rollups = false,
   ) {
     this.#instance = instance;
     this.#writer = writer;
@@ -100,6 +109,9 @@ export class WorkspaceDb {
       const writer = await instance.connect();
       for (const statement of CATALOG_DDL) await writer.run(statement);
       const catalog = await Catalog.load(writer);
+      const rollups = options.rollups === true;
+      await openRollups(writer, rollups, catalog.list());
+      for (const entry of catalog.list()) entry.rollup = rollups;
       return new WorkspaceDb(
         file,
         instance,
@@ -108,6 +120,7 @@ export class WorkspaceDb {
         await payloadColumnType(writer),
         options.readers ?? 4,
         options.stagingDir,
+        rollups,
       );
     } catch (error) {
       instance.closeSync();
@@ -226,6 +239,7 @@ export class WorkspaceDb {
             segments: [{ table: relations.table, columns: new Set() }],
             keys: [],
             overflow: false,
+            rollup: this.rollups,
           };
           await conn.run(
             `CREATE TABLE ${draft.table} ("timestamp" BIGINT NOT NULL, "json" ${this.#payloadType} NOT NULL)`,

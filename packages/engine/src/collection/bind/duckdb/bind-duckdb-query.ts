@@ -1,6 +1,7 @@
 import type { Catalog, CollectionEntry, TypedKey } from '../../../storage/duckdb/catalog.ts';
 import { ingestOrderSql } from '../../../storage/duckdb/cluster-rows.ts';
 import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
+import { ROLLUP_TABLE, SPAN_SECONDS } from '../../../storage/duckdb/rollups.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
@@ -46,6 +47,11 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
    * (`storage/duckdb/key-typing.ts`): the renderer reads untyped paths with these.
    */
   forms: { storedString: typeof storedStringForm; numeric: typeof numericForm };
+  /**
+   * Where the workspace keeps rollups (`storage/duckdb/rollups.ts`): the collection's id in
+   * their table, and the seconds of one span.
+   */
+  rollup?: { table: string; collectionId: number; spanSeconds: number };
 }
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
@@ -63,6 +69,9 @@ export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbB
       (entry?.segments ?? []).map((s) => ({ table: s.table, order: ingestOrderSql(s) })),
     ),
     forms: PAYLOAD_FORMS,
+    ...(entry?.rollup
+      ? { rollup: { table: ROLLUP_TABLE, collectionId: entry.id, spanSeconds: SPAN_SECONDS } }
+      : {}),
   };
 }
 

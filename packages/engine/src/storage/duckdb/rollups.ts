@@ -1,0 +1,118 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { type CollectionEntry, ENGINE_SCHEMA } from './catalog.ts';
+import { runPrepared } from './prepared-statements.ts';
+import { quoteIdentifier } from './quote-identifier.ts';
+import { SqlParams } from './sql-params.ts';
+
+/**
+ * Rollups: each collection's event count per 15-minute span of UTC time, kept in the same
+ * transaction as the events they count, so that a query can read a few rows per span instead
+ * of every event (`collection/plan/rollup-eligibility.ts` decides when that gives the same
+ * answer). Rows are only ever appended (one per span a batch touches), because DuckDB appends
+ * from concurrent transactions never conflict while updates of one row would; readers add a
+ * span's rows up, and {@link coalesceRollups} merges them when the writer runs alone.
+ *
+ * The table exists exactly while it is complete: it is created and filled from the events in
+ * one transaction when a workspace is opened with rollups on, and dropped when it is opened
+ * with them off (ingest then stops keeping it).
+ */
+
+/**
+ * Seconds in one span of UTC time: every zone offset in use since 1972, and every instant one
+ * changes, is a multiple of it, so each zone's Hour, Day, Week and Month is a union of spans.
+ */
+export const SPAN_SECONDS = 900;
+
+/** The rollup table, schema-qualified and quoted. */
+export const ROLLUP_TABLE = `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier('rollup_15m')}`;
+
+/** The span of a BIGINT Unix-seconds expression: floor division, negative seconds included. */
+export function spanSql(ts: string): string {
+  return `((${ts} - (((${ts} % ${SPAN_SECONDS}) + ${SPAN_SECONDS}) % ${SPAN_SECONDS})) // ${SPAN_SECONDS})`;
+}
+
+/** Whether the workspace's file has complete rollups. */
+async function hasRollups(conn: DuckDBConnection): Promise<boolean> {
+  const reader = await conn.runAndReadAll(
+    `SELECT count(*) FROM duckdb_tables()
+     WHERE database_name = current_database() AND schema_name = $1 AND table_name = 'rollup_15m'`,
+    [ENGINE_SCHEMA],
+  );
+  return Number(reader.getRows()[0]?.[0] ?? 0) > 0;
+}
+
+/**
+ * Brings the file in line with the workspace's setting, in one transaction on the writer
+ * `conn` before any other use: with rollups on, creates and fills them when missing and merges
+ * their rows; with them off, drops them, so that turning them on again rebuilds them whole.
+ */
+export async function openRollups(
+  conn: DuckDBConnection,
+  enabled: boolean,
+  collections: readonly CollectionEntry[],
+): Promise<void> {
+  const present = await hasRollups(conn);
+  if (!enabled) {
+    if (present) await conn.run(`DROP TABLE ${ROLLUP_TABLE}`);
+    return;
+  }
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    if (!present) {
+      await conn.run(
+        `CREATE TABLE ${ROLLUP_TABLE} (collection_id INTEGER NOT NULL, span BIGINT NOT NULL, n BIGINT NOT NULL)`,
+      );
+      for (const entry of collections) {
+        for (const segment of entry.segments) await addRollupRows(conn, entry, segment.table);
+      }
+    }
+    await mergeRows(conn);
+    await conn.run('COMMIT');
+  } catch (error) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Adds the counts of the events of `relation` (a relation with a BIGINT `timestamp` column, or
+ * `ts` when `tsColumn` says so) to `entry`'s rollups, inside the caller's transaction. `params`
+ * are the relation's own parameters, when it has any.
+ */
+export async function addRollupRows(
+  conn: DuckDBConnection,
+  entry: CollectionEntry,
+  relation: string,
+  params: SqlParams = new SqlParams(),
+  tsColumn = '"timestamp"',
+): Promise<void> {
+  const id = params.integer(entry.id);
+  await runPrepared(
+    conn,
+    `INSERT INTO ${ROLLUP_TABLE}
+     SELECT ${id}, ${spanSql(tsColumn)} AS span, count(*) FROM ${relation} GROUP BY span`,
+    params,
+  );
+}
+
+/** Rewrites the rollups as one row per collection and span, inside the caller's transaction. */
+async function mergeRows(conn: DuckDBConnection): Promise<void> {
+  await conn.run(
+    `CREATE TEMP TABLE rollup_merged AS
+     SELECT collection_id, span, sum(n)::BIGINT AS n FROM ${ROLLUP_TABLE} GROUP BY ALL`,
+  );
+  await conn.run(`DELETE FROM ${ROLLUP_TABLE}`);
+  await conn.run(`INSERT INTO ${ROLLUP_TABLE} SELECT * FROM rollup_merged ORDER BY ALL`);
+  await conn.run('DROP TABLE rollup_merged');
+}
+
+/**
+ * Merges the rollups' rows (one per collection and span) inside a writer transaction that runs
+ * alone, such as compaction, when the workspace keeps them.
+ */
+export async function coalesceRollups(
+  conn: DuckDBConnection,
+  entry: CollectionEntry,
+): Promise<void> {
+  if (entry.rollup) await mergeRows(conn);
+}
