@@ -10,8 +10,8 @@ import {
   type Segment,
   segmentTable,
 } from './catalog.ts';
-import { runPrepared } from './prepared-statements.ts';
-import { addRollupRows } from './rollups.ts';
+import { readPrepared, runPrepared } from './prepared-statements.ts';
+import { addSpanCounts } from './rollups.ts';
 import { SqlParams } from './sql-params.ts';
 import type { WriteTransaction } from './workspace-db.ts';
 
@@ -309,19 +309,17 @@ export async function insertEvents(
   const j = arrayKeys.length
     ? `json_extract(payload, ${params.texts(arrayKeys.map((k) => jsonPointer(k.path)))})`
     : 'NULL';
-  const result = await runPrepared(
-    conn,
-    `INSERT INTO ${into ?? segment.table} (${columns.join(', ')})
+  const sql = `INSERT INTO ${into ?? segment.table} (${columns.join(', ')})
      SELECT ${values.join(', ')} FROM (
        SELECT ts, payload, ${e} AS e, ${j} AS j FROM ${from}
-     )`,
-    params,
-  );
+     )`;
   // The loader's scratch rows count once they join the collection (`cluster-rows.ts`).
   if (entry.rollup && into === undefined) {
-    const counted = new SqlParams();
-    await addRollupRows(conn, entry, source(counted), counted, 'ts');
+    const inserted = await readPrepared(conn, `${sql} RETURNING "timestamp"`, params);
+    await addSpanCounts(conn, entry, inserted);
+    return inserted.length;
   }
+  const result = await runPrepared(conn, sql, params);
   return Number(result.rowsChanged);
 }
 

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { type CollectionEntry, ENGINE_SCHEMA } from './catalog.ts';
 import { runPrepared } from './prepared-statements.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
@@ -75,24 +75,50 @@ export async function openRollups(
 }
 
 /**
- * Adds the counts of the events of `relation` (a relation with a BIGINT `timestamp` column, or
- * `ts` when `tsColumn` says so) to `entry`'s rollups, inside the caller's transaction. `params`
- * are the relation's own parameters, when it has any.
+ * Adds the counts of the events of `relation` (a table with a BIGINT `timestamp` column) to
+ * `entry`'s rollups, inside the caller's transaction.
  */
 export async function addRollupRows(
   conn: DuckDBConnection,
   entry: CollectionEntry,
   relation: string,
-  params: SqlParams = new SqlParams(),
-  tsColumn = '"timestamp"',
 ): Promise<void> {
-  const id = params.integer(entry.id);
+  const params = new SqlParams();
   await runPrepared(
     conn,
     `INSERT INTO ${ROLLUP_TABLE}
-     SELECT ${id}, ${spanSql(tsColumn)} AS span, count(*) FROM ${relation} GROUP BY span`,
+     SELECT ${params.integer(entry.id)}, ${spanSql('"timestamp"')} AS span, count(*) FROM ${relation} GROUP BY span`,
     params,
   );
+}
+
+/** Span rows written per statement, at most. */
+const ROWS_PER_INSERT = 1000;
+
+/**
+ * Adds the counts of events just inserted (`rows`, each `[timestamp]` as an INSERT's RETURNING
+ * gives them) to `entry`'s rollups, inside the caller's transaction: counted here rather than
+ * by reading the inserted relation again, which a batch's text would have to be split anew for.
+ */
+export async function addSpanCounts(
+  conn: DuckDBConnection,
+  entry: CollectionEntry,
+  rows: readonly DuckDBValue[][],
+): Promise<void> {
+  const counts = new Map<number, number>();
+  for (const [ts] of rows) {
+    const span = Math.floor(Number(ts) / SPAN_SECONDS);
+    counts.set(span, (counts.get(span) ?? 0) + 1);
+  }
+  const spans = [...counts];
+  for (let i = 0; i < spans.length; i += ROWS_PER_INSERT) {
+    const params = new SqlParams();
+    const id = params.integer(entry.id);
+    const tuples = spans
+      .slice(i, i + ROWS_PER_INSERT)
+      .map(([span, n]) => `(${id}, ${params.integer(span)}, ${params.integer(n)})`);
+    await runPrepared(conn, `INSERT INTO ${ROLLUP_TABLE} VALUES ${tuples.join(', ')}`, params);
+  }
 }
 
 /** Rewrites the rollups as one row per collection and span, inside the caller's transaction. */
