@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
 import { afterAll, describe, expect, test } from 'vitest';
 import { rollupRead } from '../src/collection/plan/rollup-eligibility.ts';
@@ -11,6 +14,7 @@ import { LoadScratch } from '../src/ingest/load-scratch.ts';
 import { appendClustered, clusterCollection } from '../src/storage/duckdb/cluster-rows.ts';
 import { ROLLUP_TABLE } from '../src/storage/duckdb/rollups.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
+import { API_KEY } from './helpers/engine-server.ts';
 
 /**
  * Rollups (`storage/duckdb/rollups.ts`) hold exactly the events' counts per collection and
@@ -270,4 +274,67 @@ describe('rollups hold the events’ counts', () => {
     expect(await rollupRows(db)).toBe(spans);
     await db.close();
   }, 120_000);
+
+  test('a SIGKILL of the serving process mid-ingest leaves rollups and events in agreement', async () => {
+    const dataDir = tempDir('kill');
+    const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        loader,
+        join(import.meta.dirname, 'helpers/serve-child.ts'),
+        dataDir,
+        '--rollups',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+        child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
+      });
+      let acknowledged = 0;
+      let killed = false;
+      const send = async (i: number) => {
+        try {
+          const body =
+            i % 5 === 0
+              ? { api_key: API_KEY, timestamp: T2024 + i * 97, jsons: [{ i }, { i: -i - 1 }] }
+              : { api_key: API_KEY, timestamp: T2024 + i * 97, json: { i, [`k${i % 7}`]: i } };
+          const response = await fetch(`${url}/api/${i % 5 === 0 ? 'bulk-log' : 'log'}`, {
+            method: 'POST',
+            body: JSON.stringify(body),
+          });
+          if (response.status === 200 && !killed) acknowledged++;
+        } catch {
+          // In flight when the process died.
+        }
+        if (acknowledged >= 150 && !killed) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      };
+      await Promise.all(Array.from({ length: 400 }, (_, i) => send(i)));
+      expect(killed).toBe(true);
+      await new Promise((resolve) =>
+        child.exitCode !== null || child.signalCode ? resolve(null) : child.once('exit', resolve),
+      );
+      const db = await WorkspaceDb.open(join(dataDir, 'default.duckdb'), { rollups: true });
+      try {
+        expect(await hasRollupTable(db)).toBe(true);
+        expect(await disagreements(db)).toEqual([]);
+        // At least the acknowledged events are counted (each bulk log holds two).
+        const counted = await db.read(async (conn) => {
+          const r = await conn.runAndReadAll(`SELECT sum(n) FROM ${ROLLUP_TABLE}`);
+          return Number(r.getRows()[0]?.[0]);
+        });
+        expect(counted).toBeGreaterThanOrEqual(acknowledged);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 60_000);
 });
