@@ -9,6 +9,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { rollupRead } from '../src/collection/plan/rollup-eligibility.ts';
 import { planBuckets } from '../src/collection/plan/time-buckets.ts';
 import { createEngine } from '../src/index.ts';
+import { appendRecords } from '../src/ingest/append-events.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
 import { LoadScratch } from '../src/ingest/load-scratch.ts';
 import { appendClustered, clusterCollection } from '../src/storage/duckdb/cluster-rows.ts';
@@ -254,8 +255,17 @@ describe('rollups hold the events’ counts', () => {
     expect(await disagreements(db)).toEqual([]);
     await db.close();
 
-    // Off drops them; on again rebuilds them, one row per span.
+    // Unset keeps them up; off drops them; on again rebuilds them, one row per span.
     db = await WorkspaceDb.open(file);
+    expect(await hasRollupTable(db)).toBe(true);
+    await db.write(async (tx) => {
+      await appendRecords(tx, await tx.collection('tool'), [
+        { timestamp: T2024 + 42, payload: '{"event":"tool"}' },
+      ]);
+    });
+    expect(await disagreements(db)).toEqual([]);
+    await db.close();
+    db = await WorkspaceDb.open(file, { rollups: false });
     expect(await hasRollupTable(db)).toBe(false);
     await db.close();
     engine = await createEngine({ dataDir, workspaces: { default: 'k' } });

@@ -126,7 +126,7 @@ export async function loadCommand(
     const cluster = options['no-cluster'] !== true;
     db = await openWorkspaceFile(dataDir, workspace, {
       stagingDir,
-      rollups: options.rollups === true,
+      ...(options.rollups === true ? { rollups: true } : {}),
       threads: 1,
       ...(cluster ? { uncompressed: true, memoryLimit: CLUSTERED_MEMORY } : {}),
     });
@@ -159,7 +159,7 @@ export async function loadCommand(
       const { appendClustered } = await import('../storage/duckdb/cluster-rows.ts');
       db = await openWorkspaceFile(dataDir, workspace, {
         stagingDir,
-        rollups: options.rollups === true,
+        ...(options.rollups === true ? { rollups: true } : {}),
         memoryLimit: CLUSTERED_MEMORY,
       });
       const filled = await Scratch.reattach(db, scratchFile);

@@ -12,9 +12,9 @@ import { SqlParams } from './sql-params.ts';
  * from concurrent transactions never conflict while updates of one row would; readers add a
  * span's rows up, and {@link coalesceRollups} merges them when the writer runs alone.
  *
- * The table exists exactly while it is complete: it is created and filled from the events in
- * one transaction when a workspace is opened with rollups on, and dropped when it is opened
- * with them off (ingest then stops keeping it).
+ * The table exists exactly while it is complete, and every write keeps it while it exists: it
+ * is created and filled from the events in one transaction when a workspace is opened with
+ * rollups on, and dropped when it is opened with them off.
  */
 
 /**
@@ -42,19 +42,21 @@ async function hasRollups(conn: DuckDBConnection): Promise<boolean> {
 }
 
 /**
- * Brings the file in line with the workspace's setting, in one transaction on the writer
- * `conn` before any other use: with rollups on, creates and fills them when missing and merges
- * their rows; with them off, drops them, so that turning them on again rebuilds them whole.
+ * Brings the file in line with the workspace's setting, on the writer `conn` before any other
+ * use, and says whether it keeps rollups: with them on, creates and fills them when missing and
+ * merges their rows (one transaction); with them off, drops them, so that turning them on again
+ * rebuilds them whole; unset (tools that are not the workspace's server), keeps what the file has.
  */
 export async function openRollups(
   conn: DuckDBConnection,
-  enabled: boolean,
+  enabled: boolean | undefined,
   collections: readonly CollectionEntry[],
-): Promise<void> {
+): Promise<boolean> {
   const present = await hasRollups(conn);
+  if (enabled === undefined) return present;
   if (!enabled) {
     if (present) await conn.run(`DROP TABLE ${ROLLUP_TABLE}`);
-    return;
+    return false;
   }
   await conn.run('BEGIN TRANSACTION');
   try {
@@ -72,6 +74,7 @@ export async function openRollups(
     await conn.run('ROLLBACK').catch(() => undefined);
     throw error;
   }
+  return true;
 }
 
 /**

@@ -38,8 +38,8 @@ export interface WorkspaceDbOptions {
   uncompressed?: boolean;
   /**
    * Keeps event counts per 15-minute span at ingest, which Count queries whose buckets are
-   * whole spans read instead of the events (`rollups.ts`); off by default. Opening with it off
-   * drops them, and with it on again rebuilds them from the events.
+   * whole spans read instead of the events (`rollups.ts`). `true` builds them when missing,
+   * `false` drops them; unset keeps (and keeps up) what the file has.
    */
   rollups?: boolean;
 }
@@ -109,8 +109,7 @@ export class WorkspaceDb {
       const writer = await instance.connect();
       for (const statement of CATALOG_DDL) await writer.run(statement);
       const catalog = await Catalog.load(writer);
-      const rollups = options.rollups === true;
-      await openRollups(writer, rollups, catalog.list());
+      const rollups = await openRollups(writer, options.rollups, catalog.list());
       for (const entry of catalog.list()) entry.rollup = rollups;
       return new WorkspaceDb(
         file,
