@@ -1,16 +1,17 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CollectionQuery } from '@analytics-chart/protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bindDuckDbField, PAYLOAD_FORMS } from '../src/collection/bind/duckdb/bind-duckdb-query.ts';
-import { fieldSql } from '../src/collection/duckdb/field-sql.ts';
-import { filtersSql } from '../src/collection/duckdb/filter-sql.ts';
+import { bindDuckDbField } from '../src/collection/bind/duckdb/bind-duckdb-query.ts';
+import { fieldsSql } from '../src/collection/bind/duckdb/field-sql.ts';
+import { boundFilters } from '../src/collection/bind/duckdb/filter-sql.ts';
 import { appendRecords } from '../src/ingest/append-events.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
 import { type CollectionEntry, keyColumn, SEQ_COLUMN } from '../src/storage/duckdb/catalog.ts';
 import { chooseClusterKey, clusterCollection } from '../src/storage/duckdb/cluster-rows.ts';
 import { DuckDBInstance } from '../src/storage/duckdb/duckdb-api.ts';
-import { SqlParams } from '../src/storage/duckdb/sql-params.ts';
+import type { NamedParams } from '../src/storage/duckdb/sql-params.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 import { API_KEY, ingest, startServer, type TestServer } from './helpers/engine-server.ts';
 import { expectClose } from './helpers/expect-close.ts';
@@ -332,22 +333,33 @@ describe('a filter on the clustering key reads only its own rows', () => {
   async function scanned(): Promise<{ rows: number; sum: number; reordered: boolean }> {
     const db = await WorkspaceDb.open(file);
     let sql: string;
-    let values: unknown[];
+    let values: Record<string, unknown>;
     let reordered: boolean;
     try {
       const entry = db.catalog.get('c') as CollectionEntry;
       reordered = entry.segments[0]?.reordered === true;
-      const params = new SqlParams();
-      const field = (name: string) =>
-        fieldSql(
-          bindDuckDbField(entry, name, db.catalog.lookup('c', [name])?.fields.get(name) ?? []),
-          PAYLOAD_FORMS,
-          params,
-        );
-      const where = filtersSql([[['kind', '=', 'buy']]], field, params);
-      const price = field('price').number as string;
+      const params: NamedParams = {};
+      const found = db.catalog.lookup('c', ['kind', 'price']);
+      const query = {
+        filters: [[['kind', '=', 'buy']]],
+        split: null,
+      } as unknown as CollectionQuery;
+      const fields = fieldsSql(
+        ['kind', 'price'].map((name) =>
+          bindDuckDbField(entry, name, found?.fields.get(name) ?? []),
+        ),
+        query,
+        params,
+      );
+      const where = boundFilters(query, fields, params).filters;
+      const price = fields.get('price')?.number as string;
       sql = `SELECT sum(${price}) FROM ${entry.table} WHERE ${where}`;
-      values = params.values;
+      // The parameters this statement names (bind writes every form of every field).
+      values = Object.fromEntries(
+        Object.entries(params)
+          .filter(([name]) => new RegExp(`\\$${name}\\b`).test(sql))
+          .map(([name, p]) => [name, p.value]),
+      );
     } finally {
       await db.close();
     }

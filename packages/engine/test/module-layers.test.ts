@@ -177,7 +177,7 @@ describe('module layers', () => {
         /^collection\/[^/]+$/.test(e.from) ||
         /^collection\/bind\/[^/]+$/.test(e.from),
     );
-    expect(neutral.some((e) => e.from.startsWith('collection/bind/'))).toBe(true);
+    expect(neutral.some((e) => e.from.startsWith('collection/plan/'))).toBe(true);
     const bound = neutral.filter((e) =>
       under(e.to, [
         'storage/',
@@ -237,6 +237,35 @@ describe('module layers', () => {
       .map((file) => relative(SRC, file))
       .filter((file) => /\bawait\b|\.run\(|\bfetch\(/.test(readFileSync(join(SRC, file), 'utf8')));
     expect(awaiting).toEqual([]);
+  });
+
+  it("a driver's line render is pure and the only writer of a line's SQL: no I/O, and no call back into bind's field or filter SQL", () => {
+    const render = 'collection/duckdb/line-sql.ts';
+    const imports = edges.filter((e) => e.from === render);
+    expect(imports.some((e) => e.to === 'collection/duckdb/aggregate-sql.ts')).toBe(true);
+    expect(
+      imports.filter(
+        (e) =>
+          e.to.startsWith('drivers/') ||
+          [
+            'storage/duckdb/workspace-db.ts',
+            'storage/duckdb/prepared-statements.ts',
+            'collection/bind/duckdb/field-sql.ts',
+            'collection/bind/duckdb/filter-sql.ts',
+          ].includes(e.to),
+      ),
+    ).toEqual([]);
+    expect(
+      /\bawait\b|\.run\(|\bnew SqlParams\b/.test(readFileSync(join(SRC, render), 'utf8')),
+    ).toBe(false);
+    // Field and filter SQL is written by bind alone.
+    const writers = edges.filter(
+      (e) =>
+        ['collection/bind/duckdb/field-sql.ts', 'collection/bind/duckdb/filter-sql.ts'].includes(
+          e.to,
+        ) && !e.from.startsWith('collection/bind/'),
+    );
+    expect(writers).toEqual([]);
   });
 
   it('in collection mode only bind reads the catalog and the key typing', () => {

@@ -7,19 +7,15 @@ import {
   type TimeWindow,
 } from '@analytics-chart/protocol';
 import { type LineKind, lineKind } from './render/line-kinds.ts';
+import type { LineAnswer } from './shape/line-shape.ts';
+
+export type { LineAnswer };
 
 /**
  * The windows of a line, the same flow for every driver: the main window, then the compare
  * window (keeping a split line's series) or the compare-filters line, each rendered, run and
  * shaped by the driver's {@link LineRenderer}, and assembled into one envelope.
  */
-
-/** A line's rows and whole-window value over one window, with its series when split. */
-export interface LineAnswer {
-  rows: Record<string, string | number | null>[];
-  combined: number | null;
-  series?: string[];
-}
 
 /** What a driver renders, runs and shapes for a line kind. */
 export interface LineRenderer {

@@ -8,8 +8,7 @@ import {
   workspaceDatabase,
   workspaceSchema,
 } from '../storage/clickhouse/clickhouse-schema.ts';
-import type { Segment } from '../storage/duckdb/catalog.ts';
-import { ingestOrderSql } from '../storage/duckdb/cluster-rows.ts';
+import { ingestOrderSql, type Segment } from '../storage/duckdb/catalog.ts';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { connectClickHouse } from './clickhouse/clickhouse-connection.ts';
 import type { ClickHouseOptions } from './clickhouse/clickhouse-driver.ts';

@@ -1,7 +1,5 @@
 import type { Aggregation } from '@analytics-chart/protocol';
-import type { DuckDBValue } from '@duckdb/node-api';
 import { QUANTILE } from '../plan/collection-plan.ts';
-import { ExactSum, type SumParts } from '../plan/exact-sum.ts';
 
 /** 2^64, by which percentiles scale values where plain arithmetic would overflow. */
 const SCALE = '18446744073709551616.0::DOUBLE';
@@ -18,8 +16,9 @@ const P2 = {
 /**
  * The parts of the exact sum of `m` (`plan/exact-sum.ts`): a struct of the three limb sums of
  * |m|·2^90 (62 bits each, signed by m, summed as BIGINT into HUGEINT) for the values on that
- * grid, the other values as a list, and the count. Integer sums do not depend on the order the
- * threads add in.
+ * grid, the other values as a list, and the count, as `plan/exact-sum.ts`'s `readSumParts` reads
+ * them once run has made the struct a plain object. Integer sums do not depend on the order
+ * the threads add in.
  */
 export function sumPartsSql(m: string, condition = 'TRUE'): string {
   const a = `abs(${m})`;
@@ -36,36 +35,10 @@ export function sumPartsSql(m: string, condition = 'TRUE'): string {
   )}, 'r': list(${m}) ${off}, 'n': count(${m})${only}}`;
 }
 
-/** The parts {@link sumPartsSql} returns, as DuckDB's client hands them over. */
-export function readSumParts(value: DuckDBValue): SumParts {
-  const entries = (value as { entries?: Record<string, DuckDBValue> } | null)?.entries ?? {};
-  const big = (v: DuckDBValue) => (typeof v === 'bigint' ? v : 0n);
-  const rest = (entries.r as { items?: DuckDBValue[] } | null)?.items ?? [];
-  return {
-    limbs: [big(entries.h ?? null), big(entries.m ?? null), big(entries.l ?? null)],
-    rest: rest.map(Number),
-    count: Number(entries.n ?? 0),
-  };
-}
-
-/**
- * An aggregate's value from its column: Sum and Avg from their parts, rounded once; the others
- * as the number they are.
- */
-export function readAggregate(aggregation: Aggregation, value: DuckDBValue): number | null {
-  if (aggregation === 'Sum' || aggregation === 'Avg') {
-    if (value === null || value === undefined) return aggregation === 'Sum' ? 0 : null;
-    const sum = new ExactSum().addParts(readSumParts(value));
-    return aggregation === 'Sum' ? sum.sum() : sum.mean();
-  }
-  if (value === null || value === undefined) return null;
-  return typeof value === 'bigint' ? Number(value) : Number(value);
-}
-
 /**
  * The aggregate over a numeric expression `m` (ignored by Count), optionally restricted to the
  * rows where `condition` holds, or over the window `over`. Sum and Avg are their parts
- * ({@link sumPartsSql}, read by {@link readAggregate}); where SQL must order by them,
+ * ({@link sumPartsSql}, read by `plan/exact-sum.ts`'s `readAggregate`); where SQL must order by them,
  * {@link aggregateOrderSql} is the key. Percentiles are `quantile_cont`: linear interpolation
  * between the closest ranks.
  */

@@ -1,12 +1,11 @@
 import { type Envelope, LIMITS, valueKey } from '@analytics-chart/protocol';
-import { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import { BIGINT } from '../../storage/duckdb/duckdb-api.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
+import { readAggregate } from '../plan/exact-sum.ts';
 import { byValueThenName } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateOrderSql, aggregateSql, readAggregate } from './aggregate-sql.ts';
-import type { QueryContext } from './collection-relation.ts';
-import { fields, metricSql } from './field-sql.ts';
-import { and, whereFilters, windowSql } from './filter-sql.ts';
+import { aggregateOrderSql, aggregateSql } from './aggregate-sql.ts';
+import { and, type QueryContext, windowSql } from './collection-relation.ts';
 
 const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS.pie } as const;
 
@@ -18,22 +17,23 @@ const CAPS = { Table: LIMITS.table, 'Bar Chart': LIMITS.bar, 'Pie Chart': LIMITS
 export async function categoriesEnvelope(ctx: QueryContext): Promise<Envelope> {
   const { query } = ctx;
   const splitField = query.split ?? '';
+  const { bound } = ctx;
   const key = valueKey(query.aggregation, query.metric);
   const cap = CAPS[query.graph_type as keyof typeof CAPS] ?? LIMITS.table;
   const { lo, hi } = windowSeconds(ctx.windows.window);
   if (lo > hi) return { result: [], metadata: {} };
-  const params = new SqlParams();
-  const split = fields(ctx, params)(splitField).string;
+  const split = bound.splitSql;
   if (split === null) return { result: [], metadata: {} };
-  const m = metricSql(ctx, params) ?? 'NULL::DOUBLE';
-  const rows = await ctx.run(
-    `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v, ${aggregateOrderSql(query.aggregation, 'm')} AS o FROM (
-       SELECT ${split} AS sp, ${m} AS m FROM ${ctx.bound.relation}
-       WHERE ${and(windowSql(ctx.windows.window, params), whereFilters(ctx, query.filters, params))}
+  const m = bound.metricSql ?? 'NULL::DOUBLE';
+  const params = { ...bound.params, cap: { value: cap, type: BIGINT } };
+  const rows = await ctx.run({
+    sql: `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v, ${aggregateOrderSql(query.aggregation, 'm')} AS o FROM (
+       SELECT ${split} AS sp, ${m} AS m FROM ${bound.relation}
+       WHERE ${and(windowSql(ctx.windows.window, params), bound.where.filters)}
      ) WHERE sp IS NOT NULL
-     GROUP BY sp ORDER BY o DESC NULLS LAST, sp LIMIT ${params.integer(cap)}`,
+     GROUP BY sp ORDER BY o DESC NULLS LAST, sp LIMIT $cap`,
     params,
-  );
+  });
   const empty = emptyValue(query.aggregation);
   // The key orders Sum and Avg up to their last bits; their exact values order the rows.
   const ranked = rows

@@ -1,5 +1,5 @@
 import { LIMITS } from '@analytics-chart/protocol';
-import { SqlParams } from '../../storage/duckdb/sql-params.ts';
+import { BIGINT } from '../../storage/duckdb/duckdb-api.ts';
 import type { CollectionAnswer } from '../plan/collection-plan.ts';
 import {
   samplesAnswer as answerOf,
@@ -7,8 +7,7 @@ import {
   wholeSecondsPage,
 } from '../plan/samples-page.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { type QueryContext, toNumber } from './collection-relation.ts';
-import { and, whereFilters } from './filter-sql.ts';
+import { and, type QueryContext, toNumber } from './collection-relation.ts';
 
 /** Ranges tried from the newest (or oldest) end of the window, in seconds; the last is all. */
 const NARROWING_SPANS = [3600, 86_400, 30 * 86_400, Number.POSITIVE_INFINITY];
@@ -25,16 +24,17 @@ export async function samplesAnswer(ctx: QueryContext): Promise<CollectionAnswer
   const ascending = ctx.query.order === 'Ascending';
   const direction = ascending ? 'ASC' : 'DESC';
   const page = async (from: number, to: number, limit: number): Promise<StoredSample[]> => {
-    const params = new SqlParams();
-    const rows = await ctx.run(
-      `SELECT "timestamp", "json" FROM ${ctx.bound.relation}
-       WHERE ${and(
-         `"timestamp" BETWEEN ${params.integer(from)} AND ${params.integer(to)}`,
-         whereFilters(ctx, ctx.query.filters, params),
-       )}
-       ORDER BY "timestamp" ${direction}, ${ctx.bound.ingestOrder} ${direction} LIMIT ${params.integer(limit)}`,
-      params,
-    );
+    const rows = await ctx.run({
+      sql: `SELECT "timestamp", "json" FROM ${ctx.bound.relation}
+       WHERE ${and(`"timestamp" BETWEEN $from AND $to`, ctx.bound.where.filters)}
+       ORDER BY "timestamp" ${direction}, ${ctx.bound.ingestOrder} ${direction} LIMIT $limit`,
+      params: {
+        ...ctx.bound.params,
+        from: { value: from, type: BIGINT },
+        to: { value: to, type: BIGINT },
+        limit: { value: limit, type: BIGINT },
+      },
+    });
     return rows.map(([timestamp, json]) => ({
       timestamp: toNumber(timestamp ?? null) ?? 0,
       json: String(json),

@@ -1,11 +1,9 @@
 import { type Envelope, type TimeWindow, valueKey } from '@analytics-chart/protocol';
-import { SqlParams } from '../../storage/duckdb/sql-params.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
+import { readAggregate } from '../plan/exact-sum.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateSql, readAggregate } from './aggregate-sql.ts';
-import type { QueryContext } from './collection-relation.ts';
-import { metricSql } from './field-sql.ts';
-import { and, whereFilters, windowSql } from './filter-sql.ts';
+import { aggregateSql } from './aggregate-sql.ts';
+import { and, type QueryContext, windowSql } from './collection-relation.ts';
 
 /** Single Value: `[{"<value key>": n}]`, and the same over the compare window when asked. */
 export async function singleValueEnvelope(ctx: QueryContext): Promise<Envelope> {
@@ -20,12 +18,12 @@ async function aggregateWindow(ctx: QueryContext, window: TimeWindow): Promise<n
   const empty = emptyValue(ctx.query.aggregation);
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return empty;
-  const params = new SqlParams();
-  const m = metricSql(ctx, params);
-  const rows = await ctx.run(
-    `SELECT ${aggregateSql(ctx.query.aggregation, m)} FROM ${ctx.bound.relation}
-     WHERE ${and(windowSql(window, params), whereFilters(ctx, ctx.query.filters, params))}`,
+  const { bound } = ctx;
+  const params = { ...bound.params };
+  const rows = await ctx.run({
+    sql: `SELECT ${aggregateSql(ctx.query.aggregation, bound.metricSql)} FROM ${bound.relation}
+     WHERE ${and(windowSql(window, params), bound.where.filters)}`,
     params,
-  );
+  });
   return readAggregate(ctx.query.aggregation, rows[0]?.[0] ?? null) ?? empty;
 }

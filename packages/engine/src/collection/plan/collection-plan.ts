@@ -2,10 +2,17 @@ import {
   type Aggregation,
   type CollectionQuery,
   type Envelope,
+  type FilterGroups,
+  pickGranularity,
+  type ResolvedGranularity,
   type ResolvedWindows,
   resolveWindows,
+  type TimeWindow,
 } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
+import { LINE_KINDS, type LineGraphType, type LineKind } from '../render/line-kinds.ts';
+import { type CalendarUnits, calendarUnits } from './calendar-units.ts';
+import { type BucketPlan, planBuckets, windowSeconds } from './time-buckets.ts';
 
 /**
  * A collection-mode query with its windows resolved against one reading of the engine's clock:
@@ -14,13 +21,90 @@ import { EngineError } from '../../engine-error.ts';
 export interface CollectionPlan {
   query: CollectionQuery;
   windows: ResolvedWindows;
+  /** Every field the query names, in filters, metric and split, each once: what bind resolves. */
+  fields: string[];
+  /** For the six line graph types, what the line draws over which buckets; null otherwise. */
+  line: LinePlan | null;
+}
+
+/** A line's kind (`render/line-kinds.ts`), its granularity and the buckets of its windows. */
+export interface LinePlan {
+  kind: LineKind;
+  granularity: ResolvedGranularity;
+  /** What the aggregate over no values reads as ({@link emptyValue}). */
+  empty: number | null;
+  /** Whether a window's value is the sum of its buckets' ({@link isAdditive}). */
+  additive: boolean;
+  main: LineWindow;
+  /** The compare window, for a kind whose second line is one and a request that has it. */
+  compare: LineWindow | null;
+}
+
+/** One window of a line: its whole seconds `lo`…`hi` and its buckets in the zone's calendar. */
+export interface LineWindow {
+  window: TimeWindow;
+  lo: number;
+  hi: number;
+  /** Every bucket a second of the window can fall in; none where no whole second fits. */
+  buckets: BucketPlan | null;
+  /**
+   * For Count and Sum of an unsplit line over days, weeks or months: spans of UTC time, each
+   * within one bucket, that a division keys (`plan/calendar-units.ts`).
+   */
+  units: CalendarUnits | undefined;
 }
 
 /** Plans a collection-mode query at `now` (Unix seconds); a window that cannot be is a 400. */
 export function planCollectionQuery(query: CollectionQuery, now: number): CollectionPlan {
-  const windows = resolveWindows(query, now);
-  if (!windows.ok) throw new EngineError(400, windows.error);
-  return { query, windows: windows.value };
+  const resolved = resolveWindows(query, now);
+  if (!resolved.ok) throw new EngineError(400, resolved.error);
+  const windows = resolved.value;
+  return { query, windows, fields: namedFields(query), line: planLine(query, windows) };
+}
+
+/** The line of a line graph type: its windows cut into buckets, each once. */
+function planLine(query: CollectionQuery, windows: ResolvedWindows): LinePlan | null {
+  const kind = LINE_KINDS[query.graph_type as LineGraphType];
+  if (!kind) return null;
+  const granularity = pickGranularity(query.granularity, windows.window);
+  const additive = isAdditive(query.aggregation);
+  const units = additive && !kind.split && kind.value !== 'running';
+  const lineWindow = (window: TimeWindow): LineWindow => {
+    const { lo, hi } = windowSeconds(window);
+    const buckets = lo > hi ? null : planBuckets(granularity, query.IANA_time_zone, lo, hi);
+    return {
+      window,
+      lo,
+      hi,
+      buckets,
+      units: units && buckets?.buckets.length ? calendarUnits(buckets, lo, hi) : undefined,
+    };
+  };
+  const compare = kind.second === 'compare window' && windows.compare ? windows.compare : null;
+  return {
+    kind,
+    granularity,
+    empty: emptyValue(query.aggregation),
+    additive,
+    main: lineWindow(windows.window),
+    compare: compare && lineWindow(compare),
+  };
+}
+
+/** Every field name a query names, in filters, metric and split, each once. */
+function namedFields(query: CollectionQuery): string[] {
+  const names = new Set<string>();
+  const groups: Array<FilterGroups | null | undefined> = [
+    query.filters,
+    query.compare_filters,
+    query.numerator_filters,
+    query.denominator_filters,
+  ];
+  for (const group of groups)
+    for (const conditions of group ?? []) for (const [name] of conditions) names.add(name);
+  if (query.metric !== null) names.add(query.metric);
+  if (query.split !== null) names.add(query.split);
+  return [...names];
 }
 
 /**

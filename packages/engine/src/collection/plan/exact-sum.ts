@@ -1,3 +1,5 @@
+import type { Aggregation } from '@analytics-chart/protocol';
+
 /**
  * Sum and Avg as the number rule defines them (docs/query-semantics.md): the exact sum of the
  * values, rounded once to the nearest double, and the exact sum divided by the count, rounded
@@ -123,4 +125,32 @@ export function sumOfParts(...parts: SumParts[]): ExactSum {
   const sum = new ExactSum();
   for (const p of parts) sum.addParts(p);
   return sum;
+}
+
+/**
+ * The parts as a statement's row carries them, a record of the limb sums `h`, `m` and `l`, the
+ * values off the grid `r` and the count `n` (null or missing: no values).
+ */
+export function readSumParts(value: unknown): SumParts {
+  const row = (value ?? {}) as { h?: unknown; m?: unknown; l?: unknown; r?: unknown; n?: unknown };
+  const big = (v: unknown) => (typeof v === 'bigint' ? v : 0n);
+  return {
+    limbs: [big(row.h), big(row.m), big(row.l)],
+    rest: Array.isArray(row.r) ? row.r.map(Number) : [],
+    count: Number(row.n ?? 0),
+  };
+}
+
+/**
+ * An aggregate's value from its column: Sum and Avg from their parts ({@link readSumParts}),
+ * rounded once; the others as the number they are.
+ */
+export function readAggregate(aggregation: Aggregation, value: unknown): number | null {
+  if (aggregation === 'Sum' || aggregation === 'Avg') {
+    if (value === null || value === undefined) return aggregation === 'Sum' ? 0 : null;
+    const sum = new ExactSum().addParts(readSumParts(value));
+    return aggregation === 'Sum' ? sum.sum() : sum.mean();
+  }
+  if (value === null || value === undefined) return null;
+  return Number(value);
 }

@@ -7,7 +7,7 @@ import { civilFromDays, dayLabel, minuteLabel, monthLabel } from './civil-date.t
  * Time buckets in a zone's calendar, planned once for every storage driver. The zone's UTC
  * offsets inside the window come from Temporal (a handful of transitions at most); a driver then
  * buckets with integer arithmetic on epoch seconds, choosing the offset among those transitions
- * (`collection/duckdb/bucket-key-sql.ts`), which is cheaper than a time-zone function per row and
+ * (`collection/duckdb/line-sql.ts`), which is cheaper than a time-zone function per row and
  * exact across DST changes; labels are generated here from the integer keys:
  *
  * - Day, Week (Monday start) and Month follow the wall calendar, so a 23- or 25-hour day is one

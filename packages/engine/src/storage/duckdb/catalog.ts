@@ -81,6 +81,16 @@ export interface TypedKey {
 /** The column holding a reordered row's place in ingest order (its row id before; `cluster-rows.ts`). */
 export const SEQ_COLUMN = 'seq';
 
+const QUOTED_SEQ = quoteIdentifier(SEQ_COLUMN);
+
+/**
+ * A segment's rows in ingest order: the row id, or `seq` where the rows were reordered (rows
+ * appended after the reordering have none, and their row ids come after every `seq`).
+ */
+export function ingestOrderSql(segment: Segment): string {
+  return segment.reordered ? `coalesce(${QUOTED_SEQ}, rowid)` : 'rowid';
+}
+
 /** The column of one kind of a key. */
 export function keyColumn(key: KeyColumns, kind: 's' | 'n' | 'a'): string {
   return quoteIdentifier(columnName(key, kind));
@@ -124,6 +134,7 @@ export const CATALOG_DDL = [
 export class Catalog {
   readonly #collections = new Map<string, CollectionEntry>();
   readonly #fields = new WeakMap<CollectionEntry, Map<string, KeyColumns[]>>();
+  readonly #typed = new WeakMap<CollectionEntry, Map<string, readonly TypedKey[]>>();
   #nextId = 1;
 
   /** Reads the catalog tables of a workspace database. */
@@ -208,28 +219,26 @@ export class Catalog {
   /**
    * What binding a query reads of one collection, in one call: its entry and, for each field
    * name, the typed keys that spell it (in {@link fields}' order) with their quoted columns
-   * (null for a form no event of the key has); undefined for a collection never written.
+   * (null for a form no event of the key has), and its segments with their ingest order;
+   * undefined for a collection never written.
    */
   lookup(
     collection: string,
     names: readonly string[],
-  ): { entry: CollectionEntry; fields: Map<string, TypedKey[]> } | undefined {
+  ):
+    | {
+        entry: CollectionEntry;
+        fields: Map<string, readonly TypedKey[]>;
+        segments: Array<{ table: string; order: string }>;
+      }
+    | undefined {
     const entry = this.#collections.get(collection);
     if (!entry) return undefined;
-    const byName = this.#fields.get(entry);
-    const fields = new Map<string, TypedKey[]>();
-    for (const name of names) {
-      fields.set(
-        name,
-        (byName?.get(name) ?? []).map((key) => ({
-          key,
-          string: key.hasString ? keyColumn(key, 's') : null,
-          number: key.hasNumber ? keyColumn(key, 'n') : null,
-          array: key.hasArray ? keyColumn(key, 'a') : null,
-        })),
-      );
-    }
-    return { entry, fields };
+    const typed = this.#typed.get(entry);
+    const fields = new Map<string, readonly TypedKey[]>();
+    for (const name of names) fields.set(name, typed?.get(name) ?? []);
+    const segments = entry.segments.map((s) => ({ table: s.table, order: ingestOrderSql(s) }));
+    return { entry, fields, segments };
   }
 
   /** Installs a committed version of a collection entry. */
@@ -243,6 +252,19 @@ export class Catalog {
     for (const list of fields.values()) list.sort((a, b) => comparePaths(a.path, b.path));
     this.#collections.set(entry.name, entry);
     this.#fields.set(entry, fields);
+    // Quoted once here, so that binding a query only looks its fields up.
+    const typed = new Map<string, TypedKey[]>();
+    for (const [name, list] of fields)
+      typed.set(
+        name,
+        list.map((key) => ({
+          key,
+          string: key.hasString ? keyColumn(key, 's') : null,
+          number: key.hasNumber ? keyColumn(key, 'n') : null,
+          array: key.hasArray ? keyColumn(key, 'a') : null,
+        })),
+      );
+    this.#typed.set(entry, typed);
     this.#nextId = Math.max(this.#nextId, entry.id + 1);
   }
 }

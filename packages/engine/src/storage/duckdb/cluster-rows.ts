@@ -3,6 +3,7 @@ import {
   type CollectionEntry,
   columnName,
   ENGINE_SCHEMA,
+  ingestOrderSql,
   type KeyColumns,
   keyColumn,
   SEQ_COLUMN,
@@ -27,14 +28,6 @@ const SAMPLE_ROWS = 20_000;
 const MAX_VALUES = 64;
 /** Key paths whose presence makes up an event's shape, at most (the first ones, by id). */
 const MAX_SHAPE_KEYS = 256;
-
-/**
- * A segment's rows in ingest order: the row id, or `seq` where the rows were reordered (rows
- * appended after the reordering have none, and their row ids come after every `seq`).
- */
-export function ingestOrderSql(segment: Segment): string {
-  return segment.reordered ? `coalesce(${quoteIdentifier(SEQ_COLUMN)}, rowid)` : 'rowid';
-}
 
 /** What clustering did to one segment. */
 export interface ClusteredSegment {

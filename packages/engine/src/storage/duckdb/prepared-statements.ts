@@ -4,7 +4,18 @@ import type {
   DuckDBPreparedStatement,
   DuckDBValue,
 } from '@duckdb/node-api';
-import type { SqlParams } from './sql-params.ts';
+import { DuckDBListValue, DuckDBStructValue } from './duckdb-api.ts';
+import { type NamedParams, SqlParams } from './sql-params.ts';
+
+/**
+ * A value of a read row as plain JavaScript: a struct as an object and a list as an array (of
+ * plain values), every other value as DuckDB's client hands it over, so that the stages after
+ * run read rows without the client's classes.
+ */
+export type PlainValue =
+  | DuckDBValue
+  | readonly PlainValue[]
+  | { readonly [key: string]: PlainValue };
 
 /**
  * Prepared statements kept per connection, keyed by their SQL text, because planning anew the
@@ -27,7 +38,7 @@ const caches = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedS
 export function runPrepared(
   conn: DuckDBConnection,
   sql: string,
-  params: SqlParams,
+  params: SqlParams | NamedParams,
 ): Promise<DuckDBMaterializedResult> {
   return withPrepared(conn, sql, params, (statement) => statement.run());
 }
@@ -41,33 +52,47 @@ export function runPrepared(
 export async function readPrepared(
   conn: DuckDBConnection,
   sql: string,
-  params: SqlParams,
-): Promise<DuckDBValue[][]> {
+  params: SqlParams | NamedParams,
+): Promise<PlainValue[][]> {
   return materializedRows(await runPrepared(conn, sql, params));
 }
 
-/** Every row of a materialized result, in order. */
-function materializedRows(result: DuckDBMaterializedResult): DuckDBValue[][] {
-  const rows: DuckDBValue[][] = [];
+/** Every row of a materialized result, in order, as plain values. */
+function materializedRows(result: DuckDBMaterializedResult): PlainValue[][] {
+  const rows: PlainValue[][] = [];
   const chunks = result.chunkCount;
   for (let c = 0; c < chunks; c++) {
     const chunk = result.getChunk(c);
     const width = chunk.columnCount;
     const height = chunk.rowCount;
     const first = rows.length;
-    for (let r = 0; r < height; r++) rows.push(new Array<DuckDBValue>(width));
+    for (let r = 0; r < height; r++) rows.push(new Array<PlainValue>(width));
     for (let col = 0; col < width; col++) {
       const vector = chunk.getColumnVector(col);
-      for (let r = 0; r < height; r++) (rows[first + r] as DuckDBValue[])[col] = vector.getItem(r);
+      for (let r = 0; r < height; r++) {
+        const item = vector.getItem(r);
+        (rows[first + r] as PlainValue[])[col] =
+          typeof item === 'object' && item !== null ? plainValue(item) : item;
+      }
     }
   }
   return rows;
 }
 
+function plainValue(value: DuckDBValue): PlainValue {
+  if (value instanceof DuckDBStructValue) {
+    const out: Record<string, PlainValue> = {};
+    for (const [key, entry] of Object.entries(value.entries)) out[key] = plainValue(entry);
+    return out;
+  }
+  if (value instanceof DuckDBListValue) return value.items.map(plainValue);
+  return value;
+}
+
 async function withPrepared<T>(
   conn: DuckDBConnection,
   sql: string,
-  params: SqlParams,
+  params: SqlParams | NamedParams,
   run: (statement: DuckDBPreparedStatement) => Promise<T>,
 ): Promise<T> {
   let cache = caches.get(conn);
@@ -90,7 +115,16 @@ async function withPrepared<T>(
   }
   try {
     const prepared = await statement;
-    prepared.bind(params.values, params.types);
+    if (params instanceof SqlParams) prepared.bind(params.values, params.types);
+    else {
+      // Named: each name the statement holds, so that unused parameters are left out.
+      const named = params;
+      for (let i = 1; i <= prepared.parameterCount; i++) {
+        const param = named[prepared.parameterName(i)];
+        if (!param) throw new Error(`parameter $${prepared.parameterName(i)} has no value`);
+        prepared.bindValue(i, param.value, param.type);
+      }
+    }
     return await run(prepared);
   } catch (error) {
     if (cache.get(sql) === statement) cache.delete(sql);

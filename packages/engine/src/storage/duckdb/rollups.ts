@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { type CollectionEntry, ENGINE_SCHEMA } from './catalog.ts';
 import { runPrepared } from './prepared-statements.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
@@ -106,7 +106,7 @@ const ROWS_PER_INSERT = 1000;
 export async function addSpanCounts(
   conn: DuckDBConnection,
   entry: CollectionEntry,
-  rows: readonly DuckDBValue[][],
+  rows: ReadonlyArray<readonly unknown[]>,
 ): Promise<void> {
   const counts = new Map<number, number>();
   for (const [ts] of rows) {

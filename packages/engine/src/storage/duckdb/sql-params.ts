@@ -42,3 +42,16 @@ export class SqlParams {
     return this.#add(listValue([...values]), LIST(VARCHAR));
   }
 }
+
+/**
+ * Named parameters of one collection-mode statement, written `$name` in its SQL: bind names the
+ * values of fields and filters once and each renderer adds its own, so no stage needs to know
+ * the positions the others used. Run binds the names a statement holds and leaves out the rest.
+ */
+export type NamedParams = Record<string, { value: DuckDBValue; type: DuckDBType }>;
+
+/** A statement as a renderer writes it and the run stage takes it. */
+export interface Statement {
+  sql: string;
+  params: NamedParams;
+}

@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import {
   CATALOG_DDL,
   Catalog,
@@ -8,9 +8,9 @@ import {
   ENGINE_SCHEMA,
 } from './catalog.ts';
 import { openLoaderInstance, openWorkspaceInstance, payloadColumnType } from './db-config.ts';
-import { readPrepared } from './prepared-statements.ts';
+import { type PlainValue, readPrepared } from './prepared-statements.ts';
 import { openRollups } from './rollups.ts';
-import type { SqlParams } from './sql-params.ts';
+import type { Statement } from './sql-params.ts';
 
 /** A connection to a workspace's database, named here so that layers above never import DuckDB. */
 export type WorkspaceConnection = DuckDBConnection;
@@ -153,11 +153,11 @@ export class WorkspaceDb {
   }
 
   /**
-   * The run stage of a collection-mode query: a function that runs one statement on a reader
-   * connection, under {@link read}'s time limit, through the connection's prepared statements.
+   * The run stage of a collection-mode query: one statement's rows, read on a reader connection
+   * under {@link read}'s time limit, through the connection's prepared statements.
    */
-  reader(timeoutMs?: number): (sql: string, params: SqlParams) => Promise<DuckDBValue[][]> {
-    return (sql, params) => this.read((conn) => readPrepared(conn, sql, params), timeoutMs);
+  readRows(statement: Statement, timeoutMs?: number): Promise<PlainValue[][]> {
+    return this.read((conn) => readPrepared(conn, statement.sql, statement.params), timeoutMs);
   }
 
   /**

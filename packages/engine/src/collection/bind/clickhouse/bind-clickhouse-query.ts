@@ -1,7 +1,7 @@
 import type { KeyColumnLookup } from '../../../storage/clickhouse/clickhouse-key-columns.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
-import { type BoundQuery, boundQuery, namedFields } from '../bound-query.ts';
+import type { BoundQuery } from '../bound-query.ts';
 
 /**
  * One key path that spells a field, and its form columns (quoted) where the event table has
@@ -27,14 +27,21 @@ export function bindClickHouseQuery(
   columns: KeyColumnLookup | undefined,
 ): ClickHouseBoundQuery {
   const fields = new Map<string, ClickHouseField>();
-  for (const name of namedFields(plan.query)) {
+  for (const name of plan.fields) {
     const spellings = fieldSpellings(name).map((path) => ({
       path,
       columns: columns?.column(path) ?? null,
     }));
     fields.set(name, { name, spellings });
   }
-  return boundQuery(plan, fields);
+  const { query, windows } = plan;
+  return {
+    query,
+    windows,
+    fields,
+    metric: query.metric === null ? null : (fields.get(query.metric) ?? null),
+    split: query.split === null ? null : (fields.get(query.split) ?? null),
+  };
 }
 
 /** Spellings of a field tried per event when it has more dots than this: the literal key and the full split. */

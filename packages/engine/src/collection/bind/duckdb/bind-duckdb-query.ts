@@ -1,11 +1,12 @@
 import type { Catalog, CollectionEntry, TypedKey } from '../../../storage/duckdb/catalog.ts';
-import { ingestOrderSql } from '../../../storage/duckdb/cluster-rows.ts';
-import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
 import { ROLLUP_TABLE, SPAN_SECONDS } from '../../../storage/duckdb/rollups.ts';
+import type { NamedParams } from '../../../storage/duckdb/sql-params.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
-import { type BoundQuery, boundQuery, namedFields } from '../bound-query.ts';
+import type { BoundQuery } from '../bound-query.ts';
+import { fieldsSql } from './field-sql.ts';
+import { type BoundFilters, boundFilters } from './filter-sql.ts';
 
 /**
  * One key path that spells a field, and where its forms are: in typed columns (quoted names,
@@ -42,11 +43,17 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
   relation: string;
   /** An expression over {@link relation} that orders its rows as they were ingested. */
   ingestOrder: string;
+  /** The metric's numeric form, or null for Count or where no event holds the metric. */
+  metricSql: string | null;
+  /** The split's string form, or null where the query has no split or no event holds it. */
+  splitSql: string | null;
+  /** Each filter list as one condition (`filter-sql.ts`). */
+  where: BoundFilters;
   /**
-   * How a value read from the payload gets its forms, as ingest types keys
-   * (`storage/duckdb/key-typing.ts`): the renderer reads untyped paths with these.
+   * The named parameters the SQL above holds; a renderer starts its statement's parameters from
+   * these and adds its own under other names.
    */
-  forms: { storedString: typeof storedStringForm; numeric: typeof numericForm };
+  params: NamedParams;
   /**
    * Where the workspace keeps rollups (`storage/duckdb/rollups.ts`): the collection's id in
    * their table, and the seconds of one span.
@@ -56,19 +63,30 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
 export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbBoundQuery {
-  const names = namedFields(plan.query);
-  const found = catalog.lookup(plan.query.collection, names);
+  const { query, windows } = plan;
+  const found = catalog.lookup(query.collection, plan.fields);
   const entry = found?.entry;
   const fields = new Map<string, DuckDbField>();
-  for (const name of names)
+  for (const name of plan.fields)
     fields.set(name, bindDuckDbField(entry, name, found?.fields.get(name) ?? []));
+  const params: NamedParams = {};
+  const sql = fieldsSql(fields.values(), query, params);
+  const where = boundFilters(query, sql, params);
   return {
-    ...boundQuery(plan, fields),
+    query,
+    windows,
+    fields,
+    metric: query.metric === null ? null : (fields.get(query.metric) ?? null),
+    split: query.split === null ? null : (fields.get(query.split) ?? null),
     collected: entry !== undefined,
-    ...readRelation(
-      (entry?.segments ?? []).map((s) => ({ table: s.table, order: ingestOrderSql(s) })),
-    ),
-    forms: PAYLOAD_FORMS,
+    ...readRelation(found?.segments ?? []),
+    metricSql:
+      query.aggregation === 'Count' || query.metric === null
+        ? null
+        : (sql.get(query.metric)?.number ?? null),
+    splitSql: query.split === null ? null : (sql.get(query.split)?.string ?? null),
+    where,
+    params,
     ...(entry?.rollup
       ? { rollup: { table: ROLLUP_TABLE, collectionId: entry.id, spanSeconds: SPAN_SECONDS } }
       : {}),
@@ -81,7 +99,7 @@ const SEGMENT_ROWS = 2 ** 40;
 const UNION_ORDER = 'ingest_order';
 
 /** The relation over a collection's segments (in ingest order), and its ingest order. */
-function readRelation(segments: Array<{ table: string; order: string }>): {
+function readRelation(segments: ReadonlyArray<{ table: string; order: string }>): {
   relation: string;
   ingestOrder: string;
 } {
@@ -98,12 +116,6 @@ function readRelation(segments: Array<{ table: string; order: string }>): {
   );
   return { relation: `(${branches.join(' UNION ALL BY NAME ')})`, ingestOrder: UNION_ORDER };
 }
-
-/** The typing of payload reads every bound DuckDB query carries. */
-export const PAYLOAD_FORMS: DuckDbBoundQuery['forms'] = {
-  storedString: storedStringForm,
-  numeric: numericForm,
-};
 
 /**
  * The spellings of a dotted field from the typed keys that spell it (`typed`). Paths up to {@link MAX_DEPTH} keys have typed columns; a

@@ -1,13 +1,47 @@
 import type {
+  CollectionQuery,
   FilterCondition,
   FilterGroups,
   FilterValue,
-  TimeWindow,
 } from '@analytics-chart/protocol';
-import type { SqlParams } from '../../storage/duckdb/sql-params.ts';
-import { windowSeconds } from '../plan/time-buckets.ts';
-import type { QueryContext } from './collection-relation.ts';
-import { type FieldSql, fields } from './field-sql.ts';
+import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { DOUBLE, VARCHAR } from '../../../storage/duckdb/duckdb-api.ts';
+import type { NamedParams } from '../../../storage/duckdb/sql-params.ts';
+import type { FieldSql } from './field-sql.ts';
+
+/** Adds a value to a statement's named parameters and answers its placeholder. */
+type AddParam = (value: DuckDBValue, type: DuckDBType) => string;
+
+/** The query's filter lists, each as one condition over the bound fields (`TRUE` when empty). */
+export interface BoundFilters {
+  filters: string;
+  compare: string;
+  numerator: string;
+  denominator: string;
+}
+
+/**
+ * Every filter list of a query as SQL, written once: values are named parameters of `params`,
+ * fields read as `fields` writes them.
+ */
+export function boundFilters(
+  query: CollectionQuery,
+  fields: ReadonlyMap<string, FieldSql>,
+  params: NamedParams,
+): BoundFilters {
+  const add: AddParam = (value, type) => {
+    const name = `w${Object.keys(params).length}`;
+    params[name] = { value, type };
+    return `$${name}`;
+  };
+  const list = (groups: FilterGroups | null | undefined) => filtersSql(groups ?? [], fields, add);
+  return {
+    filters: list(query.filters),
+    compare: list(query.compare_filters),
+    numerator: list(query.numerator_filters),
+    denominator: list(query.denominator_filters),
+  };
+}
 
 /**
  * Filters in normal form (OR of AND groups) as one SQL condition for a WHERE or FILTER clause:
@@ -25,20 +59,27 @@ import { type FieldSql, fields } from './field-sql.ts';
  * bare `column = value` at the top of a WHERE is what DuckDB evaluates inside its scan, skipping
  * row groups whose min/max rule the value out. Negations wrap a condition made never NULL.
  */
-export function filtersSql(
+function filtersSql(
   groups: FilterGroups,
-  field: (name: string) => FieldSql,
-  params: SqlParams,
+  fields: ReadonlyMap<string, FieldSql>,
+  add: AddParam,
 ): string {
   if (groups.length === 0) return 'TRUE';
   const ors = groups.map((group) =>
     group.length === 0
       ? 'TRUE'
       : group
-          .map((condition) => conditionSql(condition, field(condition[0]), params))
+          .map((condition) => conditionSql(condition, fieldOf(fields, condition[0]), add))
           .join(' AND '),
   );
   return ors.length === 1 ? `(${ors[0]})` : `(${ors.map((g) => `(${g})`).join(' OR ')})`;
+}
+
+/** A field the filters name, as bound. */
+function fieldOf(fields: ReadonlyMap<string, FieldSql>, name: string): FieldSql {
+  const field = fields.get(name);
+  if (!field) throw new Error(`field '${name}' was not bound`);
+  return field;
 }
 
 /** The string form of a filter value, as events' values are compared with it. */
@@ -62,23 +103,22 @@ function valueNumber(value: FilterValue): number | null {
 }
 
 /** One condition: TRUE where it holds, FALSE or NULL elsewhere. */
-function conditionSql(condition: FilterCondition, f: FieldSql, params: SqlParams): string {
+function conditionSql(condition: FilterCondition, f: FieldSql, add: AddParam): string {
   const [, operator, value] = condition;
   switch (operator) {
     case '=':
-      return equalsSql(f, value, params);
+      return equalsSql(f, value, add);
     case '≠':
-      return `(NOT ${definite(equalsSql(f, value, params))})`;
+      return `(NOT ${definite(equalsSql(f, value, add))})`;
     case 'includes':
-      return includesSql(f, value, params);
+      return includesSql(f, value, add);
     case 'excludes':
-      return `(NOT ${definite(includesSql(f, value, params))})`;
+      return `(NOT ${definite(includesSql(f, value, add))})`;
     case '>':
     case '<': {
       const n = valueNumber(value);
-      // The value first: a field's form is built only where the SQL will use it.
       if (n === null || f.number === null) return 'FALSE';
-      return `${f.number} ${operator} ${params.number(n)}`;
+      return `${f.number} ${operator} ${add(n, DOUBLE)}`;
     }
   }
 }
@@ -88,52 +128,24 @@ function definite(condition: string): string {
   return condition === 'FALSE' ? condition : `coalesce(${condition}, FALSE)`;
 }
 
-function equalsSql(f: FieldSql, value: FilterValue, params: SqlParams): string {
+function equalsSql(f: FieldSql, value: FilterValue, add: AddParam): string {
   const parts: string[] = [];
   const n = valueNumber(value);
   const numeric = n !== null && typeof value !== 'boolean' && f.number !== null;
   // With the numeric test beside it, or for a value no number's text equals, the stored text
   // answers as the string form does (see `FieldSql.stored`).
   const text = f.stored;
-  if (text !== null) parts.push(`${text} = ${params.text(valueText(value))}`);
-  if (numeric) parts.push(`${f.number} = ${params.number(n)}`);
+  if (text !== null) parts.push(`${text} = ${add(valueText(value), VARCHAR)}`);
+  if (numeric) parts.push(`${f.number} = ${add(n, DOUBLE)}`);
   if (parts.length === 0) return 'FALSE';
   return parts.length === 1 ? (parts[0] as string) : `(${parts.join(' OR ')})`;
 }
 
-function includesSql(f: FieldSql, value: FilterValue, params: SqlParams): string {
-  // A parameter only where the SQL uses it: DuckDB refuses to bind one the statement lacks.
+function includesSql(f: FieldSql, value: FilterValue, add: AddParam): string {
   if (f.string === null) return 'FALSE';
   if (f.array !== null) {
-    const text = params.text(valueText(value));
+    const text = add(valueText(value), VARCHAR);
     return `(CASE WHEN ${f.array} IS NOT NULL THEN list_contains(${f.array}, ${text}) ELSE contains(${f.string}, ${text}) END)`;
   }
-  return `contains(${f.string}, ${params.text(valueText(value))})`;
-}
-
-/** A filter list as SQL, against the query's collection (`TRUE` when there is none). */
-export function whereFilters(ctx: QueryContext, groups: FilterGroups, params: SqlParams): string {
-  return filtersSql(groups, fields(ctx, params), params);
-}
-
-/** `timestamp` within a window (both ends exclusive), as whole seconds. */
-export function windowSql(window: TimeWindow, params: SqlParams): string {
-  const { lo, hi } = windowSeconds(window);
-  return `"timestamp" BETWEEN ${params.integer(lo)} AND ${params.integer(hi)}`;
-}
-
-/** The condition of one window's rows: `timestamp` within it, and the filters. */
-export function windowWhere(
-  ctx: QueryContext,
-  window: TimeWindow,
-  groups: FilterGroups,
-  params: SqlParams,
-): string {
-  return and(windowSql(window, params), whereFilters(ctx, groups, params));
-}
-
-/** `a AND b`, leaving out conditions that are plainly TRUE. */
-export function and(...conditions: string[]): string {
-  const kept = conditions.filter((c) => c !== 'TRUE' && c !== '(TRUE)');
-  return kept.length ? kept.join(' AND ') : 'TRUE';
+  return `contains(${f.string}, ${add(valueText(value), VARCHAR)})`;
 }

@@ -1,0 +1,204 @@
+import { LIMITS } from '@analytics-chart/protocol';
+import { BIGINT, LIST, listValue, VARCHAR } from '../../storage/duckdb/duckdb-api.ts';
+import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
+import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
+import { UNIT_SHIFT } from '../plan/calendar-units.ts';
+import type { LinePlan, LineWindow } from '../plan/collection-plan.ts';
+import { rollupRead } from '../plan/rollup-eligibility.ts';
+import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
+import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
+import type { LineForm } from '../shape/line-shape.ts';
+import { aggregateOrderSql, aggregateSql, sumPartsSql } from './aggregate-sql.ts';
+import { rollupCountStatement } from './rollup-sql.ts';
+
+/**
+ * The render stage of the six line kinds on DuckDB: one statement per window of a line, written
+ * from the bound query (fields, filters and their parameters) and the plan (buckets, units),
+ * its rows in one of the layouts `shape/line-shape.ts` reads ({@link LineForm}). Pure: no
+ * catalog, no connection. Sum and Avg travel as their exact parts, a struct
+ * `{h, m, l, r, n}` (`aggregate-sql.ts`); `cells` reads at most {@link MAX_SPLIT_CELLS} + 1 rows,
+ * so that a split with more is ranked by DuckDB instead (`ranked`).
+ */
+
+/** A line statement and the form of its rows. */
+export interface LineStatement extends Statement {
+  form: LineForm;
+}
+
+/**
+ * The statement of one window of a line, or null where the window has no bucket. `fixedSeries`:
+ * the series a compare window keeps; `ranked`: a split line ranked in SQL (after too many cells).
+ */
+export function lineSql(
+  bound: DuckDbBoundQuery,
+  line: LinePlan,
+  window: LineWindow,
+  fixedSeries: readonly string[] | null,
+  ranked: boolean,
+): LineStatement | null {
+  const plan = window.buckets;
+  if (!plan || plan.buckets.length === 0) return null;
+  const { aggregation } = bound.query;
+  const { kind } = line;
+  const { filters, compare, numerator, denominator } = bound.where;
+  const params: NamedParams = {
+    ...bound.params,
+    lo: { value: window.lo, type: BIGINT },
+    hi: { value: window.hi, type: BIGINT },
+  };
+  const inWindow = `"timestamp" BETWEEN $lo AND $hi`;
+  const m = bound.metricSql;
+  if (!kind.split && kind.value !== 'running') {
+    // Count and Sum over the window are the sums of their buckets: one GROUP BY suffices. Avg and
+    // percentiles need the window as a whole, which GROUPING SETS adds to the same scan.
+    const additive = aggregation === 'Count' || aggregation === 'Sum';
+    const populations =
+      kind.value === 'ratio'
+        ? [numerator, denominator]
+        : kind.second === 'compare filters'
+          ? ['TRUE', compare]
+          : ['TRUE'];
+    const where =
+      kind.value === 'ratio' ? `${filters} AND (${numerator} OR ${denominator})` : filters;
+    // Where rollups give the events' answer, the window reads them (`plan/rollup-eligibility.ts`).
+    const kept = bound.rollup;
+    const rollup =
+      kept &&
+      rollupRead({
+        aggregation,
+        conditions: [where, ...populations],
+        plan,
+        lo: window.lo,
+        hi: window.hi,
+        spanSeconds: kept.spanSeconds,
+      });
+    if (kept && rollup) {
+      return {
+        form: 'populations',
+        ...rollupCountStatement(
+          plan,
+          rollup,
+          kept,
+          bound.relation,
+          populations.length,
+          window.units,
+        ),
+      };
+    }
+    // Sums of buckets are also sums of spans of UTC time within them, keyed by a division alone.
+    const { units } = window;
+    if (units) {
+      params.shift = { value: UNIT_SHIFT, type: BIGINT };
+      params.unit = { value: units.seconds, type: BIGINT };
+    }
+    const key = units
+      ? `(("timestamp" + $shift) // $unit)`
+      : bucketKeySql(plan, '"timestamp"', params);
+    // Count's value is its own event count; other aggregations count events beside the value.
+    const columns = populations.map((condition, i) =>
+      aggregation === 'Count'
+        ? `${aggregateSql(aggregation, m, condition)} AS v${i}`
+        : `${aggregateSql(aggregation, m, condition)} AS v${i}, ${aggregateSql('Count', null, condition)} AS c${i}`,
+    );
+    return {
+      form: 'populations',
+      sql: `SELECT ${key} AS k, ${columns.join(', ')}
+     FROM ${bound.relation} WHERE ${inWindow} AND ${where}
+     GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
+      params,
+    };
+  }
+  const k = bucketKeySql(plan, '"timestamp"', params);
+  const metric = m ?? 'NULL::DOUBLE';
+  if (!kind.split) {
+    const base = `SELECT ${k} AS k, ${metric} AS m FROM ${bound.relation}
+    WHERE ${inWindow} AND ${filters}`;
+    const percentile = !['Count', 'Sum', 'Avg'].includes(aggregation);
+    return {
+      form: 'running',
+      sql: percentile
+        ? `SELECT k, count(*), max(q), NULL FROM (
+         SELECT k, ${aggregateSql(aggregation, 'm', 'TRUE', ' OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)')} AS q
+         FROM (${base})
+       ) GROUP BY k`
+        : `SELECT k, count(*), ${sumPartsSql('m')} FROM (${base}) GROUP BY k`,
+      params,
+    };
+  }
+  const base = `SELECT ${bound.splitSql ?? 'NULL::VARCHAR'} AS sp, ${k} AS k, ${metric} AS m FROM ${bound.relation}
+      WHERE ${inWindow} AND ${filters}`;
+  if (!ranked && (aggregation === 'Count' || aggregation === 'Sum' || aggregation === 'Avg')) {
+    params.cells = { value: MAX_SPLIT_CELLS + 1, type: BIGINT };
+    return {
+      form: 'cells',
+      sql: `SELECT sp, k, count(*)${aggregation === 'Count' ? '' : `, ${sumPartsSql('m')}`}
+     FROM (${base}) WHERE sp IS NOT NULL
+     GROUP BY sp, k LIMIT $cells`,
+      params,
+    };
+  }
+  const agg = aggregateSql(aggregation, 'm');
+  if (fixedSeries) params.fixed = { value: listValue([...fixedSeries]), type: LIST(VARCHAR) };
+  const chosen = fixedSeries ? 'list_contains($fixed, sp)' : 'TRUE';
+  return {
+    form: 'ranked',
+    sql: `WITH base AS (SELECT * FROM (${base}) WHERE sp IS NOT NULL),
+          top AS (SELECT sp, ${agg} AS v, ${aggregateOrderSql(aggregation, 'm')} AS o FROM base WHERE ${chosen} GROUP BY sp
+                  ORDER BY o DESC NULLS LAST, sp LIMIT ${LIMITS.series})
+     SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
+     UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
+     UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
+    params,
+  };
+}
+
+const DAY = 86_400;
+const WEEK = 7 * DAY;
+
+/**
+ * The bucket plan's key as a DuckDB integer expression of `ts` (a BIGINT Unix-seconds
+ * expression): integer arithmetic with a CASE over the window's offsets, a single integer where
+ * they all agree. Its integers are named parameters `$k0`, `$k1`, … of `named`.
+ */
+export function bucketKeySql(plan: BucketPlan, ts: string, named: NamedParams): string {
+  const params = {
+    integer: (value: number) => {
+      const name = `k${Object.keys(named).length}`;
+      named[name] = { value, type: BIGINT };
+      return `$${name}`;
+    },
+  };
+  if (plan.clock) {
+    const { width, segments } = plan.clock;
+    return `((${ts} + ${piecewiseSql(ts, segments, (s) => s.offset, params)}) // ${params.integer(width)})`;
+  }
+  if (!plan.calendar) return '0';
+  const { segments, biasDays } = plan.calendar;
+  const unbias = biasDays ? ` - ${biasDays}` : '';
+  const local = `(${ts} + ${piecewiseSql(ts, segments, (s) => s.offset + biasDays * DAY, params)})`;
+  if (plan.granularity === 'Day') return `(${local} // ${params.integer(DAY)}${unbias})`;
+  if (plan.granularity === 'Week') {
+    // 1970-01-01 was a Thursday: day d belongs to the week starting on day 7 * ((d + 3) // 7) - 3.
+    return `((${local} + ${params.integer(3 * DAY)}) // ${params.integer(WEEK)}${biasDays ? ` - ${biasDays / 7}` : ''})`;
+  }
+  // Month: the wall date from the local day number, then year * 12 + month - 1.
+  const date = `(DATE '1970-01-01' + CAST(${local} // ${params.integer(DAY)}${unbias} AS INTEGER))`;
+  return `(year(${date}) * 12 + month(${date}) - 1)`;
+}
+
+/** A SQL expression choosing, per row, the value that holds at `ts` among the segments. */
+function piecewiseSql(
+  ts: string,
+  segments: readonly OffsetSegment[],
+  value: (s: OffsetSegment) => number,
+  params: { integer: (value: number) => string },
+): string {
+  const first = segments[0];
+  if (!first) return '0';
+  const values = segments.map(value);
+  if (values.every((v) => v === values[0])) return params.integer(values[0] ?? 0);
+  const branches = segments
+    .slice(1)
+    .map((s, i) => `WHEN ${ts} < ${params.integer(s.from)} THEN ${params.integer(values[i] ?? 0)}`);
+  return `(CASE ${branches.join(' ')} ELSE ${params.integer(values[values.length - 1] ?? 0)} END)`;
+}
