@@ -52,7 +52,10 @@ export interface EngineOptions {
    * parses every body on the main thread).
    */
   bodyWorkers?: number;
-  /** Where our own failures (500s) are reported; default `console.error`. Never given a key. */
+  /**
+   * Where our own failures (500s) are reported, and what storage could not do without failing a
+   * request (`error` then undefined); default `console.error`. Never given a key.
+   */
   logError?: (message: string, error: unknown) => void;
   /**
    * Keep the workspaces in ClickHouse instead of DuckDB files (`dataDir` is then unused): see
@@ -138,10 +141,12 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     }
   }
   const memoryLimit = options.memoryLimit ?? '1GB';
+  const logError = options.logError ?? logToStandardError;
   const driver = options.clickhouse
     ? await openClickHouseDriver(options.clickhouse, {
         workspaces: names,
         memoryLimit,
+        log: (sentence) => logError(sentence, undefined),
         // ClickHouse stops a query at its own limit; the client waits a little longer for that answer.
         requestTimeoutMs:
           Math.max(
@@ -160,7 +165,13 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
             : (options.rollups ?? []).includes(name),
         ),
       });
-  return new EngineFront(options, driver);
+  return new EngineFront({ ...options, logError }, driver);
+}
+
+/** The default `logError`: standard error, with the failure where there is one. */
+function logToStandardError(message: string, error: unknown): void {
+  if (error === undefined) console.error(`analytics-engine: ${message}`);
+  else console.error(`analytics-engine: ${message}`, error);
 }
 
 /**
@@ -190,9 +201,7 @@ class EngineFront implements Engine {
     this.maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
     this.#bodies = new BodyParsers(options.bodyWorkers ?? defaultBodyWorkers());
     this.#bodies.start();
-    this.#logError =
-      options.logError ??
-      ((message, error) => console.error(`analytics-engine: ${message}`, error));
+    this.#logError = options.logError ?? logToStandardError;
   }
 
   query(body: unknown) {

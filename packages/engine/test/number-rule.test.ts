@@ -7,6 +7,7 @@ import { loggedEngine } from './helpers/logged-engine.ts';
 import {
   AGGREGATIONS,
   aggregationRequests,
+  DEEP,
   events,
   filterRequests,
   KEY,
@@ -50,7 +51,7 @@ async function check(body: Record<string, unknown>): Promise<void> {
   }
   if (answer.status !== 200)
     expect.fail(`${answer.status} ${JSON.stringify(answer.body)} ${label}`);
-  expectClose(answer.body, expected, label, body);
+  expectClose(answer.body, expected, label);
 }
 
 /** Whether every number of an answer is finite (JSON has no other). */
@@ -70,4 +71,17 @@ describe('the number rule', () => {
   test('filters on numbers of every magnitude and text', async () => {
     for (const body of filterRequests()) await check(body);
   });
+
+  // A path without key columns on ClickHouse: read from the payload, which may hold a token
+  // ClickHouse's JSON reader refuses.
+  // One test per aggregation, as each reads the payload on every query.
+  for (const aggregation of AGGREGATIONS) {
+    test(`${aggregation} at ${DEEP}`, async () => {
+      for (const body of aggregationRequests(aggregation, DEEP)) await check(body);
+    }, 120_000);
+  }
+
+  test(`filters at ${DEEP}`, async () => {
+    for (const body of filterRequests(DEEP)) await check(body);
+  }, 120_000);
 });

@@ -33,7 +33,7 @@ async function checkIn(list: FixtureEvent[], collection: string | undefined, bod
   const answer = await server.post('/api/visualize/data', request);
   if (answer.status !== 200)
     expect.fail(`${answer.status}: ${answer.text} for ${JSON.stringify(body)}`);
-  expectClose(answer.body, referenceAnswer(list, request, NOW, collection), '$', request);
+  expectClose(answer.body, referenceAnswer(list, request, NOW, collection));
   return answer.body;
 }
 

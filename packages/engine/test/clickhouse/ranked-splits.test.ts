@@ -8,9 +8,10 @@ import { referenceAnswer } from '../helpers/reference.ts';
 
 /**
  * Splits over more (series, bucket) cells than the engine ranks itself (MAX_SPLIT_CELLS), where
- * each driver ranks in SQL: a Sum must still be the exact rule's values, the same text on both
- * drivers, and the reference's. (Avg is not here: SQL picks its top series by a plain double
- * key, and where many series tie exactly, each driver's rounding picks other ones.)
+ * each driver ranks in SQL: a Sum, Avg, Count or percentile must still be the exact rule's
+ * values, the same text on both drivers, and the reference's. And capped selections (the top 10 series, a Pie's 10 or a Bar's
+ * 50 slices) among series whose exact Sums and Avgs tie, or differ in their last bits, while
+ * floating-point sums of their values tie otherwise: each driver picks the reference's series.
  */
 
 const NOW = 1_800_000_000;
@@ -22,6 +23,40 @@ const events = Array.from({ length: 16_000 }, (_, i) => ({
   timestamp: NOW - 3600 + 60 * (i % 60) + 1,
   json: { s: `v${(i * 7) % 250}`, x: [0.1, 1e16, -1e16, 3, 2 ** -60, 123.456][i % 6] as number },
 }));
+
+/**
+ * The `ties` collection: 70 series of five values each, one event per value. A series holds c,
+ * a pair ±B of a size that a floating-point sum loses c beside (2^60 and more), and zeros or
+ * values that tie exactly in other orders (0.1, 0.2, 0.3), in a seeded order: their exact Sums
+ * and Avgs are c, c/5 or 0.6 and 0.12, ties among many series, while a double summed in any
+ * order reads 0, c or 0.6000000000000001.
+ */
+function tieEvents(): Array<{ timestamp: number; json: { s: string; x: number } }> {
+  let seed = 7;
+  const next = (n: number) => {
+    seed = (seed * 48_271) % 2_147_483_647;
+    return seed % n;
+  };
+  const out: Array<{ timestamp: number; json: { s: string; x: number } }> = [];
+  for (let i = 0; i < 70; i++) {
+    const c = [1, 2, 3, 0.6][next(4)] as number;
+    const big = [2 ** 60, 1e20, 2 ** 70, 0][next(4)] as number;
+    const values = c === 0.6 ? [0.1, 0.2, 0.3, big, -big] : [c, big, -big, 0, big === 0 ? 0 : -0];
+    // A seeded order of the five values: each driver sums them in its own order.
+    for (let j = values.length - 1; j > 0; j--) {
+      const k = next(j + 1);
+      [values[j], values[k]] = [values[k] as number, values[j] as number];
+    }
+    // Names in an order unrelated to the values, so that ties are broken by name.
+    const name = `t${String((i * 37) % 70).padStart(2, '0')}`;
+    values.forEach((x, j) => {
+      out.push({ timestamp: NOW - 3000 + 600 * (j % 4) + i, json: { s: name, x } });
+    });
+  }
+  return out;
+}
+
+const ties = tieEvents();
 
 beforeAll(async () => {
   const workspaces = { default: KEY };
@@ -44,6 +79,10 @@ beforeAll(async () => {
       const answer = await engine.bulkLog({ api_key: KEY, timestamp, jsons });
       expect(answer.status).toBe(200);
     }
+    for (const e of ties) {
+      const answer = await engine.log({ api_key: KEY, collection: 'ties', ...e });
+      expect(answer.status).toBe(200);
+    }
   }
 }, 300_000);
 
@@ -52,7 +91,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test.each(['Sum'])(
+test.each(['Sum', 'Avg', 'Count', 'P90'])(
   '%s over more cells than the engine ranks',
   async (aggregation) => {
     const body = {
@@ -70,6 +109,36 @@ test.each(['Sum'])(
     expect(duckdb?.status).toBe(200);
     expect(JSON.stringify(clickhouse?.body)).toBe(JSON.stringify(duckdb?.body));
     expect(duckdb?.body).toEqual(referenceAnswer(events, body, NOW));
+  },
+  120_000,
+);
+
+test.each(
+  ['Sum', 'Avg'].flatMap((aggregation) =>
+    ['Multi Line', 'Stacked Line', 'Pie Chart', 'Bar Chart', 'Table'].map(
+      (graph_type) => [aggregation, graph_type] as const,
+    ),
+  ),
+)(
+  '%s ties: %s picks the reference series on both drivers',
+  async (aggregation, graph_type) => {
+    const body = {
+      api_key: KEY,
+      collection: 'ties',
+      graph_type,
+      granularity: 'Hour',
+      split: 's',
+      aggregation,
+      metric: 'x',
+      start: NOW - 3600,
+      end: NOW,
+      IANA_time_zone: 'UTC',
+    };
+    const [duckdb, clickhouse] = await Promise.all(engines.map((e) => e.query(body)));
+    expect(duckdb?.status).toBe(200);
+    const reference = referenceAnswer(ties, body, NOW, 'ties');
+    expect(duckdb?.body).toEqual(reference);
+    expect(clickhouse?.body).toEqual(reference);
   },
   120_000,
 );

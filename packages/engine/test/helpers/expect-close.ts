@@ -1,21 +1,13 @@
 import { expect } from 'vitest';
 
 /**
- * Deep equality, numbers included (the number rule makes every aggregate one exact value), with
- * one allowance: a Cumulative Line's percentiles, which the drivers compute with their own
- * window functions, may differ in their last bits (relative 1e-12) where the request, `body`,
- * is one. Key sets and row order must match exactly.
+ * Deep equality, numbers included (the number rule makes every aggregate one exact value, on
+ * every driver): numbers must be the same double (0 and -0 alike, as JSON writes both `0`). Key
+ * sets and row order must match exactly.
  */
-export function expectClose(
-  actual: unknown,
-  expected: unknown,
-  path = '$',
-  body?: Record<string, unknown>,
-): void {
+export function expectClose(actual: unknown, expected: unknown, path = '$'): void {
   if (typeof expected === 'number' && typeof actual === 'number') {
-    const tolerance = body && growingPercentile(body) ? 1e-12 * Math.abs(expected) : 0;
-    if (!(Object.is(actual, expected) || Math.abs(actual - expected) <= tolerance)) {
-      if (actual === 0 && expected === 0) return;
+    if (!(Object.is(actual, expected) || (actual === 0 && expected === 0))) {
       expect.fail(`${path}: expected ${expected}, got ${actual}`);
     }
     return;
@@ -28,7 +20,7 @@ export function expectClose(
         `${path}: expected ${expected.length} items, got ${actual.length}: ${JSON.stringify(actual).slice(0, 400)} vs ${JSON.stringify(expected).slice(0, 400)}`,
       );
     }
-    for (const [i, item] of expected.entries()) expectClose(actual[i], item, `${path}[${i}]`, body);
+    for (const [i, item] of expected.entries()) expectClose(actual[i], item, `${path}[${i}]`);
     return;
   }
   if (typeof expected === 'object' && expected !== null) {
@@ -43,19 +35,9 @@ export function expectClose(
         (actual as Record<string, unknown>)[key],
         (expected as Record<string, unknown>)[key],
         `${path}.${key}`,
-        body,
       );
     return;
   }
   if (actual !== expected)
     expect.fail(`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
-}
-
-/** A Cumulative Line of a percentile: the one answer whose last bits are the driver's. */
-export function growingPercentile(body: Record<string, unknown>): boolean {
-  return (
-    body.graph_type === 'Cumulative Line' &&
-    typeof body.aggregation === 'string' &&
-    /^(P\d+|Median)$/.test(body.aggregation)
-  );
 }

@@ -5,11 +5,14 @@ import { expect } from 'vitest';
 import { createEngine, type Engine } from '../../src/index.ts';
 import { driverOptions } from './driver.ts';
 
-/** An engine on this run's driver holding `events`, each sent through `/api/log` in order. */
+/**
+ * An engine on this run's driver holding `events`, each sent through `/api/log` in order (as its
+ * `text` where it has one).
+ */
 export async function loggedEngine(
   name: string,
   key: string,
-  events: ReadonlyArray<{ timestamp: number; json: Record<string, unknown> }>,
+  events: ReadonlyArray<{ timestamp: number; json: Record<string, unknown>; text?: string }>,
   now: number,
 ): Promise<{ engine: Engine; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), `engine-${name}-`));
@@ -20,7 +23,8 @@ export async function loggedEngine(
     ...driverOptions(),
   });
   for (const e of events) {
-    const answer = await engine.log({ api_key: key, timestamp: e.timestamp, json: e.json });
+    const json = e.text ?? e.json;
+    const answer = await engine.log({ api_key: key, timestamp: e.timestamp, json });
     expect(answer.status).toBe(200);
   }
   return {

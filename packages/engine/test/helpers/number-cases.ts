@@ -1,5 +1,5 @@
 import { random } from './fixture-events.ts';
-import type { FixtureEvent } from './reference.ts';
+import { type FixtureEvent, jsonText } from './reference.ts';
 
 /**
  * The number rule's cases (docs/query-semantics.md): magnitudes past 2^53, 2^63 and 2^64, next to
@@ -35,6 +35,33 @@ export const GROUPS: Record<string, unknown[]> = {
   near: [MAX, MAX / 2, MAX / 3, 1.7e308, 1e308],
   pm: [1e308, -1e308],
   over: [MAX, MAX, -1, 1.7e308],
+  // Integer tokens beyond 64 bits (a bigint is sent digit for digit, in a payload string), which
+  // ClickHouse's JSON reader refuses: read as their nearest double, labelled by their digits.
+  tokens: [
+    12345678901234567890123n,
+    -12345678901234567890123n,
+    18446744073709551616n,
+    18446744073709551615n,
+    -9223372036854775809n,
+    2n ** 64n,
+    10n ** 20n,
+    99999999999999999999999999999n,
+  ],
+  // Integer tokens next to the largest double: MAX's own digits and one that rounds to it (of
+  // one sign per group, as `near`, so percentiles stay clear of overflowing interpolation).
+  huge: [BigInt(MAX), 17976931348623158n * 10n ** 292n, 10n ** 308n],
+  hugeneg: [-BigInt(MAX), -(10n ** 308n)],
+  // Arrays (and objects in them) of numbers JavaScript writes with an exponent, and of integers
+  // past 2^64 as objects and as tokens.
+  arrays: [
+    [1e21, 2],
+    [1e-7, 5e-324, 1.5e300],
+    [-1e21, 1.5e-7, 2 ** 70],
+    [{ a: 1e21, b: [1e300] }, 'x1e5'],
+    [[1e21], 2 ** 64],
+    [12345678901234567890123n, 1e21],
+    ['1e21', 'e5', 18446744073709551616n],
+  ],
   // Sums that floating-point addition gets wrong in some order: cancellation, many tenths,
   // mixed magnitudes, subnormal sums, the integers past 2^53, 2^63, 2^64, and ±1.7e308 pairs
   // whose partial sums overflow while the whole does not.
@@ -46,6 +73,9 @@ export const GROUPS: Record<string, unknown[]> = {
   pairs: [1.7e308, -1.7e308, 1.7e308, -1.6e308, 1, 1.7e308, -1.7e308],
 };
 
+/** A deeper path every event also holds its value at: no key columns, read from the JSON. */
+export const DEEP = 'deep.a.b.c';
+
 /**
  * Two events per value (one in `pm`, whose sum would otherwise overflow or not by the order of
  * addition), at generated seconds, with a second field to split on.
@@ -56,14 +86,27 @@ export function events(): FixtureEvent[] {
   for (const [g, values] of Object.entries(GROUPS)) {
     for (const value of values) {
       for (let copy = 0; copy < (g === 'pm' ? 1 : 2); copy++) {
+        const json = {
+          g,
+          nn: value,
+          tag: `t${Math.floor(r() * 3)}`,
+          deep: { a: { b: { c: value } } },
+        };
         out.push({
           timestamp: NOW - 1 - Math.floor(r() * 5 * 86_400),
-          json: { g, nn: value, tag: `t${Math.floor(r() * 3)}` },
+          json,
+          ...(holdsToken(value) ? { text: jsonText(json) } : {}),
         });
       }
     }
   }
   return out.sort((a, b) => a.timestamp - b.timestamp);
+}
+
+/** Whether a value holds a bigint (an integer token only a payload string carries). */
+function holdsToken(value: unknown): boolean {
+  if (typeof value === 'bigint') return true;
+  return typeof value === 'object' && value !== null && Object.values(value).some(holdsToken);
 }
 
 export const FILTER_VALUES: Array<string | number> = [
@@ -80,20 +123,29 @@ export const FILTER_VALUES: Array<string | number> = [
   1.5,
   '1_000',
   MAX,
+  '12345678901234567890123',
+  1.2345678901234568e22,
+  '-9223372036854775809',
+  '99999999999999999999999999999',
+  1e21,
+  '1e21',
+  '[1e+21,2]',
+  '1e-7',
+  '18446744073709551616',
 ];
 
 export const AGGREGATIONS = ['Count', 'Sum', 'Avg', 'P50', 'P90'];
 
 /** Per group and over all of them: every line kind, split by the value and by a tag. */
-export function aggregationRequests(aggregation: string): Record<string, unknown>[] {
-  const metric = aggregation === 'Count' ? {} : { metric: 'nn' };
+export function aggregationRequests(aggregation: string, field = 'nn'): Record<string, unknown>[] {
+  const metric = aggregation === 'Count' ? {} : { metric: field };
   const bodies: Record<string, unknown>[] = [];
   for (const g of [...Object.keys(GROUPS), null]) {
     const filters = g === null ? [] : [['g', '=', g]];
     const base = { aggregation, ...metric, filters };
     bodies.push(
       { graph_type: 'Single Value', ...base },
-      { graph_type: 'Table', split: 'nn', ...base },
+      { graph_type: 'Table', split: field, ...base },
       { graph_type: 'Pie Chart', split: 'tag', ...base },
       { graph_type: 'Single Line', granularity: 'Day', ...base },
       { graph_type: 'Cumulative Line', granularity: 'Day', ...base },
@@ -104,13 +156,13 @@ export function aggregationRequests(aggregation: string): Record<string, unknown
 }
 
 /** Every comparison operator on numbers of every magnitude and text. */
-export function filterRequests(): Record<string, unknown>[] {
+export function filterRequests(field = 'nn'): Record<string, unknown>[] {
   return FILTER_VALUES.flatMap((value) =>
     ['=', '≠', '>', '<', 'includes', 'excludes'].map((op) => ({
       graph_type: 'Table',
       split: 'g',
       aggregation: 'Count',
-      filters: [['nn', op, value]],
+      filters: [[field, op, value]],
     })),
   );
 }

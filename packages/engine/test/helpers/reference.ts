@@ -25,7 +25,34 @@ import { wallRows } from './wall-clock.ts';
 
 export interface FixtureEvent {
   timestamp: number;
+  /** The payload; a `bigint` stands for an integer token sent digit for digit. */
   json: Record<string, unknown>;
+  /** Set where the payload is sent as this text (it holds a `bigint`, see {@link jsonText}). */
+  text?: string;
+}
+
+/** JSON text of a value, each `bigint` written as its digits (an integer token of any size). */
+export function jsonText(value: unknown, token: (v: bigint) => string = String): string {
+  const tokens: string[] = [];
+  const text = JSON.stringify(value, (_key, v) => {
+    if (typeof v !== 'bigint') return v;
+    tokens.push(token(v));
+    return `\u0000${tokens.length - 1}`;
+  });
+  return text.replace(/"\\u0000(\d+)"/g, (_m, i: string) => tokens[Number(i)] as string);
+}
+
+/**
+ * An integer token as ingest stores it: as JSON.stringify writes its nearest double where that
+ * text denotes the same decimal (`10^308` → `1e+308`), else digit for digit.
+ */
+function storedToken(v: bigint): string {
+  const text = JSON.stringify(Number(v));
+  const [mantissa = '', exponent = '0'] = text.split(/e\+?/);
+  const [whole = '', fraction = ''] = mantissa.split('.');
+  const power = Number(exponent) - fraction.length;
+  if (power < 0) return String(v);
+  return BigInt(whole + fraction) * 10n ** BigInt(power) === v ? text : String(v);
 }
 
 type Row = Record<string, string | number | null>;
@@ -72,12 +99,16 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The string form: strings as they are, numbers and arrays as their JSON text. */
+/**
+ * The string form: strings as they are, numbers and arrays as their JSON text (an integer token
+ * as ingest stores it).
+ */
 function stringForm(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'number' || Array.isArray(value)) return JSON.stringify(value);
+  if (typeof value === 'bigint') return storedToken(value);
+  if (typeof value === 'number' || Array.isArray(value)) return jsonText(value, storedToken);
   return null; // objects are not values
 }
 
@@ -86,6 +117,8 @@ function stringForm(value: unknown): string | null {
  * surrounding white space), as the nearest double; none where that is beyond ±1.8e308.
  */
 function numericForm(value: unknown): number | null {
+  // Number() of a bigint is its nearest double.
+  if (typeof value === 'bigint') value = Number(value);
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value !== 'string') return null;
   if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) return null;

@@ -4,7 +4,7 @@ import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-param
 import { QUANTILE } from '../plan/collection-plan.ts';
 import { ExactSum, type SumParts } from '../plan/exact-sum.ts';
 
-/** 2^64, by which Avg and percentiles scale values where plain arithmetic would overflow. */
+/** 2^64, by which the ranking keys of Sum and Avg scale values down so that sums never overflow. */
 const SCALE = 'toFloat64(18446744073709551616.)';
 
 /** Powers of two as exact Float64 literals, for the fixed-point limbs of `plan/exact-sum.ts`. */
@@ -126,16 +126,24 @@ function percentileSql(m: string, level: string, condition?: string): string {
 }
 
 /**
- * A Float64 that orders groups as their aggregate does (an empty Sum 0), up to the last bits of
- * Sum and Avg, which the engine orders exactly again among the rows this key selects.
+ * What SQL ranks a group by where it must pick some (`plan/split-series.ts`, rankCandidatesSql):
+ * `key` ± `slack` holds the aggregate's value (an empty Sum's is 0). Count's and percentiles'
+ * keys are their exact values; Sum's and Avg's are floating-point sums scaled by 2^-64, with the
+ * slack of DuckDB's `aggregateOrderSql`: (n + 4)·10^-15 of the sum of |m| and 10^-300 per value.
  */
 export function aggregateOrderSql(
   aggregation: Aggregation,
-  m: string,
+  metric: string,
   params: ClickHouseParams,
-): string {
-  if (aggregation === 'Sum') return `coalesce(sumOrNull(${m}), 0)`;
-  if (aggregation === 'Avg') return `avgOrNull(${m} / ${SCALE})`;
-  if (aggregation === 'Count') return aggregateSql(aggregation, m, params);
-  return aggregateSql(aggregation, m, params);
+): { key: string; slack: string } {
+  if (aggregation === 'Sum' || aggregation === 'Avg') {
+    // The metric (a long expression for a deep path) written once, named.
+    const m = aliasOf('m', metric);
+    const key = `sumOrNull(${m.defined} / ${SCALE})`;
+    const slack = `(toFloat64(count()) + 4.) * (1e-15 * sumOrNull(abs(${m.name}) / ${SCALE}) + 1e-300)`;
+    return aggregation === 'Sum'
+      ? { key: `coalesce(${key}, 0.)`, slack: `coalesce(${slack}, 0.)` }
+      : { key: `${key} / count(${m.name})`, slack: `${slack} / count(${m.name})` };
+  }
+  return { key: aggregateSql(aggregation, metric, params), slack: '0.' };
 }

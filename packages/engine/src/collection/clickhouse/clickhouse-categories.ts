@@ -4,7 +4,7 @@ import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import { boundField } from '../bind/bound-query.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
-import { byValueThenName } from '../plan/split-series.ts';
+import { byValueThenName, rankCandidatesSql } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateOrderSql, aggregateSql, readAggregate } from './clickhouse-aggregate-sql.ts';
 import { inWindow, rowsOf, source } from './clickhouse-events.ts';
@@ -52,16 +52,17 @@ export async function rankSplit(
     rankingSql(bound, lo, hi, run, params, cap),
     params,
   );
-  // The key orders Sum and Avg up to their last bits; their exact values order the rows.
+  // SQL keeps every row that may rank among the first `cap`; their exact values order them.
   const { aggregation } = bound.query;
   const empty = emptyValue(aggregation);
   return rows
     .map((r) => ({ name: r.sp, value: readAggregate(aggregation, r.v) ?? empty }))
     .sort(byValueThenName)
+    .slice(0, cap)
     .map((r) => ({ sp: r.name, v: r.value }));
 }
 
-/** The statement of {@link rankSplit}: rows `(sp, v)` in rank order. */
+/** The statement of {@link rankSplit}: rows `(sp, v)` that may rank among the first `cap`. */
 export function rankingSql(
   bound: ClickHouseBoundQuery,
   lo: number,
@@ -74,11 +75,12 @@ export function rankingSql(
   const split = stringFieldSql(boundField(bound, query.split ?? ''), params);
   const m = bound.metric === null ? 'NULL' : numericFieldSql(bound.metric, params);
   const value = aggregateSql(query.aggregation, m, params);
-  const key = aggregateOrderSql(query.aggregation, m, params);
-  const ordered = emptyValue(query.aggregation) === null ? key : `coalesce(${key}, 0)`;
-  return `SELECT sp, v FROM (
-       SELECT ${split} AS sp, ${value} AS v, ${ordered} AS o FROM ${source(run)}
-       WHERE ${inWindow(bound, lo, hi, params)} AND sp IS NOT NULL
-       GROUP BY sp
-     ) ORDER BY o DESC NULLS LAST, sp LIMIT ${params.add('UInt32', cap)}`;
+  const order = aggregateOrderSql(query.aggregation, m, params);
+  return rankCandidatesSql(
+    'sp, v',
+    `SELECT ${split} AS sp, ${value} AS v, ${order.key} AS o, ${order.slack} AS e FROM ${source(run)}
+     WHERE ${inWindow(bound, lo, hi, params)} AND sp IS NOT NULL
+     GROUP BY sp`,
+    params.add('UInt32', cap),
+  );
 }

@@ -16,7 +16,8 @@ import type {
  * Payload fields and filters as ClickHouse SQL, with the DuckDB driver's reading of a field: per
  * event, the first key path spelling the field at which it holds a value (its bound spellings).
  * A spelling whose path has key columns reads its forms from them (present where the string form
- * is not NULL), else from `json` at the path with the same definitions (`clickhouse-forms.ts`).
+ * is not NULL), else from the payload at the path with the same definitions
+ * (`clickhouse-forms.ts`), read as ClickHouse's JSON functions can (`clickhouse-readable-json.ts`).
  * Array tests (`includes`) read the JSON, which alone tells an array from a string; substring
  * tests read the string form, which a payload ClickHouse cannot parse (an integer token of 2^64
  * or more) still has from ingest. Field names
@@ -32,8 +33,8 @@ interface Spelling {
   present: string;
   string: string;
   number: () => string;
-  /** The JSON function arguments that reach the path in the payload (`json, k1, k2…`). */
-  json: string;
+  /** `reading` of the JSON function arguments that reach the path in the payload. */
+  json(reading: (keys: string) => string): string;
 }
 
 /** The elements' string forms (empty for a value that is not an array: callers check first). */
@@ -41,27 +42,30 @@ const arrayForm = (keys: string) =>
   `arrayMap(e -> ${stringFormSql('e')}, JSONExtractArrayRaw(${keys}))`;
 
 /** A spelling read from the payload. */
-function jsonSpelling(path: readonly string[], params: ClickHouseParams): Spelling {
-  const keys = `json, ${path.map((key) => params.add('String', key)).join(', ')}`;
+function jsonSpelling(bound: ClickHouseSpelling, params: ClickHouseParams): Spelling {
+  const path = bound.path.map((key) => params.add('String', key)).join(', ');
+  const read = (reading: (keys: string) => string) =>
+    bound.payload((payload) => reading(`${payload}, ${path}`));
   return {
-    present: `JSONType(${keys}) NOT IN ('Null', 'Object')`,
-    string: stringFormSql(keys),
-    number: () => numericFormSql(keys, params.add('String', NUMERIC_TEXT)),
-    json: keys,
+    present: read((keys) => `JSONType(${keys}) NOT IN ('Null', 'Object')`),
+    string: read(stringFormSql),
+    number: () => {
+      const pattern = params.add('String', NUMERIC_TEXT);
+      return read((keys) => numericFormSql(keys, pattern));
+    },
+    json: read,
   };
 }
 
 /** A spelling read from its key columns where it has them. */
 function spelling(bound: ClickHouseSpelling, params: ClickHouseParams): Spelling {
-  const { path, columns } = bound;
-  if (!columns) return jsonSpelling(path, params);
+  const { columns } = bound;
+  if (!columns) return jsonSpelling(bound, params);
   return {
     present: `${columns.string} IS NOT NULL`,
     string: columns.string,
     number: () => columns.number,
-    get json() {
-      return jsonSpelling(path, params).json;
-    },
+    json: (reading) => jsonSpelling(bound, params).json(reading),
   };
 }
 
@@ -117,9 +121,9 @@ function conditionSql(
   const includes = () => {
     const v = params.add('String', text);
     const json = (reading: (s: Spelling) => string) =>
-      fieldSql(field, reading, params, (s) => jsonSpelling(s.path, params));
-    return `coalesce(if(${json((s) => `JSONType(${s.json}) = 'Array'`)},
-      has(${json((s) => arrayForm(s.json))}, ${v}),
+      fieldSql(field, reading, params, (s) => jsonSpelling(s, params));
+    return `coalesce(if(${json((s) => s.json((keys) => `JSONType(${keys}) = 'Array'`))},
+      has(${json((s) => s.json(arrayForm))}, ${v}),
       position(${stringFieldSql(field, params)}, ${v}) > 0), false)`;
   };
   switch (operator) {

@@ -15,10 +15,10 @@ import { lineEnvelope } from '../line-windows.ts';
 import { type CalendarUnits, calendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { emptyValue, isAdditive, QUANTILE } from '../plan/collection-plan.ts';
 import { ExactSum } from '../plan/exact-sum.ts';
-import { MEAN_SCALE } from '../plan/number-rule.ts';
-import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
+import { MAX_SPLIT_CELLS, rankCandidatesSql } from '../plan/split-series.ts';
 import { offsetSegments, planBuckets, windowSeconds } from '../plan/time-buckets.ts';
 import { type LineKind, lineKind } from '../render/line-kinds.ts';
+import { growingPercentiles } from '../shape/growing-percentiles.ts';
 import {
   type LineRow,
   lineRows,
@@ -56,6 +56,8 @@ export function clickHouseTimeSeries(
     window: (kind, window, granularity, fixedSeries) => {
       if (kind.split) return splitLines(bound, window, granularity, run, fixedSeries);
       if (kind.value === 'ratio') return ratioLine(bound, window, granularity, run);
+      if (kind.value === 'running' && QUANTILE[query.aggregation] !== undefined)
+        return growingPercentileLine(bound, window, granularity, run);
       return singleLine(bound, kind, window, granularity, run);
     },
     // The second line: the same query with compare_filters added to the filters.
@@ -175,9 +177,9 @@ function bucketsOfUnits(
 }
 
 /**
- * Single Line (and Compare Line's two lines): the aggregate per bucket. Cumulative Line: the
- * aggregate over every event up to the end of each bucket, from per-bucket sums and counts
- * (percentiles over the growing frame).
+ * Single Line (and Compare Line's two lines): the aggregate per bucket. Cumulative Line of Count,
+ * Sum and Avg: the aggregate over every event up to the end of each bucket, from per-bucket sums
+ * and counts.
  */
 async function singleLine(
   bound: ClickHouseBoundQuery,
@@ -217,12 +219,7 @@ async function singleLine(
            FROM ${source(run)} WHERE ${where} GROUP BY u`,
           params,
         ).then((rows) => bucketsOfUnits(rows, units, query.aggregation));
-  const [rowsFound, growing] = await Promise.all([
-    bucketsFound,
-    cumulative && QUANTILE[query.aggregation] !== undefined
-      ? growingQuantiles(bound, lo, hi, plan, run)
-      : undefined,
-  ]);
+  const rowsFound = await bucketsFound;
   const total = rowsFound.find((r) => r.g === 1);
   const byKey = byBucketKey(
     rowsFound.filter((r) => r.g !== 1),
@@ -244,11 +241,11 @@ async function singleLine(
   const running = new ExactSum();
   const shown = runningValues(
     aggregation,
-    plan.buckets.map((bucket, i) => ({
+    plan.buckets.map((_, i) => ({
       held: found[i] !== undefined,
       count: aggregation === 'Count' ? (values[i] ?? 0) : 0,
       sum: sums[i] ?? null,
-      quantile: growing?.get(bucket.key) ?? null,
+      quantile: null,
     })),
     running,
   );
@@ -272,35 +269,52 @@ async function singleLine(
 }
 
 /**
- * A Cumulative Line's percentile per bucket: over every event from the window's start to the
- * bucket's end, as a window function over the growing frame (the DuckDB driver's definition).
+ * A Cumulative Line of a percentile: each bucket's values come back, and the shape stage takes
+ * the ranks of the growing frame, from the window's start to each bucket's end, and interpolates
+ * by the number rule (`shape/growing-percentiles.ts`); `combined` is the last bucket's.
  */
-async function growingQuantiles(
+async function growingPercentileLine(
   bound: ClickHouseBoundQuery,
-  lo: number,
-  hi: number,
-  plan: ClickHousePlan,
+  window: TimeWindow,
+  granularity: ResolvedGranularity,
   run: ClickHouseRun,
-): Promise<Map<number, number | null>> {
+): Promise<{ rows: LineRow[]; combined: number | null }> {
   const { query } = bound;
+  const { lo, hi } = windowSeconds(window);
+  if (lo > hi) return { rows: [], combined: null };
+  const plan = bucketPlan(granularity, query.IANA_time_zone, lo, hi);
   const params = new ClickHouseParams();
-  const k = keySql(plan, params);
   const m = numericFieldSql(boundField(bound, query.metric ?? ''), params);
-  const p = params.add('Float64', QUANTILE[query.aggregation]);
-  const found = await rowsOf<{ k: number; q: number | null }>(
+  const found = await rowsOf<{ k: number; v: number[] }>(
     run,
-    `SELECT k, max(q) AS q FROM (
-       SELECT k, if(isFinite(q1), q1, q2 * ${MEAN_SCALE}.) AS q FROM (
-         SELECT k,
-           quantileExactInclusive(${p})(m) OVER w AS q1,
-           -- Where the ranks' distance overflows, the same on values scaled down by 2^64.
-           quantileExactInclusive(${p})(m / ${MEAN_SCALE}.) OVER w AS q2
-         FROM (SELECT ${k} AS k, ${m} AS m FROM ${source(run)} WHERE ${inWindow(bound, lo, hi, params)})
-         WINDOW w AS (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
-     ) GROUP BY k`,
+    `SELECT ${keySql(plan, params)} AS k, groupArray(${m}) AS v
+     FROM ${source(run)} WHERE ${inWindow(bound, lo, hi, params)} GROUP BY k`,
     params,
   );
-  return new Map(found.map((r) => [r.k, r.q]));
+  const byKey = byBucketKey(found, plan);
+  const buckets = plan.buckets.map((bucket) => byKey.get(bucket.key));
+  const growing = growingPercentiles(
+    QUANTILE[query.aggregation] as number,
+    buckets.map((row) => row?.v ?? []),
+  );
+  const shown = runningValues(
+    query.aggregation,
+    buckets.map((row, i) => ({
+      held: row !== undefined,
+      count: 0,
+      sum: null,
+      quantile: growing[i] ?? null,
+    })),
+    new ExactSum(),
+  );
+  const rows = lineRows(
+    plan.buckets,
+    query.customizations.hideMissing === true,
+    buckets.map((row) => row !== undefined),
+    valueKey(query.aggregation, query.metric),
+    shown,
+  );
+  return { rows, combined: shown[shown.length - 1] ?? null };
 }
 
 /** A split's cells by bucket key and series, its series in rank order, and its `combined`. */
@@ -398,9 +412,10 @@ async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
   const { query, plan, run, params, fixedSeries, split, m, where } = scan;
   const key = keySql(plan, params);
   const value = aggregateSql(query.aggregation, m, params);
+  const order = aggregateOrderSql(query.aggregation, m, params);
   // The cells' GROUP BY, which the fallback rolls up: both statements share it and its parameters.
   const cellsSql = `SELECT ${key} AS k, ${split} AS sp, ${value} AS v,
-       ${aggregateOrderSql(query.aggregation, m, params)} AS o
+       ${order.key} AS ko, ${order.slack} AS ke
      FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL
      GROUP BY k, sp`;
   const rows = await rowsOf<{ k: number; sp: string; v: unknown }>(
@@ -441,30 +456,25 @@ async function additiveSplit(scan: SplitScan): Promise<SplitCells> {
 
 /**
  * Count and Sum over more cells than the engine ranks: ClickHouse groups the scan by bucket and
- * series, rolls the cells up per series and, as a window over the series, into `combined`; only
- * the ranked series' cells come back.
+ * series and rolls the cells up per series; only the cells of the series that may rank among the
+ * top 10 (`rankCandidatesSql`), or of the given ones, come back, and the engine ranks those by
+ * their exact values.
  */
 async function rankedAdditiveSplit(scan: SplitScan, cellsSql: string): Promise<SplitCells> {
   const { plan, run, params, fixedSeries } = scan;
-  // The given series first, so that each is among the rows the limit keeps.
-  const first =
-    fixedSeries === null ? '' : `has(${params.add('Array(String)', fixedSeries)}, sp) DESC, `;
-  const limit = params.add(
-    'UInt32',
-    fixedSeries === null ? LIMITS.series : Math.max(1, fixedSeries.length),
-  );
-  const { aggregation } = scan.query;
-  const rows = await rowsOf<{
-    sp: string;
-    cells: Array<[number, unknown]>;
-    o: number;
-  }>(
-    run,
-    `SELECT sp, groupArray((k, v)) AS cells, coalesce(sumOrNull(o), 0) AS o
+  // A series' key adds its cells' keys up: its slack adds theirs and what that addition may
+  // round away, (cells + 4)·10^-15 of the sum of their |key|. (Names differ from the cells':
+  // ClickHouse's aliases are global.)
+  const series = `SELECT sp, groupArray((k, v)) AS cells, sum(ko) AS o,
+       sum(ke) + (toFloat64(count()) + 4.) * 1e-15 * sum(abs(ko)) AS e
      FROM (${cellsSql})
-     GROUP BY sp
-     ORDER BY ${first}o DESC, sp
-     LIMIT ${limit}`,
+     GROUP BY sp`;
+  const { aggregation } = scan.query;
+  const rows = await rowsOf<{ sp: string; cells: Array<[number, unknown]> }>(
+    run,
+    fixedSeries === null
+      ? rankCandidatesSql('sp, cells', series, params.add('UInt32', LIMITS.series))
+      : `SELECT sp, cells FROM (${series}) WHERE has(${params.add('Array(String)', fixedSeries)}, sp)`,
     params,
   );
   // The whole window's exact total, beside the ranked series (`plan/exact-sum.ts`).
@@ -474,23 +484,26 @@ async function rankedAdditiveSplit(scan: SplitScan, cellsSql: string): Promise<S
      FROM ${source(run)} WHERE ${scan.where} AND ${scan.split} IS NOT NULL`,
     params,
   );
-  const wanted = fixedSeries === null ? undefined : new Set(fixedSeries);
-  const cells: SplitCells['cells'] = new Map();
-  const named: Array<{ name: string; value: number | null }> = [];
-  for (const row of rows) {
-    if (wanted && !wanted.has(row.sp)) continue;
-    const series = new ExactSum();
-    for (const [k, v] of row.cells) {
-      const cell =
-        aggregation === 'Sum' ? new ExactSum().addParts(readSumParts(v)) : new ExactSum();
-      series.addSum(cell);
-      addCell(cells, plan, k, row.sp, aggregation === 'Sum' ? cell.sum() : Number(v ?? 0));
-      if (aggregation !== 'Sum') series.count += Number(v ?? 0);
+  const exactCell = (v: unknown) =>
+    aggregation === 'Sum' ? new ExactSum().addParts(readSumParts(v)) : null;
+  const named = rows.map((row) => {
+    const sum = new ExactSum();
+    for (const [, v] of row.cells) {
+      const cell = exactCell(v);
+      if (cell) sum.addSum(cell);
+      else sum.count += Number(v ?? 0);
     }
-    named.push({ name: row.sp, value: aggregation === 'Sum' ? series.sum() : series.count });
+    return { name: row.sp, value: aggregation === 'Sum' ? sum.sum() : sum.count };
+  });
+  const names = fixedSeries ?? rankSeries(named).slice(0, LIMITS.series);
+  const kept = new Set(names);
+  const cells: SplitCells['cells'] = new Map();
+  for (const row of rows) {
+    if (!kept.has(row.sp)) continue;
+    for (const [k, v] of row.cells) {
+      addCell(cells, plan, k, row.sp, exactCell(v)?.sum() ?? Number(v ?? 0));
+    }
   }
-  // SQL's key ranks up to a Sum's last bits; the exact values order what it kept.
-  const names = fixedSeries ?? rankSeries(named);
   return { cells, names, combined: readAggregate(aggregation, total?.t ?? null) };
 }
 
@@ -503,46 +516,49 @@ async function rankedAdditiveSplit(scan: SplitScan, cellsSql: string): Promise<S
 async function groupedSplit(scan: SplitScan): Promise<SplitCells> {
   const { query, plan, run, params, fixedSeries, split, m, where } = scan;
   const value = aggregateSql(query.aggregation, 'm', params);
-  const key = aggregateOrderSql(query.aggregation, 'm', params);
-  const ordered = emptyValue(query.aggregation) === null ? key : `coalesce(${key}, 0)`;
+  const order = aggregateOrderSql(query.aggregation, 'm', params);
+  const cap = params.add('UInt32', LIMITS.series);
+  // A series is kept where it may rank among the top 10 (`rankCandidatesSql`, here beside the
+  // other grouping sets): among the first 10 by its lower bound, or its upper bound reaching
+  // the 10th lower bound `t`.
   const kept =
-    fixedSeries === null
-      ? `sr BETWEEN 1 AND ${params.add('UInt32', LIMITS.series)}`
-      : `sp IN ${params.add('Array(String)', fixedSeries)}`;
+    fixedSeries === null ? 'sc = 1' : `sp IN ${params.add('Array(String)', fixedSeries)}`;
   const all = await rowsOf<{
     k: number;
     sp: string;
     v: unknown;
     gk: number;
     gs: number;
-    r: number;
   }>(
     run,
-    `SELECT k, sp, v, gk, gs, r FROM (
-       SELECT *, max(r) OVER (PARTITION BY sp) AS sr FROM (
-         SELECT k, sp, v, gk, gs,
-           if(gk = 1 AND gs = 0, row_number() OVER (PARTITION BY gk, gs ORDER BY o DESC NULLS LAST, sp), 0) AS r
-         FROM (
-           SELECT k, sp, ${value} AS v, ${ordered} AS o, grouping(k) AS gk, grouping(sp) AS gs
-           FROM (
-             SELECT ${keySql(plan, params)} AS k, ${split} AS sp, ${m} AS m
-             FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL)
-           GROUP BY GROUPING SETS ((k, sp), (sp), ()))))
+    `SELECT k, sp, v, gk, gs FROM (
+       SELECT *, max(c) OVER (PARTITION BY sp) AS sc FROM (
+         SELECT *, if(gk = 1 AND gs = 0 AND (r BETWEEN 1 AND ${cap} OR o + e >= t), 1, 0) AS c FROM (
+           SELECT *, max(if(r = ${cap}, o - e, NULL)) OVER () AS t FROM (
+             SELECT k, sp, v, o, e, gk, gs,
+               if(gk = 1 AND gs = 0, row_number() OVER (PARTITION BY gk, gs ORDER BY o - e DESC NULLS LAST, sp), 0) AS r
+             FROM (
+               SELECT k, sp, ${value} AS v, ${order.key} AS o, ${order.slack} AS e,
+                 grouping(k) AS gk, grouping(sp) AS gs
+               FROM (
+                 SELECT ${keySql(plan, params)} AS k, ${split} AS sp, ${m} AS m
+                 FROM ${source(run)} WHERE ${where} AND sp IS NOT NULL)
+               GROUP BY GROUPING SETS ((k, sp), (sp), ()))))))
      WHERE gs = 1 OR ${kept}`,
     params,
   );
-  const cells: SplitCells['cells'] = new Map();
   const read = (v: unknown) => readAggregate(query.aggregation, v);
-  for (const r of all) if (r.gk === 0 && r.gs === 0) addCell(cells, plan, r.k, r.sp, read(r.v));
-  // SQL's key ranks up to an Avg's last bits; the exact values order the series it kept.
+  // The exact values order the series SQL kept.
   const names =
     fixedSeries ??
     rankSeries(
-      all
-        .filter((r) => r.gk === 1 && r.gs === 0)
-        .sort((a, b) => a.r - b.r)
-        .map((r) => ({ name: r.sp, value: read(r.v) })),
-    );
+      all.filter((r) => r.gk === 1 && r.gs === 0).map((r) => ({ name: r.sp, value: read(r.v) })),
+    ).slice(0, LIMITS.series);
+  const chosen = new Set(names);
+  const cells: SplitCells['cells'] = new Map();
+  for (const r of all) {
+    if (r.gk === 0 && r.gs === 0 && chosen.has(r.sp)) addCell(cells, plan, r.k, r.sp, read(r.v));
+  }
   const total = all.find((r) => r.gs === 1);
   return { cells, names, combined: total ? read(total.v) : null };
 }

@@ -1,7 +1,7 @@
 import type { Aggregation } from '@analytics-chart/protocol';
 import { QUANTILE } from '../plan/collection-plan.ts';
 
-/** 2^64, by which percentiles scale values where plain arithmetic would overflow. */
+/** 2^64, by which the ranking keys of Sum and Avg scale values down so that sums never overflow. */
 const SCALE = '18446744073709551616.0::DOUBLE';
 
 /** Powers of two as exact DOUBLE literals, for the fixed-point limbs of `plan/exact-sum.ts`. */
@@ -37,35 +37,25 @@ export function sumPartsSql(m: string, condition = 'TRUE'): string {
 
 /**
  * The aggregate over a numeric expression `m` (ignored by Count), optionally restricted to the
- * rows where `condition` holds, or over the window `over`. Sum and Avg are their parts
- * ({@link sumPartsSql}, read by `plan/exact-sum.ts`'s `readAggregate`); where SQL must order by them,
- * {@link aggregateOrderSql} is the key. Percentiles are `quantile_cont`: linear interpolation
- * between the closest ranks.
+ * rows where `condition` holds. Sum and Avg are their parts ({@link sumPartsSql}, read by
+ * `plan/exact-sum.ts`'s `readAggregate`); where SQL must order by them, {@link aggregateOrderSql} is the key.
+ * Percentiles are {@link percentileSql}.
  */
 export function aggregateSql(
   aggregation: Aggregation,
   m: string | null,
   condition = 'TRUE',
-  over = '',
 ): string {
-  // `over`: a window (` OVER (…)`) each aggregate call is computed over, instead of a group.
-  const filter = (condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`) + over;
+  const filter = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
   if (aggregation === 'Count') return `count(*)${filter}`;
   if (m === null) return 'NULL';
   if (aggregation === 'Sum' || aggregation === 'Avg') return sumPartsSql(m, condition);
-  const p = QUANTILE[aggregation];
-  if (over !== '') {
-    // Over a growing window: quantile_cont, which weighs the two ranks (lo·(1−d) + hi·d) and so
-    // rounds equal subnormal ranks to 0: values scaled up by 2^64 are normal, and scaling back
-    // is exact. Where scaled values overflow, the plain interpolation is right.
-    const scaled = `quantile_cont(${m} * ${SCALE}, ${p})${filter}`;
-    return `CASE WHEN isfinite(${scaled}) THEN ${scaled} / ${SCALE} ELSE quantile_cont(${m}, ${p})${filter} END`;
-  }
-  return percentileSql(m, p as number, condition);
+  return percentileSql(m, QUANTILE[aggregation] as number, condition);
 }
 
 /**
- * The percentile rule both drivers write as the same IEEE steps: the sorted values x, h =
+ * The percentile rule both drivers write as the same IEEE steps (and `shape/growing-percentiles.ts`
+ * for a Cumulative Line): the sorted values x, h =
  * level·(n−1) as a double, lo = x[⌊h⌋], hi = x[⌈h⌉], d = h − ⌊h⌋, and lo + d·(hi − lo) (equal
  * ranks, subnormal ones too, give lo exactly); where hi − lo overflows (ranks near ±1.8e308 on
  * both sides), lo·(1 − d) + hi·d, which cannot.
@@ -81,12 +71,24 @@ function percentileSql(m: string, level: number, condition: string): string {
 }
 
 /**
- * A DOUBLE that orders groups as their aggregate does, up to the last bits of Sum and Avg
- * (which the engine orders exactly again in JavaScript among the rows this key selects).
+ * What SQL ranks a group by where it must pick some (`plan/split-series.ts`, rankCandidatesSql):
+ * `key` ± `slack` holds the aggregate's value. Count's and percentiles' keys are their exact
+ * values; Sum's and Avg's are floating-point sums scaled by 2^-64 (which never overflow), and the
+ * slack bounds what any order of addition, the scaling and the rule's one rounding can move them
+ * by: (n + 4)·10^-15 (over 8 times n units of the last place) of the sum of |m|, and 10^-300 per
+ * value for the scaling's underflow.
  */
-export function aggregateOrderSql(aggregation: Aggregation, m: string | null): string {
-  if (m === null) return aggregation === 'Sum' ? '0::DOUBLE' : 'NULL::DOUBLE';
-  if (aggregation === 'Sum') return `coalesce(sum(${m}), 0)`;
-  if (aggregation === 'Avg') return `avg(${m} / ${SCALE})`;
-  return aggregateSql(aggregation, m);
+export function aggregateOrderSql(
+  aggregation: Aggregation,
+  m: string | null,
+): { key: string; slack: string } {
+  if (m === null) return { key: aggregation === 'Sum' ? '0::DOUBLE' : 'NULL::DOUBLE', slack: '0' };
+  if (aggregation === 'Sum' || aggregation === 'Avg') {
+    const key = `sum(${m} / ${SCALE})`;
+    const slack = `(count(*) + 4) * (1e-15 * sum(abs(${m}) / ${SCALE}) + 1e-300)`;
+    return aggregation === 'Sum'
+      ? { key: `coalesce(${key}, 0)`, slack: `coalesce(${slack}, 0)` }
+      : { key: `${key} / count(${m})`, slack: `${slack} / count(${m})` };
+  }
+  return { key: aggregateSql(aggregation, m), slack: '0' };
 }

@@ -2,7 +2,7 @@ import { type Envelope, LIMITS, valueKey } from '@analytics-chart/protocol';
 import { BIGINT } from '../../storage/duckdb/duckdb-api.ts';
 import { emptyValue } from '../plan/collection-plan.ts';
 import { readAggregate } from '../plan/exact-sum.ts';
-import { byValueThenName } from '../plan/split-series.ts';
+import { byValueThenName, rankCandidatesSql } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateOrderSql, aggregateSql } from './aggregate-sql.ts';
 import { and, type QueryContext, windowSql } from './collection-relation.ts';
@@ -26,22 +26,28 @@ export async function categoriesEnvelope(ctx: QueryContext): Promise<Envelope> {
   if (split === null) return { result: [], metadata: {} };
   const m = bound.metricSql ?? 'NULL::DOUBLE';
   const params = { ...bound.params, cap: { value: cap, type: BIGINT } };
+  const order = aggregateOrderSql(query.aggregation, 'm');
   const rows = await ctx.run({
-    sql: `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v, ${aggregateOrderSql(query.aggregation, 'm')} AS o FROM (
-       SELECT ${split} AS sp, ${m} AS m FROM ${bound.relation}
-       WHERE ${and(windowSql(ctx.windows.window, params), bound.where.filters)}
-     ) WHERE sp IS NOT NULL
-     GROUP BY sp ORDER BY o DESC NULLS LAST, sp LIMIT $cap`,
+    sql: rankCandidatesSql(
+      'sp, v',
+      `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v, ${order.key} AS o, ${order.slack} AS e FROM (
+         SELECT ${split} AS sp, ${m} AS m FROM ${bound.relation}
+         WHERE ${and(windowSql(ctx.windows.window, params), bound.where.filters)}
+       ) WHERE sp IS NOT NULL
+       GROUP BY sp`,
+      '$cap',
+    ),
     params,
   });
   const empty = emptyValue(query.aggregation);
-  // The key orders Sum and Avg up to their last bits; their exact values order the rows.
+  // SQL keeps every row that may rank among the first `cap`; their exact values order them.
   const ranked = rows
     .map(([sp, v]) => ({
       name: String(sp),
       value: readAggregate(query.aggregation, v ?? null) ?? empty,
     }))
-    .sort(byValueThenName);
+    .sort(byValueThenName)
+    .slice(0, cap);
   return {
     result: ranked.map(({ name, value }) => ({ [splitField]: name, [key]: value })),
     metadata: {},

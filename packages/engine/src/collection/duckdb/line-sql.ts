@@ -5,7 +5,7 @@ import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
 import type { LinePlan, LineWindow } from '../plan/collection-plan.ts';
 import { rollupRead } from '../plan/rollup-eligibility.ts';
-import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
+import { MAX_SPLIT_CELLS, rankCandidatesSql } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
 import { aggregateOrderSql, aggregateSql, sumPartsSql } from './aggregate-sql.ts';
@@ -114,13 +114,12 @@ export function lineSql(
     const base = `SELECT ${k} AS k, ${metric} AS m FROM ${bound.relation}
     WHERE ${inWindow} AND ${filters}`;
     const percentile = !['Count', 'Sum', 'Avg'].includes(aggregation);
+    // A percentile's buckets bring their values, from which the shape stage takes the growing
+    // frame's ranks (`shape/growing-percentiles.ts`).
     return {
       form: 'running',
       sql: percentile
-        ? `SELECT k, count(*), max(q), NULL FROM (
-         SELECT k, ${aggregateSql(aggregation, 'm', 'TRUE', ' OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)')} AS q
-         FROM (${base})
-       ) GROUP BY k`
+        ? `SELECT k, count(*), list(m) FILTER (WHERE m IS NOT NULL) FROM (${base}) GROUP BY k`
         : `SELECT k, count(*), ${sumPartsSql('m')} FROM (${base}) GROUP BY k`,
       params,
     };
@@ -138,13 +137,20 @@ export function lineSql(
     };
   }
   const agg = aggregateSql(aggregation, 'm');
+  const order = aggregateOrderSql(aggregation, 'm');
   if (fixedSeries) params.fixed = { value: listValue([...fixedSeries]), type: LIST(VARCHAR) };
+  params.series = { value: LIMITS.series, type: BIGINT };
   const chosen = fixedSeries ? 'list_contains($fixed, sp)' : 'TRUE';
+  // Every series that may rank among the top 10; the shape stage ranks them by their exact values.
+  const top = rankCandidatesSql(
+    'sp, v',
+    `SELECT sp, ${agg} AS v, ${order.key} AS o, ${order.slack} AS e FROM base WHERE ${chosen} GROUP BY sp`,
+    '$series',
+  );
   return {
     form: 'ranked',
     sql: `WITH base AS (SELECT * FROM (${base}) WHERE sp IS NOT NULL),
-          top AS (SELECT sp, ${agg} AS v, ${aggregateOrderSql(aggregation, 'm')} AS o FROM base WHERE ${chosen} GROUP BY sp
-                  ORDER BY o DESC NULLS LAST, sp LIMIT ${LIMITS.series})
+          top AS (${top})
      SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
      UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
      UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,

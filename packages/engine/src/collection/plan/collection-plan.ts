@@ -23,6 +23,8 @@ export interface CollectionPlan {
   windows: ResolvedWindows;
   /** Every field the query names, in filters, metric and split, each once: what bind resolves. */
   fields: string[];
+  /** The fields read as text (the split, `includes`/`excludes` filters): bind writes their string form. */
+  textFields: string[];
   /** For the six line graph types, what the line draws over which buckets; null otherwise. */
   line: LinePlan | null;
 }
@@ -59,7 +61,7 @@ export function planCollectionQuery(query: CollectionQuery, now: number): Collec
   const resolved = resolveWindows(query, now);
   if (!resolved.ok) throw new EngineError(400, resolved.error);
   const windows = resolved.value;
-  return { query, windows, fields: namedFields(query), line: planLine(query, windows) };
+  return { query, windows, ...fieldsRead(query), line: planLine(query, windows) };
 }
 
 /** The line of a line graph type: its windows cut into buckets, each once. */
@@ -91,9 +93,13 @@ function planLine(query: CollectionQuery, windows: ResolvedWindows): LinePlan | 
   };
 }
 
-/** Every field name a query names, in filters, metric and split, each once. */
-function namedFields(query: CollectionQuery): string[] {
+/**
+ * Every field name a query names, in filters, metric and split, each once; and those it reads as
+ * text: its split and the fields of `includes`/`excludes` filters.
+ */
+function fieldsRead(query: CollectionQuery): { fields: string[]; textFields: string[] } {
   const names = new Set<string>();
+  const text = new Set<string>();
   const groups: Array<FilterGroups | null | undefined> = [
     query.filters,
     query.compare_filters,
@@ -101,10 +107,17 @@ function namedFields(query: CollectionQuery): string[] {
     query.denominator_filters,
   ];
   for (const group of groups)
-    for (const conditions of group ?? []) for (const [name] of conditions) names.add(name);
+    for (const conditions of group ?? [])
+      for (const [name, operator] of conditions) {
+        names.add(name);
+        if (operator === 'includes' || operator === 'excludes') text.add(name);
+      }
   if (query.metric !== null) names.add(query.metric);
-  if (query.split !== null) names.add(query.split);
-  return [...names];
+  if (query.split !== null) {
+    names.add(query.split);
+    text.add(query.split);
+  }
+  return { fields: [...names], textFields: [...text] };
 }
 
 /**

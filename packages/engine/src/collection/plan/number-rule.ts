@@ -7,9 +7,6 @@ import { EngineError } from '../../engine-error.ts';
  * shown as `null` or 0.
  */
 
-/** 2^64: a growing window's percentile scales values by it where the ranks' distance overflows. */
-export const MEAN_SCALE = 2 ** 64;
-
 /** What a query answers when one of its values is beyond the doubles JSON carries. */
 export const BEYOND_DOUBLES =
   'A value of this answer is beyond the largest number a JSON answer can hold (about ±1.8e308); filter out the largest values or use Avg';

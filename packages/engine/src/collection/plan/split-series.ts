@@ -16,3 +16,18 @@ export function byValueThenName(
   if (b.value === null) return -1;
   return b.value - a.value;
 }
+
+/**
+ * The rows of `grouped` (one per split value, with columns `sp`, `o` and `e`) that can be among
+ * the first `cap` in the order above, as SQL both dialects read alike: each value lies within
+ * o ± e (e is 0 where the key is the value itself), so a row is kept when it is among the first
+ * `cap` by its lower bound (nulls last, ties by name) or its upper bound reaches the `cap`-th
+ * lower bound. The engine then orders the kept rows by their exact values and keeps `cap`.
+ */
+export function rankCandidatesSql(columns: string, grouped: string, cap: string): string {
+  return `SELECT ${columns} FROM (
+      SELECT *, max(CASE WHEN __r = ${cap} THEN __lb END) OVER () AS __t FROM (
+        SELECT *, o - e AS __lb, row_number() OVER (ORDER BY o - e DESC NULLS LAST, sp) AS __r
+        FROM (${grouped})))
+    WHERE __r <= ${cap} OR o + e >= __t`;
+}

@@ -7,7 +7,7 @@ import {
 } from '@analytics-chart/protocol';
 import { setSeriesValue } from '../../set-own.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
-import type { LinePlan, LineWindow } from '../plan/collection-plan.ts';
+import { type LinePlan, type LineWindow, QUANTILE } from '../plan/collection-plan.ts';
 import {
   ExactSum,
   readAggregate,
@@ -17,6 +17,7 @@ import {
 } from '../plan/exact-sum.ts';
 import { byValueThenName } from '../plan/split-series.ts';
 import type { Bucket } from '../plan/time-buckets.ts';
+import { growingPercentiles } from './growing-percentiles.ts';
 
 /**
  * The shape stage of the six line kinds, the same for every driver: a driver's statements give
@@ -329,14 +330,17 @@ function runningLine(
   const index = new Map(buckets.map((b, i) => [b.key, i]));
   const counts = buckets.map(() => 0);
   const parts: (SumParts | null)[] = buckets.map(() => null);
-  const quantiles: (number | null)[] = buckets.map(() => null);
+  const bucketValues: number[][] = buckets.map(() => []);
   for (const row of rows) {
     const i = index.get(num(row[0]) ?? Number.NaN);
     if (i === undefined) continue;
     counts[i] = num(row[1]) ?? 0;
-    if (percentile) quantiles[i] = num(row[2]);
+    if (percentile) bucketValues[i] = ((row[2] ?? []) as unknown[]).map(Number);
     else parts[i] = readSumParts(row[2] ?? null);
   }
+  const quantiles = percentile
+    ? growingPercentiles(QUANTILE[aggregation] as number, bucketValues)
+    : [];
   const values = runningValues(
     aggregation,
     buckets.map((_, i) => {

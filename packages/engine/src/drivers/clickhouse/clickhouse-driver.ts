@@ -10,7 +10,10 @@ import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.
 import { registerCollection } from '../../storage/clickhouse/clickhouse-collections.ts';
 import { isConnectionError, limitFailure } from '../../storage/clickhouse/clickhouse-errors.ts';
 import { insertBatches, insertTsv } from '../../storage/clickhouse/clickhouse-ingest.ts';
-import { KeyColumns } from '../../storage/clickhouse/clickhouse-key-columns.ts';
+import {
+  KeyColumns,
+  type KeyColumnsOptions,
+} from '../../storage/clickhouse/clickhouse-key-columns.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import {
   COLLECTIONS_TABLE,
@@ -52,6 +55,8 @@ export interface ClickHouseDriverOptions {
   memoryLimit: string;
   /** How long the client waits for ClickHouse's answer, beyond any query's own limit. */
   requestTimeoutMs: number;
+  /** Where what the driver could not do without failing a request is told (a sentence, no SQL). */
+  log?: (sentence: string) => void;
 }
 
 /** Collections each workspace remembers as registered; past it, the memory starts over. */
@@ -75,12 +80,10 @@ export async function openClickHouseDriver(
       const database = workspaceDatabase(clickhouse.databasePrefix ?? 'analytics_', name);
       for (const statement of workspaceSchema(database)) await setup.command({ query: statement });
       // A client per workspace, so that SQL mode's unqualified names resolve in its database.
-      const workspace = new ClickHouseWorkspace(
-        database,
-        connect(database),
-        options.memoryLimit,
-        clickhouse.sortField,
-      );
+      const workspace = new ClickHouseWorkspace(database, connect(database), options.memoryLimit, {
+        sortField: clickhouse.sortField,
+        log: options.log,
+      });
       workspaces.set(name, workspace);
       await workspace.columns.open();
     }
@@ -141,11 +144,11 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
     database: string,
     client: ClickHouseClient,
     memoryLimit: string,
-    sortField: string | undefined,
+    columns: KeyColumnsOptions,
   ) {
     this.database = database;
     this.client = client;
-    this.columns = new KeyColumns(client, database, sortField);
+    this.columns = new KeyColumns(client, database, columns);
     this.#memoryLimit = memoryLimit;
   }
 

@@ -1,3 +1,4 @@
+import { payloadColumnsSql } from './clickhouse-readable-json.ts';
 import {
   COLLECTIONS_TABLE,
   clickHouseStringLiteral,
@@ -13,8 +14,10 @@ import {
  * `_engine_events` is a `Distributed` table over them, so a collection larger than one machine
  * spreads over the shards and every shard scans its part of each query. Rows are sharded by
  * `(collection, seq)`, which a retried insert repeats, so a retry reaches the same shards and
- * their deduplication. The catalog is replicated whole to every node. `{cluster}`, `{shard}` and `{replica}` are the server's own macros. The same sort key
- * and codec as the single-node table; ClickHouse Cloud's `SharedMergeTree` needs none of this
+ * their deduplication. The catalog is replicated whole to every node. `{cluster}`, `{shard}`
+ * and `{replica}` are the server's own macros. The same columns, sort key and codecs as the
+ * single-node table (the Distributed table takes the readable payload's columns from the local
+ * one, so queries read them there too); ClickHouse Cloud's `SharedMergeTree` needs none of this
  * (the single-node DDL runs there as is).
  */
 export function clusterSchema(database: string, cluster = '{cluster}'): string[] {
@@ -30,7 +33,8 @@ export function clusterSchema(database: string, cluster = '{cluster}'): string[]
   collection LowCardinality(String),
   timestamp Int64,
   seq Int64,
-  json String CODEC(ZSTD(1))
+  json String CODEC(ZSTD(1)),
+  ${payloadColumnsSql().join(',\n  ')}
 ) ENGINE = ReplicatedMergeTree(${lit(`/clickhouse/tables/{shard}/${database}/${EVENTS_TABLE}`)}, '{replica}')
 ORDER BY (collection, timestamp)`,
     `CREATE TABLE IF NOT EXISTS ${db}.${events} ${on} AS ${db}.${local}

@@ -15,6 +15,10 @@
  * ClickHouse's DEFAULT, which is the SQL below.
  */
 
+import { JSON_TOKENS } from '../json-tokens.ts';
+import { LONG_INTEGER } from './clickhouse-readable-json.ts';
+import { clickHouseStringLiteral } from './clickhouse-sql-text.ts';
+
 /** A decimal number in text, as the numeric form reads strings (RE2 syntax). */
 export const NUMERIC_TEXT = '^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$';
 
@@ -22,19 +26,37 @@ export const NUMERIC_TEXT = '^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s
 export function numericFormSql(keys: string, pattern: string): string {
   // A decimal text beyond ±1.8e308 (`"1e400"`) reads as infinity: it has no numeric form.
   return `nullIf(nullIf(multiIf(JSONType(${keys}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(${keys}),
-      JSONType(${keys}) = 'String' AND match(JSONExtractString(${keys}), ${pattern}),
-        toFloat64OrNull(replaceRegexpOne(trimBoth(JSONExtractString(${keys})), '^\\\\+', '')),
+      JSONType(${keys}) = 'String' AND match(${textSql(keys)}, ${pattern}),
+        toFloat64OrNull(replaceRegexpOne(trimBoth(${textSql(keys)}), '^\\\\+', '')),
       NULL), inf), -inf)`;
 }
 
 /** The string form of the JSON value at `keys` (also used for array elements, keys = `e`). */
 export function stringFormSql(keys: string): string {
-  return `multiIf(JSONType(${keys}) = 'String', JSONExtractString(${keys}),
+  return `multiIf(JSONType(${keys}) = 'String', ${textSql(keys)},
     JSONType(${keys}) IN ('Int64', 'UInt64', 'Double'),
       replaceRegexpOne(JSONExtractRaw(${keys}), 'e([0-9])', 'e+\\\\1'),
     JSONType(${keys}) = 'Bool', if(JSONExtractBool(${keys}), 'true', 'false'),
-    JSONType(${keys}) = 'Array', JSONExtractRaw(${keys}),
+    JSONType(${keys}) = 'Array', ${arrayTextSql(`JSONExtractRaw(${keys})`)},
     NULL)`;
+}
+
+/**
+ * A JSON string's text, or the digits of an integer token the readable payload marked (a string
+ * of U+0000 and the digits, `clickhouse-readable-json.ts`).
+ */
+function textSql(keys: string): string {
+  // Written once: each copy of a reading's JSON call costs the query's planning time.
+  return `replaceRegexpOne(JSONExtractString(${keys}), '^\\\\x00(${LONG_INTEGER})$', '\\\\1')`;
+}
+
+/**
+ * An array's compact JSON as the number rule writes it: marked integer tokens back to their
+ * digits, and a `+` in each positive exponent outside strings (ClickHouse writes `1e21`).
+ */
+function arrayTextSql(raw: string): string {
+  const unmarked = `replaceRegexpAll(${raw}, '"\\\\\\\\u0000(${LONG_INTEGER})"', '\\\\1')`;
+  return `if(match(${raw}, 'e[0-9]'), arrayStringConcat(arrayMap(t -> if(startsWith(t, '"'), t, replaceRegexpAll(t, 'e([0-9])', 'e+\\\\1')), extractAll(${unmarked}, ${clickHouseStringLiteral(JSON_TOKENS)}))), ${unmarked})`;
 }
 
 /** One value's forms, or `undefined` where JavaScript cannot be sure of ClickHouse's. */

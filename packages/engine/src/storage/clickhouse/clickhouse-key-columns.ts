@@ -1,6 +1,14 @@
-import type { ClickHouseClient } from '@clickhouse/client-web';
+import { type ClickHouseClient, ClickHouseError } from '@clickhouse/client-web';
 import type { SeenKey } from '../seen-key.ts';
 import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
+import {
+  MARKED_JSON,
+  type PayloadReader,
+  payloadColumnsSql,
+  READABLE_JSON,
+  readPayloadColumn,
+  readPayloadInline,
+} from './clickhouse-readable-json.ts';
 import {
   formColumnBase as baseName,
   formColumnsOf as columnsOf,
@@ -18,8 +26,9 @@ import {
  * Key columns for payload key paths: per path, the value's two forms as typed columns,
  * `n_<hash> Nullable(Float64)` and `s_<hash> Nullable(String)` (`clickhouse-forms.ts`). Ingest
  * computes them in JavaScript and names them in its insert; their DEFAULT expressions compute
- * the same forms from `json`, so rows written any other way (an import through ClickHouse, an
- * engine that had not read the column list yet, parts older than the columns) read the same.
+ * the same forms from the payload (`json_readable`, `clickhouse-readable-json.ts`), so rows
+ * written any other way (an import through ClickHouse, an engine that had not read the column
+ * list yet, parts older than the columns) read the same.
  * Queries read the columns themselves: a filter is a comparison of a column, an aggregate reads
  * Float64s, and a value is present exactly where its string form is not NULL.
  *
@@ -28,6 +37,10 @@ import {
  * query uses them only when the list it last read holds them (an engine that has not seen a
  * path yet reads the JSON, with the same answer). Tables written by engines that kept the raw
  * JSON text per path (`k_<hash> String`) get typed columns for those paths when opened.
+ *
+ * Columns are an optimisation, never a condition of a write: where ClickHouse refuses an ALTER
+ * (a table's metadata has a size limit, a user may lack the right), its paths stay read from the
+ * JSON, with the same answers, and the refusal is logged.
  */
 
 /** How long queries trust the list of columns before it is read again. */
@@ -44,10 +57,15 @@ export type { FormColumns } from './clickhouse-rows.ts';
 export interface KeyColumnLookup {
   /** The quoted names of the columns holding the forms at `path`, if the query may use them. */
   column(path: readonly string[]): { number: string; string: string } | undefined;
+  /** How the query reads the payload at paths without columns. */
+  payload: PayloadReader;
 }
 
-/** The lookup of a table without key columns. */
-export const NO_KEY_COLUMNS: KeyColumnLookup = { column: () => undefined };
+/** The lookup of a table without key columns or the readable payload's columns. */
+export const NO_KEY_COLUMNS: KeyColumnLookup = {
+  column: () => undefined,
+  payload: readPayloadInline,
+};
 
 /** Whether a top-level key may order the sort projection (a key given columns). */
 export function sortFieldAllowed(key: string): boolean {
@@ -55,7 +73,8 @@ export function sortFieldAllowed(key: string): boolean {
 }
 
 /**
- * The ALTER that gives `paths` their columns (idempotent: any engine may run it again). The
+ * The ALTER that gives `paths` their columns (idempotent: any engine may run it again), after
+ * the readable payload's columns, which their DEFAULTs read, where `payload` asks for them. The
  * string form of `sortField`, a key chosen for the filters it takes, is `LowCardinality`, which
  * compares a dictionary's few values rather than each event's text.
  */
@@ -63,9 +82,13 @@ export function addKeyColumnsSql(
   database: string,
   paths: readonly (readonly string[])[],
   sortField?: string,
+  payload = true,
 ): string {
-  const adds = paths.flatMap((path) => {
-    const keys = `json, ${path.map(clickHouseStringLiteral).join(', ')}`;
+  const payloadAdds = payload
+    ? payloadColumnsSql().map((column) => `ADD COLUMN IF NOT EXISTS ${column}`)
+    : [];
+  const keyAdds = paths.flatMap((path) => {
+    const keys = `${READABLE_JSON}, ${path.map(clickHouseStringLiteral).join(', ')}`;
     const { number, string } = columnsOf(path);
     const comment = `COMMENT ${clickHouseStringLiteral(JSON.stringify(path))}`;
     const categorical = path.length === 1 && path[0] === sortField;
@@ -78,13 +101,15 @@ export function addKeyColumnsSql(
     ];
   });
   return `ALTER TABLE ${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}
-  ${adds.join(',\n  ')}`;
+  ${[...payloadAdds, ...keyAdds].join(',\n  ')}`;
 }
 
 class KeyColumnSet implements KeyColumnLookup {
   readonly #bases: ReadonlyMap<string, FormColumns>;
-  constructor(bases: ReadonlyMap<string, FormColumns>) {
+  readonly payload: PayloadReader;
+  constructor(bases: ReadonlyMap<string, FormColumns>, payload: PayloadReader) {
     this.#bases = bases;
+    this.payload = payload;
   }
   column(path: readonly string[]) {
     if (this.#bases.size === 0 || !eligible(path)) return undefined;
@@ -118,14 +143,25 @@ export class KeyColumns {
   #projected: readonly string[] = [];
   /** The opening's background step (see {@link open}). */
   #opening: Promise<void> = Promise.resolve();
+  /** Whether the table has the readable payload's columns (`clickhouse-readable-json.ts`). */
+  #payload = false;
+  /** Whether ClickHouse refused to add them, so they are not asked for again without paths. */
+  #payloadRefused = false;
+  /** Paths whose columns ClickHouse refused: they stay read from the JSON, and use up the bound. */
+  readonly #refused = new Set<string>();
 
   readonly #sortField: string | undefined;
+  readonly #log: (sentence: string) => void;
 
-  /** `sortField`: a top-level payload key whose string form orders a projection ({@link open}). */
-  constructor(client: ClickHouseClient, database: string, sortField?: string) {
+  /**
+   * `sortField`: a top-level payload key whose string form orders a projection ({@link open});
+   * `log`: where a refused ALTER is told, as a sentence without SQL.
+   */
+  constructor(client: ClickHouseClient, database: string, options: KeyColumnsOptions = {}) {
     this.#client = client;
     this.#database = database;
-    this.#sortField = sortField;
+    this.#sortField = options.sortField;
+    this.#log = options.log ?? ((sentence) => console.error(`analytics-engine: ${sentence}`));
   }
 
   /**
@@ -140,18 +176,29 @@ export class KeyColumns {
     );
     this.#writable = tables.length === 1 && tables[0]?.engine !== 'Distributed';
     await this.#read();
-    if (!this.#writable || this.#bases.size >= MAX_KEY_COLUMNS) return;
-    const keys = await this.#rows<{ key: string }>(
-      `SELECT key FROM (SELECT json FROM {db:Identifier}.{table:Identifier} LIMIT ${OPENING_SAMPLE})
-       ARRAY JOIN JSONExtractKeys(json) AS key GROUP BY key ORDER BY count() DESC, key
-       LIMIT ${MAX_KEY_COLUMNS}`,
-    );
-    const sorted = this.#sortField === undefined ? [] : [[this.#sortField]];
-    const added = await this.#add([...sorted, ...this.#rawPaths, ...keys.map((row) => [row.key])]);
+    if (!this.#writable) return;
+    // A table made before the readable payload's columns gets them first, so that the keys
+    // below are read from them too; its parts compute them when read until materialized.
+    const payloadAdded = !this.#payload && (await this.#add([])) !== undefined;
+    const materialize = payloadAdded ? [MARKED_JSON] : [];
+    if (this.#bases.size + this.#refused.size < MAX_KEY_COLUMNS) {
+      const payload = this.#payload ? READABLE_JSON : 'json';
+      const keys = await this.#rows<{ key: string }>(
+        `SELECT key FROM (SELECT ${payload} AS p FROM {db:Identifier}.{table:Identifier} LIMIT ${OPENING_SAMPLE})
+         ARRAY JOIN JSONExtractKeys(p) AS key GROUP BY key ORDER BY count() DESC, key
+         LIMIT ${MAX_KEY_COLUMNS}`,
+      );
+      const sorted = this.#sortField === undefined ? [] : [[this.#sortField]];
+      const paths = [...sorted, ...this.#rawPaths, ...keys.map((row) => [row.key])];
+      for (const path of (await this.#add(paths)) ?? []) {
+        const { number, string } = columnsOf(path);
+        materialize.push(number, string);
+      }
+    }
     // Not awaited: over a large table a mutation can outlast the client's request timeout (an
     // in-process ClickHouse runs it before answering), and answers do not depend on it, since
     // parts without a column compute it from its DEFAULT when read.
-    this.#opening = this.#materialize(added);
+    this.#opening = this.#materialize(materialize);
   }
 
   /**
@@ -165,21 +212,18 @@ export class KeyColumns {
   }
 
   /**
-   * Writes the new columns into the parts that predate them, then the sort projection. A step
+   * Writes the new `columns` into the parts that predate them, then the sort projection. A step
    * that fails or times out is left to ClickHouse: the columns exist, and a server goes on
    * with a mutation its client stopped waiting for.
    */
-  async #materialize(added: readonly (readonly string[])[]): Promise<void> {
+  async #materialize(columns: readonly string[]): Promise<void> {
     const ignore = () => undefined;
-    for (const path of added) {
-      const { number, string } = columnsOf(path);
-      for (const column of [number, string]) {
-        await this.#client
-          .command({
-            query: `ALTER TABLE ${this.#table()} MATERIALIZE COLUMN ${quoteClickHouseIdentifier(column)}`,
-          })
-          .catch(ignore);
-      }
+    for (const column of columns) {
+      await this.#client
+        .command({
+          query: `ALTER TABLE ${this.#table()} MATERIALIZE COLUMN ${quoteClickHouseIdentifier(column)}`,
+        })
+        .catch(ignore);
     }
     if (this.#sortField !== undefined) await this.#project([this.#sortField]).catch(ignore);
   }
@@ -257,33 +301,54 @@ export class KeyColumns {
     return [...this.#bases.values()];
   }
 
-  /** Gives the paths of an ingest batch their columns, before its insert. */
+  /**
+   * Gives the paths of an ingest batch their columns, before its insert. It never fails the
+   * write: paths whose columns ClickHouse refuses stay read from the JSON.
+   */
   async ensure(keys: readonly SeenKey[]): Promise<void> {
-    if (!this.#writable || this.#bases.size >= MAX_KEY_COLUMNS) return;
+    if (!this.#writable || this.#bases.size + this.#refused.size >= MAX_KEY_COLUMNS) return;
     const paths = keys
       .filter((key) => [...key.kinds].some((kind) => kind !== 'object'))
       .map((key) => key.path);
     await this.#add(paths);
   }
 
-  /** Adds the columns of the paths not yet known, within the bound; returns those it added. */
-  async #add(paths: readonly (readonly string[])[]): Promise<(readonly string[])[]> {
+  /**
+   * Adds the columns of the paths not yet known, within the bound, and the readable payload's
+   * columns where the table lacks them; returns the paths it added, or `undefined` where
+   * ClickHouse refused the ALTER (logged; its paths then count as refused).
+   */
+  async #add(paths: readonly (readonly string[])[]): Promise<(readonly string[])[] | undefined> {
     const fresh = new Map<string, FormColumns>();
     for (const path of paths) {
-      if (this.#bases.size + fresh.size >= MAX_KEY_COLUMNS) break;
+      if (this.#bases.size + this.#refused.size + fresh.size >= MAX_KEY_COLUMNS) break;
       if (!eligible(path)) continue;
       const base = baseName(path);
-      if (this.#bases.has(base) || fresh.has(base)) continue;
+      if (this.#bases.has(base) || this.#refused.has(base) || fresh.has(base)) continue;
       fresh.set(base, columnsOf(path));
     }
-    if (fresh.size === 0) return [];
+    if (fresh.size === 0 && (this.#payload || this.#payloadRefused)) return [];
     const added = [...fresh.values()].map((columns) => columns.path);
-    await this.#client.command({
-      query: addKeyColumnsSql(this.#database, added, this.#sortField),
-    });
+    try {
+      await this.#client.command({
+        query: addKeyColumnsSql(this.#database, added, this.#sortField, !this.#payload),
+      });
+    } catch (error) {
+      if (error instanceof ClickHouseError) {
+        for (const base of fresh.keys()) this.#refused.add(base);
+        if (!this.#payload) this.#payloadRefused = true;
+      }
+      this.#log(refusal(this.#database, added.length, error));
+      return undefined;
+    }
+    this.#payload = true;
     this.#bases = new Map([...this.#bases, ...fresh]);
-    this.#lookup = new KeyColumnSet(this.#bases);
+    this.#lookup = this.#lookupOf(this.#bases);
     return added;
+  }
+
+  #lookupOf(bases: ReadonlyMap<string, FormColumns>): KeyColumnLookup {
+    return new KeyColumnSet(bases, this.#payload ? readPayloadColumn : readPayloadInline);
   }
 
   async #read(): Promise<void> {
@@ -297,6 +362,7 @@ export class KeyColumns {
       ),
     ]);
     const names = new Set(rows.map((row) => row.name));
+    this.#payload = names.has(MARKED_JSON) && names.has(READABLE_JSON);
     const bases = new Map<string, FormColumns>();
     const raw: (readonly string[])[] = [];
     for (const row of rows) {
@@ -315,7 +381,7 @@ export class KeyColumns {
       const path = bases.get(/^p_([0-9a-f]{24})$/.exec(name)?.[1] ?? '')?.path;
       return path?.length === 1 ? [path[0] as string] : [];
     });
-    this.#lookup = new KeyColumnSet(this.#bases);
+    this.#lookup = this.#lookupOf(this.#bases);
     this.#readAt = readAt;
   }
 
@@ -331,6 +397,28 @@ export class KeyColumns {
     });
     return result.json<T>();
   }
+}
+
+/** How a {@link KeyColumns} works and where it tells what it could not do. */
+export interface KeyColumnsOptions {
+  /** A top-level payload key whose string form orders a projection. */
+  sortField?: string;
+  /** Where a refused ALTER is told (default: standard error). */
+  log?: (sentence: string) => void;
+}
+
+/**
+ * The sentence logged for a refused ALTER: ClickHouse's error code and name, never its message,
+ * which may quote the SQL.
+ */
+function refusal(database: string, paths: number, error: unknown): string {
+  const cause =
+    error instanceof ClickHouseError
+      ? `ClickHouse error ${error.code} (${error.type ?? 'unnamed'})`
+      : `${error instanceof Error ? error.name : 'a failure'} before ClickHouse answered`;
+  return paths === 0
+    ? `could not add the readable payload's columns to ${database}'s event table: ${cause}; queries read the payload through the rewrite written out in them`
+    : `could not add the columns of ${paths} key path(s) to ${database}'s event table: ${cause}; those paths are read from the JSON payload`;
 }
 
 /** The key path a column's COMMENT holds, if it holds one. */

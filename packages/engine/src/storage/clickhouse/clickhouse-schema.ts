@@ -1,4 +1,8 @@
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
+import { payloadColumnsSql } from './clickhouse-readable-json.ts';
+import { clickHouseStringLiteral, quoteClickHouseIdentifier } from './clickhouse-sql-text.ts';
+
+export { clickHouseStringLiteral, quoteClickHouseIdentifier };
 
 /**
  * The ClickHouse storage model: one database per workspace holding one event table for all of
@@ -16,16 +20,6 @@ export const RESERVED_NAMES = new Set([EVENTS_TABLE, COLLECTIONS_TABLE]);
 /** The view SQL mode's `FROM base` reads unless a collection is named `base`. */
 export const BASE_VIEW = 'base';
 
-/** A ClickHouse identifier in backquotes, with backslashes and backquotes escaped. */
-export function quoteClickHouseIdentifier(name: string): string {
-  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
-}
-
-/** A ClickHouse string literal, for the few places a name must be SQL text (view bodies). */
-export function clickHouseStringLiteral(text: string): string {
-  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
 /** The database of a workspace: `<prefix><workspace>` (workspace names are `[A-Za-z0-9_-]`). */
 export function workspaceDatabase(prefix: string, workspace: string): string {
   return `${prefix}${workspace}`;
@@ -33,8 +27,9 @@ export function workspaceDatabase(prefix: string, workspace: string): string {
 
 /**
  * The DDL that creates a workspace's database and tables (idempotent). `timestamp` is Unix
- * seconds as in SQL mode; `json` is the payload exactly as ingested; `seq` orders events within a
- * second as they were ingested. The sort key leads with the collection, then time, so every
+ * seconds as in SQL mode; `json` is the payload exactly as ingested, beside the columns that read
+ * it as ClickHouse's JSON functions can (`clickhouse-readable-json.ts`); `seq` orders events
+ * within a second as they were ingested. The sort key leads with the collection, then time, so every
  * query of one collection over a window reads one contiguous range. Inserts carry a
  * deduplication token, which a non-replicated MergeTree honours only with a window.
  */
@@ -46,7 +41,8 @@ export function workspaceSchema(database: string): string[] {
   collection LowCardinality(String),
   timestamp Int64,
   seq Int64,
-  json String CODEC(ZSTD(1))
+  json String CODEC(ZSTD(1)),
+  ${payloadColumnsSql().join(',\n  ')}
 ) ENGINE = MergeTree
 ORDER BY (collection, timestamp)
 SETTINGS non_replicated_deduplication_window = 10000`,

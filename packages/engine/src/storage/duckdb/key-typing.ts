@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { JSON_TOKENS } from '../json-tokens.ts';
 import { fieldName, jsonPointer } from '../key-path.ts';
 import type { SeenKey } from '../seen-key.ts';
 import {
@@ -287,7 +288,13 @@ export async function insertEvents(
     if (has(key, 's')) {
       columns.push(keyColumn(key, 's'));
       values.push(
-        storedStringForm(e, 'payload', params.text(jsonPointer(key.path)), key.hasNumber),
+        storedStringForm(
+          e,
+          'payload',
+          params.text(jsonPointer(key.path)),
+          key.hasNumber,
+          key.hasArray,
+        ),
       );
     }
     if (has(key, 'n')) {
@@ -298,9 +305,7 @@ export async function insertEvents(
   arrayKeys.forEach((key, i) => {
     const j = `j[${i + 1}]`;
     columns.push(keyColumn(key, 'a'));
-    values.push(
-      `CASE WHEN left(CAST(${j} AS VARCHAR), 1) = '[' THEN json_transform(${j}, '["VARCHAR"]') END`,
-    );
+    values.push(`CASE WHEN left(CAST(${j} AS VARCHAR), 1) = '[' THEN ${arrayElementForms(j)} END`);
   });
   const from = source(params);
   const e = scalarKeys.length
@@ -325,21 +330,40 @@ export async function insertEvents(
 
 /**
  * The string form to store of the value that DuckDB's `json_extract_string` read as `e` at
- * `pointer` of `payload`: NULL for an object (not a value), and for a number its JSON text as
- * JavaScript writes it, which DuckDB's reader gives except for the `+` of a positive exponent.
- * Only values that could be either are looked at again in the payload.
+ * `pointer` of `payload`: NULL for an object (not a value), and for a number or an array its
+ * JSON text as JavaScript writes it, which DuckDB's reader gives except for the `+` of a
+ * positive exponent (added outside the array's strings, see {@link JSON_TOKENS}). Only values
+ * that could be either are looked at again in the payload.
  */
 export function storedStringForm(
   e: string,
   payload: string,
   pointer: string,
   mayBeNumber: boolean,
+  mayBeArray = mayBeNumber,
 ): string {
   const object = `WHEN starts_with(${e}, '{') AND json_type(${payload}, ${pointer}) = 'OBJECT' THEN NULL`;
   const exponent = mayBeNumber
     ? ` WHEN contains(${e}, 'e') AND regexp_full_match(${e}, '-?[0-9]+(\\.[0-9]+)?e[0-9]+') AND json_type(${payload}, ${pointer}) <> 'VARCHAR' THEN replace(${e}, 'e', 'e+')`
     : '';
-  return `CASE ${object}${exponent} ELSE ${e} END`;
+  const array = mayBeArray
+    ? ` WHEN starts_with(${e}, '[') AND regexp_matches(${e}, 'e[0-9]') AND json_type(${payload}, ${pointer}) = 'ARRAY' THEN ${exponentSigns(e)}`
+    : '';
+  return `CASE ${object}${exponent}${array} ELSE ${e} END`;
+}
+
+/** JSON text with a `+` in each positive exponent outside its strings (`[1e21,"1e5"]`). */
+function exponentSigns(text: string): string {
+  return `array_to_string(list_transform(regexp_extract_all(${text}, '${JSON_TOKENS}'), lambda t: CASE WHEN starts_with(t, '"') THEN t ELSE regexp_replace(t, 'e([0-9])', 'e+\\1', 'g') END), '')`;
+}
+
+/**
+ * The string forms of the elements of the JSON array `j` (as the string form of each element
+ * alone: objects and nulls have none).
+ */
+export function arrayElementForms(j: string): string {
+  const element = `CASE json_type(x) WHEN 'VARCHAR' THEN json_extract_string(x, '$') WHEN 'OBJECT' THEN NULL WHEN 'NULL' THEN NULL ELSE CASE WHEN regexp_matches(CAST(x AS VARCHAR), 'e[0-9]') THEN ${exponentSigns('CAST(x AS VARCHAR)')} ELSE CAST(x AS VARCHAR) END END`;
+  return `list_transform(json_transform(${j}, '["JSON"]'), lambda x: ${element})`;
 }
 
 /**

@@ -1,15 +1,20 @@
-import type { KeyColumnLookup } from '../../../storage/clickhouse/clickhouse-key-columns.ts';
+import {
+  type KeyColumnLookup,
+  NO_KEY_COLUMNS,
+} from '../../../storage/clickhouse/clickhouse-key-columns.ts';
+import type { PayloadReader } from '../../../storage/clickhouse/clickhouse-readable-json.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import type { BoundQuery } from '../bound-query.ts';
 
 /**
  * One key path that spells a field, and its form columns (quoted) where the event table has
- * them; without, its forms are read from `json` at the path.
+ * them; without, its forms are read from the payload at the path, as `payload` reads it.
  */
 export interface ClickHouseSpelling {
   path: readonly string[];
   columns: { number: string; string: string } | null;
+  payload: PayloadReader;
 }
 
 /** A field as ClickHouse holds it: its spellings in the order each event tries them. */
@@ -24,13 +29,14 @@ export type ClickHouseBoundQuery = BoundQuery<ClickHouseField>;
 /** Binds a plan to the key columns a query may read: the stage that reads them, once. */
 export function bindClickHouseQuery(
   plan: CollectionPlan,
-  columns: KeyColumnLookup | undefined,
+  columns: KeyColumnLookup = NO_KEY_COLUMNS,
 ): ClickHouseBoundQuery {
   const fields = new Map<string, ClickHouseField>();
   for (const name of plan.fields) {
     const spellings = fieldSpellings(name).map((path) => ({
       path,
-      columns: columns?.column(path) ?? null,
+      columns: columns.column(path) ?? null,
+      payload: columns.payload,
     }));
     fields.set(name, { name, spellings });
   }

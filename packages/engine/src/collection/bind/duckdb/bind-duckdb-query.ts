@@ -70,7 +70,7 @@ export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbB
   for (const name of plan.fields)
     fields.set(name, bindDuckDbField(entry, name, found?.fields.get(name) ?? []));
   const params: NamedParams = {};
-  const sql = fieldsSql(fields.values(), query, params);
+  const sql = fieldsSql(fields.values(), plan.textFields, params);
   const where = boundFilters(query, sql, params);
   return {
     query,

@@ -1,6 +1,9 @@
-import type { CollectionQuery, FilterGroups } from '@analytics-chart/protocol';
 import { VARCHAR } from '../../../storage/duckdb/duckdb-api.ts';
-import { numericForm, storedStringForm } from '../../../storage/duckdb/key-typing.ts';
+import {
+  arrayElementForms,
+  numericForm,
+  storedStringForm,
+} from '../../../storage/duckdb/key-typing.ts';
 import type { NamedParams } from '../../../storage/duckdb/sql-params.ts';
 import { jsonPointer } from '../../../storage/key-path.ts';
 import type { DuckDbField, DuckDbSpelling } from './bind-duckdb-query.ts';
@@ -37,10 +40,10 @@ const MISSING: FieldSql = { string: null, number: null, array: null, stored: nul
  */
 export function fieldsSql(
   fields: Iterable<DuckDbField>,
-  query: CollectionQuery,
+  textFields: readonly string[],
   params: NamedParams,
 ): Map<string, FieldSql> {
-  const strings = stringsRead(query);
+  const strings = new Set(textFields);
   const text = (value: string) => {
     const name = `f${Object.keys(params).length}`;
     params[name] = { value, type: VARCHAR };
@@ -60,23 +63,6 @@ export function fieldsSql(
       ),
     );
   return out;
-}
-
-/** The fields whose string form the query reads: its split, and `includes`/`excludes` filters. */
-function stringsRead(query: CollectionQuery): Set<string> {
-  const names = new Set<string>();
-  if (query.split !== null) names.add(query.split);
-  const groups: Array<FilterGroups | null | undefined> = [
-    query.filters,
-    query.compare_filters,
-    query.numerator_filters,
-    query.denominator_filters,
-  ];
-  for (const group of groups)
-    for (const conditions of group ?? [])
-      for (const [name, operator] of conditions)
-        if (operator === 'includes' || operator === 'excludes') names.add(name);
-  return names;
 }
 
 /** A spelling read from its typed columns. */
@@ -112,7 +98,7 @@ function extractedForms(path: string[], text: (value: string) => string): FieldS
   return {
     string,
     number: numericForm(string),
-    array: `CASE WHEN json_type("json", ${p}) = 'ARRAY' THEN json_transform(json_extract("json", ${p}), '["VARCHAR"]') END`,
+    array: `CASE WHEN json_type("json", ${p}) = 'ARRAY' THEN ${arrayElementForms(`json_extract("json", ${p})`)} END`,
     stored: string,
   };
 }
