@@ -13,7 +13,7 @@ import { appendRecords } from '../src/ingest/append-events.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
 import { LoadScratch } from '../src/ingest/load-scratch.ts';
 import { appendClustered, clusterCollection } from '../src/storage/duckdb/cluster-rows.ts';
-import { ROLLUP_TABLE } from '../src/storage/duckdb/rollups.ts';
+import { MERGE_AFTER_ROWS, ROLLUP_TABLE } from '../src/storage/duckdb/rollups.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 import { API_KEY } from './helpers/engine-server.ts';
 
@@ -283,6 +283,70 @@ describe('rollups hold the events’ counts', () => {
     });
     expect(await rollupRows(db)).toBe(spans);
     await db.close();
+  }, 120_000);
+
+  test('under a stream of small batches the writer merges rows, so a span keeps few and answers stay equal', async () => {
+    const on = tempDir('stream-on');
+    const off = tempDir('stream-off');
+    const events = 2 * MERGE_AFTER_ROWS + 200;
+    const step = 7;
+    const timestamps = Array.from({ length: events }, (_, i) => T2024 + i * step);
+    const json = (i: number) => ({ event: i % 3 === 0 ? 'a' : 'b' });
+    // The same events without rollups, written at once.
+    const offDb = await WorkspaceDb.open(join(off, 'default.duckdb'));
+    await offDb.write(async (tx) => {
+      const records = timestamps.map((timestamp, i) => ({
+        timestamp,
+        payload: JSON.stringify(json(i)),
+      }));
+      await appendRecords(tx, await tx.collection(DEFAULT_COLLECTION), records);
+    });
+    await offDb.close();
+    const engine = await createEngine({ dataDir: on, workspaces: { default: 'k' }, rollups: true });
+    const reference = await createEngine({ dataDir: off, workspaces: { default: 'k' } });
+    // One event per request, a live stream's shape: each batch appends a row to its span.
+    for (const [i, timestamp] of timestamps.entries()) {
+      expect((await engine.log({ api_key: 'k', timestamp, json: json(i) })).status).toBe(200);
+    }
+    for (const [granularity, zone] of [
+      ['Hour', 'UTC'],
+      ['Hour', 'Asia/Kathmandu'],
+      ['Day', 'America/Los_Angeles'],
+    ] as const) {
+      const [a, b] = await Promise.all(
+        [engine, reference].map((e) =>
+          e.query({
+            api_key: 'k',
+            graph_type: 'Single Line',
+            start: T2024 - 1,
+            end: T2024 + events * step + HOUR,
+            IANA_time_zone: zone,
+            granularity,
+            aggregation: 'Count',
+          }),
+        ),
+      );
+      expect(a?.status).toBe(200);
+      expect(JSON.stringify(a?.body)).toBe(JSON.stringify(b?.body));
+    }
+    await Promise.all([engine.close(), reference.close()]);
+    // Opened without the option, the file's rows stay as the server left them.
+    const db = await WorkspaceDb.open(join(on, 'default.duckdb'));
+    try {
+      expect(await disagreements(db)).toEqual([]);
+      const [spans, most] = await db.read(async (conn) => {
+        const r = await conn.runAndReadAll(
+          `SELECT count(*), max(rows) FROM (SELECT count(*) AS rows FROM ${ROLLUP_TABLE} GROUP BY collection_id, span)`,
+        );
+        return (r.getRows()[0] ?? []).map(Number);
+      });
+      expect(spans).toBe(Math.ceil((events * step) / 900));
+      // Without the merges every batch would have left its own row: `events` rows in all.
+      expect(await rollupRows(db)).toBeLessThanOrEqual((spans ?? 0) + MERGE_AFTER_ROWS);
+      expect(most).toBeLessThanOrEqual(MERGE_AFTER_ROWS);
+    } finally {
+      await db.close();
+    }
   }, 120_000);
 
   test('a SIGKILL of the serving process mid-ingest leaves rollups and events in agreement', async () => {

@@ -73,7 +73,7 @@ export async function clusterCollection(
       const rows = await rewriteOrdered(tx.conn, tx.payloadType, entry, n, key);
       done.push({ table: segment.table, field: key.field, rows });
     }
-    await coalesceRollups(tx.conn, entry);
+    await coalesceRollups(tx.conn, entry.rollup);
     return done;
   });
 }

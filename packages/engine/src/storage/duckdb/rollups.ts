@@ -10,7 +10,9 @@ import { SqlParams } from './sql-params.ts';
  * of every event (`collection/plan/rollup-eligibility.ts` decides when that gives the same
  * answer). Rows are only ever appended (one per span a batch touches), because DuckDB appends
  * from concurrent transactions never conflict while updates of one row would; readers add a
- * span's rows up, and {@link coalesceRollups} merges them when the writer runs alone.
+ * span's rows up, and the writer merges them when it runs alone: at open, at compaction, and
+ * whenever {@link MERGE_AFTER_ROWS} rows have been appended since the last merge, so that a
+ * long-running server's rollups stay near one row per span.
  *
  * The table exists exactly while it is complete, and every write keeps it while it exists: it
  * is created and filled from the events in one transaction when a workspace is opened with
@@ -29,6 +31,22 @@ export const ROLLUP_TABLE = `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier
 /** The span of a BIGINT Unix-seconds expression: floor division, negative seconds included. */
 export function spanSql(ts: string): string {
   return `((${ts} - (((${ts} % ${SPAN_SECONDS}) + ${SPAN_SECONDS}) % ${SPAN_SECONDS})) // ${SPAN_SECONDS})`;
+}
+
+/**
+ * Rollup rows appended since the last merge after which the writer merges them: bounds the rows
+ * a read adds up beyond one per span, at the cost of one small writer transaction per as many rows.
+ */
+export const MERGE_AFTER_ROWS = 512;
+
+/** A workspace's rollups as its writers see them: the rows appended since their last merge. */
+export class RollupLedger {
+  unmerged = 0;
+
+  /** Whether enough rows were appended since the last merge to merge them now. */
+  get due(): boolean {
+    return this.unmerged >= MERGE_AFTER_ROWS;
+  }
 }
 
 /** Whether the workspace's file has complete rollups. */
@@ -87,12 +105,13 @@ export async function addRollupRows(
   relation: string,
 ): Promise<void> {
   const params = new SqlParams();
-  await runPrepared(
+  const result = await runPrepared(
     conn,
     `INSERT INTO ${ROLLUP_TABLE}
      SELECT ${params.integer(entry.id)}, ${spanSql('"timestamp"')} AS span, count(*) FROM ${relation} GROUP BY span`,
     params,
   );
+  if (entry.rollup) entry.rollup.unmerged += Number(result.rowsChanged);
 }
 
 /** Span rows written per statement, at most. */
@@ -122,26 +141,37 @@ export async function addSpanCounts(
       .map(([span, n]) => `(${id}, ${params.integer(span)}, ${params.integer(n)})`);
     await runPrepared(conn, `INSERT INTO ${ROLLUP_TABLE} VALUES ${tuples.join(', ')}`, params);
   }
+  // Counted before the commit: a rolled-back batch only brings the next merge forward.
+  if (entry.rollup) entry.rollup.unmerged += spans.length;
 }
 
-/** Rewrites the rollups as one row per collection and span, inside the caller's transaction. */
+/**
+ * Rewrites the rollups of every span that has more than one row as one row, inside the caller's
+ * transaction: the work grows with the rows appended since the last merge, not with the spans kept.
+ */
 async function mergeRows(conn: DuckDBConnection): Promise<void> {
   await conn.run(
     `CREATE TEMP TABLE rollup_merged AS
-     SELECT collection_id, span, sum(n)::BIGINT AS n FROM ${ROLLUP_TABLE} GROUP BY ALL`,
+     SELECT collection_id, span, sum(n)::BIGINT AS n FROM ${ROLLUP_TABLE}
+     GROUP BY ALL HAVING count(*) > 1`,
   );
-  await conn.run(`DELETE FROM ${ROLLUP_TABLE}`);
+  await conn.run(
+    `DELETE FROM ${ROLLUP_TABLE} AS r USING rollup_merged AS m
+     WHERE r.collection_id = m.collection_id AND r.span = m.span`,
+  );
   await conn.run(`INSERT INTO ${ROLLUP_TABLE} SELECT * FROM rollup_merged ORDER BY ALL`);
   await conn.run('DROP TABLE rollup_merged');
 }
 
 /**
  * Merges the rollups' rows (one per collection and span) inside a writer transaction that runs
- * alone, such as compaction, when the workspace keeps them.
+ * alone (compaction, or the workspace's periodic merge), when the workspace keeps them.
  */
 export async function coalesceRollups(
   conn: DuckDBConnection,
-  entry: CollectionEntry,
+  ledger: RollupLedger | undefined,
 ): Promise<void> {
-  if (entry.rollup) await mergeRows(conn);
+  if (!ledger) return;
+  await mergeRows(conn);
+  ledger.unmerged = 0;
 }
