@@ -262,6 +262,8 @@ async function insertKeyRows(conn: DuckDBConnection, collectionId: number, keys:
  * with the keys the collection has seen before. `source` gives the `(ts, payload)`
  * relation to read, adding its own parameters. Returns the number of rows written. `into` is
  * another table with the last segment's columns to append to instead (the loader's scratch).
+ * `timestamps`, the source's timestamps when the caller holds them, spare the rollups (when
+ * kept) reading the inserted rows back.
  */
 export async function insertEvents(
   conn: DuckDBConnection,
@@ -269,6 +271,7 @@ export async function insertEvents(
   present: readonly SeenKey[],
   source: (params: SqlParams) => string,
   into?: string,
+  timestamps?: readonly number[],
 ): Promise<number> {
   const segment = entry.segments[entry.segments.length - 1] as Segment;
   const has = (key: KeyColumns, kind: Kind) => segment.columns.has(columnName(key, kind));
@@ -320,8 +323,17 @@ export async function insertEvents(
      )`;
   // The loader's scratch rows count once they join the collection (`cluster-rows.ts`).
   if (entry.rollup && into === undefined) {
+    if (timestamps) {
+      const result = await runPrepared(conn, sql, params);
+      await addSpanCounts(conn, entry, timestamps);
+      return Number(result.rowsChanged);
+    }
     const inserted = await readPrepared(conn, `${sql} RETURNING "timestamp"`, params);
-    await addSpanCounts(conn, entry, inserted);
+    await addSpanCounts(
+      conn,
+      entry,
+      inserted.map(([ts]) => Number(ts)),
+    );
     return inserted.length;
   }
   const result = await runPrepared(conn, sql, params);

@@ -118,18 +118,19 @@ export async function addRollupRows(
 const ROWS_PER_INSERT = 1000;
 
 /**
- * Adds the counts of events just inserted (`rows`, each `[timestamp]` as an INSERT's RETURNING
- * gives them) to `entry`'s rollups, inside the caller's transaction: counted here rather than
- * by reading the inserted relation again, which a batch's text would have to be split anew for.
+ * Adds the counts of events just inserted (their `timestamps`, as the caller holds them or an
+ * INSERT's RETURNING gives them) to `entry`'s rollups, inside the caller's transaction: counted
+ * here rather than by reading the inserted relation again, which a batch's text would have to
+ * be split anew for.
  */
 export async function addSpanCounts(
   conn: DuckDBConnection,
   entry: CollectionEntry,
-  rows: ReadonlyArray<readonly unknown[]>,
+  timestamps: readonly number[],
 ): Promise<void> {
   const counts = new Map<number, number>();
-  for (const [ts] of rows) {
-    const span = Math.floor(Number(ts) / SPAN_SECONDS);
+  for (const ts of timestamps) {
+    const span = Math.floor(ts / SPAN_SECONDS);
     counts.set(span, (counts.get(span) ?? 0) + 1);
   }
   const spans = [...counts];
