@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
 import { afterAll, describe, expect, test } from 'vitest';
-import { rollupRead } from '../src/collection/plan/rollup-eligibility.ts';
+import { MIN_ROLLUP_SPANS, rollupRead } from '../src/collection/plan/rollup-eligibility.ts';
 import { planBuckets } from '../src/collection/plan/time-buckets.ts';
 import { createEngine } from '../src/index.ts';
 import { appendRecords } from '../src/ingest/append-events.ts';
@@ -87,7 +87,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
 
   test('Count per Hour in UTC over whole hours reads spans only', () => {
     const lo = T2024;
-    const hi = T2024 + 3 * DAY - 1;
+    const hi = T2024 + 30 * DAY - 1;
     const plan = window('Hour', 'UTC', lo, hi);
     expect(
       rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
@@ -100,23 +100,44 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
 
   test('a window that starts and ends inside spans reads its edges from events', () => {
     const lo = T2024 + 100;
-    const hi = T2024 + DAY + 1000;
+    const hi = T2024 + 30 * DAY + 1000;
     const plan = window('Day', 'America/Los_Angeles', lo, hi);
     expect(
       rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
     ).toEqual({
       firstSpan: T2024 / 900 + 1,
-      lastSpan: (T2024 + DAY) / 900,
+      lastSpan: (T2024 + 30 * DAY) / 900,
       rawEdges: [
         [lo, T2024 + 899],
-        [T2024 + DAY + 900, hi],
+        [T2024 + 30 * DAY + 900, hi],
       ],
+    });
+  });
+
+  test(`a window of fewer than ${MIN_ROLLUP_SPANS} whole spans reads its events`, () => {
+    const lo = T2024 - 1;
+    const read = (spans: number) => {
+      const hi = T2024 + spans * 900;
+      const plan = window('Hour', 'UTC', lo, hi);
+      return rollupRead({
+        aggregation: 'Count',
+        conditions: ['TRUE'],
+        plan,
+        lo,
+        hi,
+        spanSeconds: 900,
+      });
+    };
+    expect(read(MIN_ROLLUP_SPANS - 1)).toBeUndefined();
+    expect(read(MIN_ROLLUP_SPANS)).toMatchObject({
+      firstSpan: T2024 / 900,
+      lastSpan: T2024 / 900 + MIN_ROLLUP_SPANS - 1,
     });
   });
 
   test('Nepal (+5:45) and India (+5:30) are whole quarter hours; Liberia in 1971 (-0:44:30) is not', () => {
     const lo = T2024;
-    const hi = T2024 + 2 * DAY - 1;
+    const hi = T2024 + 30 * DAY - 1;
     for (const zone of ['Asia/Kathmandu', 'Asia/Kolkata', 'Pacific/Chatham']) {
       const plan = window('Hour', zone, lo, hi);
       expect(
@@ -124,14 +145,14 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
       ).toBeDefined();
     }
     const lo1971 = Date.UTC(1971, 5, 1) / 1000;
-    const plan = window('Day', 'Africa/Monrovia', lo1971, lo1971 + 10 * DAY - 1);
+    const plan = window('Day', 'Africa/Monrovia', lo1971, lo1971 + 30 * DAY - 1);
     expect(
       rollupRead({
         aggregation: 'Count',
         conditions: ['TRUE'],
         plan,
         lo: lo1971,
-        hi: lo1971 + 10 * DAY - 1,
+        hi: lo1971 + 30 * DAY - 1,
         spanSeconds: 900,
       }),
     ).toBeUndefined();
@@ -139,8 +160,9 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
 
   test('Minute buckets, other aggregations and conditions read events', () => {
     const lo = T2024;
-    const hi = T2024 + HOUR * 5 - 1;
-    const minute = window('Minute', 'UTC', lo, hi);
+    const hi = T2024 + 30 * DAY - 1;
+    // Minute buckets over such a window pass the bucket cap no more: a shorter one's plan, whose width alone decides.
+    const minute = window('Minute', 'UTC', lo, lo + 12 * DAY - 1);
     const hour = window('Hour', 'UTC', lo, hi);
     const read = (aggregation: 'Count' | 'Sum' | 'P90', conditions: string[], plan = hour) =>
       rollupRead({ aggregation, conditions, plan, lo, hi, spanSeconds: 900 });
@@ -173,7 +195,7 @@ describe('rollups hold the events’ counts', () => {
         api_key: 'k',
         graph_type: 'Single Line',
         start: T2024 - 1,
-        end: T2024 + 2 * DAY,
+        end: T2024 + 30 * DAY,
         IANA_time_zone: 'UTC',
         granularity: 'Day',
         aggregation,
@@ -193,10 +215,13 @@ describe('rollups hold the events’ counts', () => {
     await db.close();
     engine = await open();
     const count = await query('Count');
-    expect(count.body).toMatchObject({
-      result: [{ Count: 24 }, { Count: 1024 }],
-      metadata: { combined: 1048 },
-    });
+    const { result, metadata } = count.body as {
+      result: Array<{ Count: number }>;
+      metadata: { combined: number };
+    };
+    expect(result).toHaveLength(30);
+    expect(result.slice(0, 3)).toMatchObject([{ Count: 24 }, { Count: 1024 }, { Count: 0 }]);
+    expect(metadata.combined).toBe(1048);
     expect((await query('Sum')).body).toMatchObject({ metadata: { combined: 48 } });
     await engine.close();
   });

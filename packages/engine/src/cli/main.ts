@@ -31,7 +31,8 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD); --clickhouse-sort-field KEY
              sorts a projection of the events by that top-level payload key (e.g. event);
              --rollups keeps event counts per 15-minute span in each DuckDB file, which Count
-             queries over whole spans read instead of the events (built at start when missing;
+             queries over four weeks or more of whole spans read instead of the events (built
+             at start when missing;
              a serve without it drops them, a load keeps up what the file has)
 `;
 const LOAD_USAGE = `  load       [--data .data | --clickhouse URL] [--workspace default] [--collection all_events]

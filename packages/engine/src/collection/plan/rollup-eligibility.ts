@@ -10,6 +10,14 @@ export interface RollupRead {
   rawEdges: Array<[number, number]>;
 }
 
+/**
+ * Whole spans a window must cover for rollups to be read (four weeks of 15-minute spans):
+ * reading them has a fixed cost (the rollup rows, and up to two ranges of events at the window's
+ * edges, each a scan of the timestamps where rows are clustered by another key) that only a
+ * window holding this many spans' events repays; shorter windows read their events.
+ */
+export const MIN_ROLLUP_SPANS = 2688;
+
 /** What a window's statement asks for, as far as rollups can answer it. */
 export interface RollupRequest {
   aggregation: Aggregation;
@@ -30,7 +38,8 @@ export interface RollupRequest {
  * adding the events up. That holds where the bucket width (Minute and Hour) and every offset of
  * the zone in the window and every instant it changes are multiples of 15 minutes; older odd
  * offsets (before 1972 in most zones) read raw. Windows before 1970-01-02 read raw as well,
- * because SQL's truncating division keys negative seconds differently. Undefined: read raw.
+ * because SQL's truncating division keys negative seconds differently, and windows of fewer than
+ * {@link MIN_ROLLUP_SPANS} whole spans, which their events answer sooner. Undefined: read raw.
  */
 export function rollupRead(request: RollupRequest): RollupRead | undefined {
   const { aggregation, conditions, plan, lo, hi, spanSeconds: span } = request;
@@ -50,8 +59,7 @@ export function rollupRead(request: RollupRequest): RollupRead | undefined {
   if (!aligned) return undefined;
   const firstSpan = Math.ceil(lo / span);
   const lastSpan = Math.floor((hi + 1) / span) - 1;
-  // A window shorter than two spans gains nothing from them.
-  if (lastSpan - firstSpan < 1) return undefined;
+  if (lastSpan - firstSpan + 1 < MIN_ROLLUP_SPANS) return undefined;
   const rawEdges: Array<[number, number]> = [];
   if (lo < firstSpan * span) rawEdges.push([lo, firstSpan * span - 1]);
   if ((lastSpan + 1) * span <= hi) rawEdges.push([(lastSpan + 1) * span, hi]);
