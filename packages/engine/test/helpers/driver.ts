@@ -42,15 +42,16 @@ function providedClustered(): boolean {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Set by the `duckdb-rollups` project: workspaces keep rollups. */
+    /** Set by the `duckdb-clustered` project: workspaces keep rollups. */
     rollups: boolean;
   }
 }
 
 /**
- * True in the `duckdb-rollups` project, which runs the conformance suites again with every
- * workspace keeping rollups (`storage/duckdb/rollups.ts`), so that Count queries over whole
- * 15-minute spans read them: every answer must stay the same.
+ * True in the `duckdb-clustered` project, whose conformance suites run with every workspace
+ * keeping rollups (`storage/duckdb/rollups.ts`) as well, so that Count queries over enough whole
+ * 15-minute spans read them: every answer must stay the same. (`rollup-requests.test.ts`
+ * compares generated requests with them on and off in the `duckdb` project.)
  */
 export const ROLLUPS: boolean = providedRollups();
 
