@@ -148,7 +148,8 @@ export async function addSpanCounts(
 
 /**
  * Rewrites the rollups of every span that has more than one row as one row, inside the caller's
- * transaction: the work grows with the rows appended since the last merge, not with the spans kept.
+ * transaction: one scan of the (small) table, and rows deleted and written only for the spans
+ * appended to since the last merge.
  */
 async function mergeRows(conn: DuckDBConnection): Promise<void> {
   await conn.run(
