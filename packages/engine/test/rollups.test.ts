@@ -329,9 +329,23 @@ describe('rollups hold the events’ counts', () => {
     await offDb.close();
     const engine = await createEngine({ dataDir: on, workspaces: { default: 'k' }, rollups: true });
     const reference = await createEngine({ dataDir: off, workspaces: { default: 'k' } });
+    // Long enough a window that its Counts read rollups (MIN_ROLLUP_SPANS).
+    const window = { start: T2024 - 1, end: T2024 + 30 * DAY };
     // One event per request, a live stream's shape: each batch appends a row to its span.
     for (const [i, timestamp] of timestamps.entries()) {
       expect((await engine.log({ api_key: 'k', timestamp, json: json(i) })).status).toBe(200);
+      if (i % 100 === 99) {
+        // Read between merges as well as after them: every event so far counted once.
+        const answer = await engine.query({
+          api_key: 'k',
+          graph_type: 'Single Line',
+          ...window,
+          IANA_time_zone: 'UTC',
+          granularity: 'Day',
+          aggregation: 'Count',
+        });
+        expect(answer.body).toMatchObject({ metadata: { combined: i + 1 } });
+      }
     }
     for (const [granularity, zone] of [
       ['Hour', 'UTC'],
@@ -343,8 +357,7 @@ describe('rollups hold the events’ counts', () => {
           e.query({
             api_key: 'k',
             graph_type: 'Single Line',
-            start: T2024 - 1,
-            end: T2024 + events * step + HOUR,
+            ...window,
             IANA_time_zone: zone,
             granularity,
             aggregation: 'Count',
