@@ -72,6 +72,9 @@ export async function loadCommand(
   if (options['clickhouse-sort-field'] !== undefined && options.clickhouse === undefined) {
     throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
   }
+  if (options.rollups !== undefined && options.clickhouse !== undefined) {
+    throw new UsageError('--rollups keeps counts in DuckDB files, not ClickHouse (yet)');
+  }
   const file = resolveUserPath(positionals[0] as string);
   const size = await stat(file).then(
     (s) => s.size,
@@ -123,6 +126,7 @@ export async function loadCommand(
     const cluster = options['no-cluster'] !== true;
     db = await openWorkspaceFile(dataDir, workspace, {
       stagingDir,
+      ...(options.rollups === true ? { rollups: true } : {}),
       threads: 1,
       ...(cluster ? { uncompressed: true, memoryLimit: CLUSTERED_MEMORY } : {}),
     });
@@ -155,6 +159,7 @@ export async function loadCommand(
       const { appendClustered } = await import('../storage/duckdb/cluster-rows.ts');
       db = await openWorkspaceFile(dataDir, workspace, {
         stagingDir,
+        ...(options.rollups === true ? { rollups: true } : {}),
         memoryLimit: CLUSTERED_MEMORY,
       });
       const filled = await Scratch.reattach(db, scratchFile);

@@ -11,6 +11,7 @@ import {
   segmentTableName,
 } from './catalog.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
+import { addRollupRows, coalesceRollups } from './rollups.ts';
 import type { WorkspaceDb } from './workspace-db.ts';
 
 /**
@@ -72,6 +73,7 @@ export async function clusterCollection(
       const rows = await rewriteOrdered(tx.conn, tx.payloadType, entry, n, key);
       done.push({ table: segment.table, field: key.field, rows });
     }
+    await coalesceRollups(tx.conn, entry.rollup);
     return done;
   });
 }
@@ -99,6 +101,7 @@ export async function appendClustered(
     for (const [n, segment] of entry.segments.entries()) {
       const from = scratch.get(n);
       if (!from) continue;
+      if (entry.rollup) await addRollupRows(conn, entry, from);
       const key =
         options.field === undefined
           ? await chooseClusterKey(conn, entry, { ...segment, table: from })

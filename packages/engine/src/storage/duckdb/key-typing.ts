@@ -11,7 +11,8 @@ import {
   type Segment,
   segmentTable,
 } from './catalog.ts';
-import { runPrepared } from './prepared-statements.ts';
+import { readPrepared, runPrepared } from './prepared-statements.ts';
+import { addSpanCounts } from './rollups.ts';
 import { SqlParams } from './sql-params.ts';
 import type { WriteTransaction } from './workspace-db.ts';
 
@@ -261,6 +262,8 @@ async function insertKeyRows(conn: DuckDBConnection, collectionId: number, keys:
  * with the keys the collection has seen before. `source` gives the `(ts, payload)`
  * relation to read, adding its own parameters. Returns the number of rows written. `into` is
  * another table with the last segment's columns to append to instead (the loader's scratch).
+ * `timestamps`, the source's timestamps when the caller holds them, spare the rollups (when
+ * kept) reading the inserted rows back.
  */
 export async function insertEvents(
   conn: DuckDBConnection,
@@ -268,6 +271,7 @@ export async function insertEvents(
   present: readonly SeenKey[],
   source: (params: SqlParams) => string,
   into?: string,
+  timestamps?: readonly number[],
 ): Promise<number> {
   const segment = entry.segments[entry.segments.length - 1] as Segment;
   const has = (key: KeyColumns, kind: Kind) => segment.columns.has(columnName(key, kind));
@@ -313,14 +317,26 @@ export async function insertEvents(
   const j = arrayKeys.length
     ? `json_extract(payload, ${params.texts(arrayKeys.map((k) => jsonPointer(k.path)))})`
     : 'NULL';
-  const result = await runPrepared(
-    conn,
-    `INSERT INTO ${into ?? segment.table} (${columns.join(', ')})
+  const sql = `INSERT INTO ${into ?? segment.table} (${columns.join(', ')})
      SELECT ${values.join(', ')} FROM (
        SELECT ts, payload, ${e} AS e, ${j} AS j FROM ${from}
-     )`,
-    params,
-  );
+     )`;
+  // The loader's scratch rows count once they join the collection (`cluster-rows.ts`).
+  if (entry.rollup && into === undefined) {
+    if (timestamps) {
+      const result = await runPrepared(conn, sql, params);
+      await addSpanCounts(conn, entry, timestamps);
+      return Number(result.rowsChanged);
+    }
+    const inserted = await readPrepared(conn, `${sql} RETURNING "timestamp"`, params);
+    await addSpanCounts(
+      conn,
+      entry,
+      inserted.map(([ts]) => Number(ts)),
+    );
+    return inserted.length;
+  }
+  const result = await runPrepared(conn, sql, params);
   return Number(result.rowsChanged);
 }
 
