@@ -25,26 +25,24 @@ const P2 = {
 export function sumPartsSql(metric: string, condition?: string): string {
   if (metric === 'NULL') return `''`;
   const and = condition === undefined ? '' : ` AND (${condition})`;
-  // The metric (a long expression for a deep path) and the steps on it are written once each,
-  // named, and referred to by name.
+  const only = condition === undefined ? '' : 'If';
+  const when = condition === undefined ? '' : `, ${condition}`;
+  // The metric (a long expression for a deep path) is written once and named; each aggregate
+  // reads it once, and the steps on each value are a lambda's: ClickHouse analyses a name's
+  // expression again at every reference, so named steps on it multiplied its planning time.
   const m = aliasOf('m', metric);
-  const a = aliasOf('a', `abs(${m.name})`);
-  const grid = aliasOf(
-    'g',
-    `${a.defined} < ${P2.p96} AND ${a.name} * ${P2.p90} = floor(${a.name} * ${P2.p90})`,
-  );
-  // Off-grid values (infinite scaled) are zeroed before the integer conversion: -If still
-  // converts every row.
-  const on = aliasOf('o', `if(${grid.name}, ${a.name}, 0.)`);
-  const high = aliasOf('h', `floor(${on.defined} * ${P2.m34})`);
-  const top = aliasOf('t', `floor(${on.name} * ${P2.p28})`);
-  // A Nullable sum over no rows is NULL, which would make the whole text NULL.
-  const limb = (x: string) =>
-    `coalesce(toString(sumIf(toInt128(sign(${m.name}) * ${x}), ${grid.name}${and})), '0')`;
-  const rest = `arrayStringConcat(arrayMap(x -> toString(reinterpretAsUInt64(x)), groupArrayIf(${m.name}, NOT ${grid.defined}${and})), ' ')`;
-  return `concat(${limb(high.defined)}, ' ', ${limb(`(${top.defined} - ${high.name} * ${P2.p62})`)}, ' ', ${limb(
-    `(${on.name} * ${P2.p90} - ${top.name} * ${P2.p62})`,
-  )}, ' ', toString(countIf(isNotNull(${m.defined})${and})), ' ', ${rest})`;
+  const grid = (x: string) =>
+    `abs(${x}) < ${P2.p96} AND abs(${x}) * ${P2.p90} = floor(abs(${x}) * ${P2.p90})`;
+  // The three 62-bit limbs of |x|·2^90, signed by x; zeros off the grid and for no value.
+  const limbs = `arrayMap(x -> if(${grid('x')}, arrayMap(h -> arrayMap(t -> [
+      toInt128(sign(x) * h),
+      toInt128(sign(x) * (t - h * ${P2.p62})),
+      toInt128(sign(x) * (abs(x) * ${P2.p90} - t * ${P2.p62}))],
+      [floor(abs(x) * ${P2.p28})])[1], [floor(abs(x) * ${P2.m34})])[1], [toInt128(0), toInt128(0), toInt128(0)]), [${m.defined}])[1]`;
+  // An empty set's sum is no array: three zeros.
+  const sums = `arrayStringConcat(arrayMap(s -> toString(s), arrayResize(sumForEach${only}(${limbs}${when}), 3, toInt128(0))), ' ')`;
+  const rest = `arrayStringConcat(arrayMap(x -> toString(reinterpretAsUInt64(assumeNotNull(x))), groupArrayArray${only}(arrayFilter(x -> isNotNull(x) AND NOT (${grid('assumeNotNull(x)')}), [${m.name}])${when})), ' ')`;
+  return `concat(${sums}, ' ', toString(countIf(isNotNull(${m.name})${and})), ' ', ${rest})`;
 }
 
 /**
@@ -115,14 +113,29 @@ export function aggregateSql(
  */
 function percentileSql(m: string, level: string, condition?: string): string {
   const values = condition === undefined ? `groupArray(${m})` : `groupArrayIf(${m}, ${condition})`;
-  // Each step written once and named (the metric may be a long expression).
-  const sorted = aliasOf('s', `arraySort(${values})`);
-  const h = aliasOf('h', `${level} * (toFloat64(length(${sorted.defined})) - 1.)`);
-  const lo = aliasOf('l', `arrayElement(${sorted.name}, toInt64(floor(${h.defined})) + 1)`);
-  const hi = aliasOf('u', `arrayElement(${sorted.name}, toInt64(ceil(${h.name})) + 1)`);
-  const d = aliasOf('d', `${h.name} - floor(${h.name})`);
-  const near = aliasOf('n', `${lo.defined} + ${d.defined} * (${hi.defined} - ${lo.name})`);
-  return `if(length(${sorted.name}) = 0, NULL, if(isFinite(${near.defined}), ${near.name}, ${lo.name} * (1. - ${d.name}) + ${hi.name} * ${d.name}))`;
+  // The steps are a lambda's on the sorted values, each bound once (a named step would be
+  // analysed again, with the metric in it, at every reference).
+  const bind = (name: string, value: string, body: string) =>
+    `arrayMap(${name} -> ${body}, [${value}])[1]`;
+  const at = (index: string) => `arrayElement(s, toInt64(${index}(h)) + 1)`;
+  const step = bind(
+    'lo',
+    at('floor'),
+    bind(
+      'hi',
+      at('ceil'),
+      bind(
+        'd',
+        'h - floor(h)',
+        bind('near', 'lo + d * (hi - lo)', 'if(isFinite(near), near, lo * (1. - d) + hi * d)'),
+      ),
+    ),
+  );
+  return bind(
+    's',
+    `arraySort(${values})`,
+    `if(length(s) = 0, NULL, ${bind('h', `${level} * (toFloat64(length(s)) - 1.)`, step)})`,
+  );
 }
 
 /**
