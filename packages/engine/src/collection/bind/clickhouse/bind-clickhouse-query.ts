@@ -9,8 +9,8 @@ import {
   quoteClickHouseIdentifier,
 } from '../../../storage/clickhouse/clickhouse-schema.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
-import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from '../../clickhouse/clickhouse-fields.ts';
+import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import type { BoundQuery } from '../bound-query.ts';
 
 /**
