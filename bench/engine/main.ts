@@ -477,7 +477,7 @@ export async function run(args: string[]): Promise<void> {
   if (options.loadOnly) {
     // Load figures alone, for work on the loader: minutes instead of the whole run.
     log(
-      `load only: engine load ${fmt(loadMs / 1000)} s = ${fmt(chdbLoadMs / loadMs, 2)}× ClickHouse INSERT (chdb, ${fmt(chdbLoadMs / 1000)} s), ${fmt(floorLoadMs / loadMs, 2)}× read_ndjson (${fmt(floorLoadMs / 1000)} s)`,
+      `load only: engine load ${fmt(loadMs / 1000)} s = ${fmt(chdbLoadMs / loadMs, 2)}× ClickHouse INSERT (chdb, ${fmt(chdbLoadMs / 1000)} s), ${fmt(floorLoadMs / loadMs, 2)}× read_ndjson (${fmt(floorLoadMs / 1000)} s); CPU: engine load ${fmt(median(loadCpu))} s, chdb ${fmt(median(chdbLoadCpu))} s, read_ndjson ${fmt(median(floorLoadCpu))} s`,
     );
     floor?.closeSync();
     floorDb?.closeSync();
