@@ -13,6 +13,7 @@
  *   node scripts/trace-request.mjs --max 10 # exit code 1 when there are more returns than 10
  *   node scripts/trace-request.mjs --request '{"graph_type":"Table"}'
  *                                           # another request: these fields over the traced one's
+ *   node scripts/trace-request.mjs --driver clickhouse  # on ClickHouse (chdb behind the tests' wire server)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -170,6 +171,10 @@ async function main() {
     requestAt === -1
       ? TRACED_REQUEST
       : { ...TRACED_REQUEST, ...JSON.parse(process.argv[requestAt + 1] ?? '{}') };
+  const driverAt = process.argv.indexOf('--driver');
+  const driver = driverAt === -1 ? 'duckdb' : process.argv[driverAt + 1];
+  if (driver !== 'duckdb' && driver !== 'clickhouse')
+    throw new Error('--driver takes duckdb or clickhouse');
   register();
   const session = new Session();
   session.connect();
@@ -178,11 +183,19 @@ async function main() {
   await session.post('Debugger.enable');
   const { createEngine } = await import(pathToFileURL(join(SRC, 'index.ts')).href);
   const dataDir = mkdtempSync(join(tmpdir(), 'engine-trace-'));
+  // The ClickHouse server runs in this process, outside src, so the trace never enters it.
+  const server =
+    driver === 'clickhouse'
+      ? await (
+          await import(pathToFileURL(join(ENGINE, 'test/clickhouse/chdb-http-server.ts')).href)
+        ).startChdbHttpServer({ path: join(dataDir, 'chdb'), password: KEY })
+      : null;
   const engine = await createEngine({
     dataDir,
     workspaces: { default: KEY },
     now: () => NOW,
     logError: () => undefined,
+    ...(server ? { clickhouse: { url: server.url, password: KEY, databasePrefix: 'trace_' } } : {}),
   });
   try {
     const byTime = new Map();
@@ -222,6 +235,7 @@ async function main() {
   } finally {
     session.disconnect();
     await engine.close();
+    await server?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -429,6 +429,19 @@ describe('load', () => {
     expect(missing.stderr).toMatch(/cannot read .*missing\.ndjson/);
   }, 30_000);
 
+  test('--rollups is for DuckDB files: with --clickhouse it is a usage mistake', async () => {
+    const answers = await Promise.all([
+      run(['load', '--rollups', '--clickhouse', 'http://127.0.0.1:9', 'x.ndjson']),
+      run(['serve', '--rollups', '--clickhouse', 'http://127.0.0.1:9'], {
+        ANALYTICS_API_KEY: 'cli-rollups-key',
+      }),
+    ]);
+    for (const { code, stderr } of answers) {
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/--rollups keeps counts in DuckDB files, not ClickHouse/);
+    }
+  }, 30_000);
+
   test('a workspace name that is not a plain name is a usage mistake for every command that writes one', async () => {
     const refused = await Promise.all([
       run(['load', '--workspace', '../escape', 'x.ndjson']),

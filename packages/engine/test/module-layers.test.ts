@@ -311,6 +311,65 @@ describe('module layers', () => {
     expect(runners).toEqual([]);
   });
 
+  it("ClickHouse's line render is pure and the only writer of a line's SQL: no I/O, and no call back into bind's field or filter SQL", () => {
+    const render = 'collection/clickhouse/line-sql.ts';
+    const imports = edges.filter((e) => e.from === render);
+    expect(imports.some((e) => e.to === 'collection/clickhouse/clickhouse-aggregate-sql.ts')).toBe(
+      true,
+    );
+    expect(
+      imports.filter(
+        (e) =>
+          e.to.startsWith('drivers/') ||
+          [
+            'storage/clickhouse/clickhouse-run.ts',
+            'storage/clickhouse/clickhouse-key-columns.ts',
+            'collection/clickhouse/clickhouse-events.ts',
+            'collection/clickhouse/clickhouse-fields.ts',
+          ].includes(e.to),
+      ),
+    ).toEqual([]);
+    expect(
+      /\bawait\b|\.query\(|\bfetch\(|\bnew ClickHouseParams\b/.test(
+        readFileSync(join(SRC, render), 'utf8'),
+      ),
+    ).toBe(false);
+  });
+
+  it('on ClickHouse only bind writes field and filter SQL (the families not yet staged aside)', () => {
+    const fields = 'collection/clickhouse/clickhouse-fields.ts';
+    // The families that still write their own until they are staged; the line path is not among them.
+    const unstaged = [
+      'collection/clickhouse/clickhouse-categories.ts',
+      'collection/clickhouse/clickhouse-single-value.ts',
+      'collection/clickhouse/clickhouse-samples.ts',
+      'collection/clickhouse/clickhouse-events.ts',
+    ];
+    expect(
+      edges.some((e) => e.from.startsWith('collection/bind/clickhouse/') && e.to === fields),
+    ).toBe(true);
+    const writers = edges.filter(
+      (e) =>
+        e.to === fields &&
+        !e.from.startsWith('collection/bind/clickhouse/') &&
+        !unstaged.includes(e.from),
+    );
+    expect(writers).toEqual([]);
+    // Nor may a file call them without importing them by name (a re-export, a namespace).
+    const callers = sourceFiles(join(SRC, 'collection'))
+      .map((file) => relative(SRC, file))
+      .filter(
+        (file) =>
+          !file.startsWith('collection/bind/') && file !== fields && !unstaged.includes(file),
+      )
+      .filter((file) =>
+        /\b(numericFieldSql|stringFieldSql|filtersSql|inWindow)\(/.test(
+          readFileSync(join(SRC, file), 'utf8'),
+        ),
+      );
+    expect(callers).toEqual([]);
+  });
+
   it('in collection mode only bind reads the catalog and the key typing', () => {
     const binding = [
       'storage/duckdb/catalog.ts',

@@ -72,6 +72,9 @@ export async function loadCommand(
   if (options['clickhouse-sort-field'] !== undefined && options.clickhouse === undefined) {
     throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
   }
+  if (options.rollups !== undefined && options.clickhouse !== undefined) {
+    throw new UsageError('--rollups keeps counts in DuckDB files, not ClickHouse (yet)');
+  }
   const file = resolveUserPath(positionals[0] as string);
   const size = await stat(file).then(
     (s) => s.size,
@@ -121,6 +124,7 @@ export async function loadCommand(
     const cluster = options['no-cluster'] !== true;
     db = await openWorkspaceFile(dataDir, workspace, {
       stagingDir,
+      ...(options.rollups === true ? { rollups: true } : {}),
       ...(cluster ? { memoryLimit: CLUSTERED_MEMORY } : { threads: 1 }),
     });
     if (cluster) staged = new stagedModule.StagedLoad(db, collection);

@@ -29,10 +29,14 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              "default"), or --workspaces FILE holding {"<workspace>": "<key>", ...};
              --clickhouse URL keeps the workspaces in ClickHouse instead of --data (user and
              password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD); --clickhouse-sort-field KEY
-             sorts a projection of the events by that top-level payload key (e.g. event)
+             sorts a projection of the events by that top-level payload key (e.g. event);
+             --rollups keeps event counts per 15-minute span in each DuckDB file, which Count
+             queries over four weeks or more of whole spans read instead of the events (built
+             at start when missing;
+             a serve without it drops them, a load keeps up what the file has)
 `;
 const LOAD_USAGE = `  load       [--data .data | --clickhouse URL] [--workspace default] [--collection all_events]
-             [--cluster-by KEY | --no-cluster | --clickhouse-sort-field KEY] FILE
+             [--cluster-by KEY | --no-cluster | --clickhouse-sort-field KEY] [--rollups] FILE
              load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection, then
              order its rows by a top-level key and time, so that filters on the key skip the
              rows of its other values: KEY, or by default the key that tells its events apart
@@ -69,6 +73,7 @@ const COMMANDS = {
       workspaces: { type: 'string' },
       clickhouse: { type: 'string' },
       'clickhouse-sort-field': { type: 'string' },
+      rollups: { type: 'boolean' },
     },
     usage: SERVE_USAGE,
     run: serveCommand,
@@ -80,6 +85,7 @@ const COMMANDS = {
       collection: { type: 'string' },
       'cluster-by': { type: 'string' },
       'no-cluster': { type: 'boolean' },
+      rollups: { type: 'boolean' },
       clickhouse: { type: 'string' },
       'clickhouse-sort-field': { type: 'string' },
     },

@@ -92,7 +92,15 @@ export async function serveCommand(options: Options): Promise<number> {
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspaces = await workspacesFrom(options);
   const clickhouse = withSortField(options, clickhouseFrom(options));
-  const engine = await createEngine({ dataDir, workspaces, clickhouse });
+  if (clickhouse && options.rollups !== undefined) {
+    throw new UsageError('--rollups keeps counts in DuckDB files, not ClickHouse (yet)');
+  }
+  const engine = await createEngine({
+    dataDir,
+    workspaces,
+    clickhouse,
+    ...(options.rollups === true ? { rollups: true } : {}),
+  });
   let served: Awaited<ReturnType<typeof serveEngine>>;
   try {
     served = await serveEngine({ engine, port, host });

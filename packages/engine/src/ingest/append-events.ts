@@ -24,5 +24,12 @@ export async function appendRecords(
       records.map((r) => r.json ?? (JSON.parse(r.payload) as Record<string, unknown>)),
     );
   await addKeyColumns(tx, draft, discovered);
-  return insertEvents(tx.conn, draft, discovered, (params) => recordsRelation(records, params));
+  return insertEvents(
+    tx.conn,
+    draft,
+    discovered,
+    (params) => recordsRelation(records, params),
+    undefined,
+    records.map((r) => r.timestamp),
+  );
 }

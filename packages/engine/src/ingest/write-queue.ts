@@ -98,7 +98,14 @@ export class WriteQueue {
         // Read inside the append: a schema change that committed meanwhile only added columns.
         const entry = catalog.get(name);
         if (!entry) throw new Error(`collection ${name} disappeared while appending`);
-        await insertEvents(conn, entry, keys, (params) => recordsRelation(records, params));
+        await insertEvents(
+          conn,
+          entry,
+          keys,
+          (params) => recordsRelation(records, params),
+          undefined,
+          records.map((r) => r.timestamp),
+        );
       }
     });
   }

@@ -1,7 +1,8 @@
 /**
  * The suites about the API's answers, which hold for every storage driver: the `duckdb` project
  * runs them on DuckDB files, `duckdb-clustered` again with every collection's rows reordered as
- * `engine load` leaves them, the `clickhouse` project on ClickHouse (`test/helpers/driver.ts`).
+ * `engine load` leaves them and rollups kept, the `clickhouse` project on ClickHouse
+ * (`test/helpers/driver.ts`).
  */
 export const CONFORMANCE = [
   'test/queries.test.ts',

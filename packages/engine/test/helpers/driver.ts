@@ -40,15 +40,38 @@ function providedClustered(): boolean {
   }
 }
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Set by the `duckdb-clustered` project: workspaces keep rollups. */
+    rollups: boolean;
+  }
+}
+
+/**
+ * True in the `duckdb-clustered` project, whose conformance suites run with every workspace
+ * keeping rollups (`storage/duckdb/rollups.ts`) as well, so that Count queries over enough whole
+ * 15-minute spans read them: every answer must stay the same. (`rollup-requests.test.ts`
+ * compares generated requests with them on and off in the `duckdb` project.)
+ */
+export const ROLLUPS: boolean = providedRollups();
+
+function providedRollups(): boolean {
+  try {
+    return DRIVER === 'duckdb' && inject('rollups') === true;
+  } catch {
+    return false;
+  }
+}
+
 /** True when the suite runs on the ClickHouse driver. */
 export const ON_CLICKHOUSE = DRIVER === 'clickhouse';
 
 /**
- * The options that put a test engine on this run's driver: nothing for DuckDB (the caller's
- * `dataDir`), for ClickHouse the shared server and databases of a prefix no other engine uses.
+ * The options that put a test engine on this run's driver: for DuckDB nothing but rollups in
+ * the project that keeps them (the caller's `dataDir`), for ClickHouse the shared server and databases of a prefix no other engine uses.
  */
-export function driverOptions(): Pick<EngineOptions, 'clickhouse'> {
-  if (!ON_CLICKHOUSE) return {};
+export function driverOptions(): Pick<EngineOptions, 'clickhouse' | 'rollups'> {
+  if (!ON_CLICKHOUSE) return ROLLUPS ? { rollups: true } : {};
   return {
     clickhouse: {
       url: inject('clickhouseUrl'),

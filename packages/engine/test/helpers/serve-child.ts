@@ -1,6 +1,7 @@
 /**
  * A child process for durability tests: serves an engine on the data directory given as the
- * first argument and prints its URL. The test kills it with SIGKILL, no shutdown at all.
+ * first argument (keeping rollups when the second is `--rollups`) and prints its URL. The test
+ * kills it with SIGKILL, no shutdown at all.
  */
 import { createEngine, serveEngine } from '../../src/index.ts';
 import { API_KEY } from './engine-server.ts';
@@ -8,6 +9,7 @@ import { API_KEY } from './engine-server.ts';
 const engine = await createEngine({
   dataDir: process.argv[2] as string,
   workspaces: { default: API_KEY },
+  rollups: process.argv[3] === '--rollups',
 });
 const served = await serveEngine({ engine, port: 0, host: '127.0.0.1' });
 process.stdout.write(`${served.url}\n`);

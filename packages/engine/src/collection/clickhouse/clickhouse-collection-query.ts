@@ -26,7 +26,7 @@ export async function runClickHouseCollectionQuery(
   refuseUncompiled(query);
   // Bind reads the key columns; the renderers get the bound query and a run without them.
   const { columns, ...rest } = run;
-  const bound = bindClickHouseQuery(plan, columns);
+  const bound = bindClickHouseQuery(plan, columns, run.database);
   const { window } = windows;
   switch (query.graph_type) {
     case 'Samples':
@@ -38,7 +38,8 @@ export async function runClickHouseCollectionQuery(
     case 'Single Value':
       return { envelope: await clickHouseSingleValue(bound, rest) };
     default:
-      return { envelope: await clickHouseTimeSeries(bound, rest) };
+      if (!plan.line) throw new Error(`'${query.graph_type}' has no line plan`);
+      return { envelope: await clickHouseTimeSeries(bound, plan.line, rest) };
   }
 }
 

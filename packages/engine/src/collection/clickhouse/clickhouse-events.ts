@@ -5,6 +5,7 @@ import {
   quoteClickHouseIdentifier,
 } from '../../storage/clickhouse/clickhouse-schema.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
+import { readSumParts } from './clickhouse-aggregate-sql.ts';
 import { filtersSql } from './clickhouse-fields.ts';
 
 /** The workspace's events table, schema-qualified and quoted. */
@@ -48,6 +49,41 @@ export async function rowsOf<T>(
     }
   }
   return rows as T[];
+}
+
+/**
+ * The run stage of a rendered statement: its rows as arrays of plain values, as the shape stage
+ * reads them (infinities and NaN as numbers, except in `text` columns; a sum's parts in `parts`
+ * columns as `plan/exact-sum.ts` reads them).
+ */
+export async function readRows(
+  run: ClickHouseRun,
+  statement: {
+    sql: string;
+    params: Record<string, unknown>;
+    text: readonly number[];
+    parts: readonly number[];
+  },
+): Promise<unknown[][]> {
+  const result = await run.client.query({
+    query: statement.sql,
+    format: 'JSONCompactEachRow',
+    query_params: statement.params,
+    clickhouse_settings: {
+      ...clickHouseSettings(run),
+      output_format_json_quote_64bit_integers: 0,
+      output_format_json_quote_denormals: 1,
+    },
+  });
+  const rows = await result.json<unknown[]>();
+  return rows.map((row) =>
+    row.map((value, i) => {
+      if (statement.text.includes(i)) return value;
+      if (!statement.parts.includes(i)) return denormal(value);
+      const { limbs, rest, count } = readSumParts(value);
+      return { h: limbs[0], m: limbs[1], l: limbs[2], r: rest, n: count };
+    }),
+  );
 }
 
 /** A value with ClickHouse's texts of infinities and NaN read as numbers, inside arrays too. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FilterCondition, FilterGroups, FilterValue } from '@analytics-chart/protocol';
 import {
   NUMERIC_TEXT,
@@ -86,14 +87,47 @@ function fieldSql(
   return `multiIf(${branches.join(', ')}, ${reading(last)})`;
 }
 
+/**
+ * For a field read wholly from the payload, its value's JSON text at the first spelling where the
+ * event holds a value, named once (`(expr AS name)`) for `form` to read by name; null where a
+ * spelling has key columns. Picking the text first writes each form once for all spellings: a
+ * deep path has up to 32 spellings, and ClickHouse's planning time grows with the expression.
+ */
+function payloadFormSql(
+  field: ClickHouseField,
+  params: ClickHouseParams,
+  form: (value: string) => string,
+): string | null {
+  if (field.spellings.some((s) => s.columns !== null)) return null;
+  const raws = field.spellings.map((s) => {
+    const path = s.path.map((key) => params.add('String', key)).join(', ');
+    return s.payload((payload) => `JSONExtractRaw(${payload}, ${path})`);
+  });
+  const last = raws.at(-1) as string;
+  const value =
+    raws.length === 1
+      ? last
+      : `multiIf(${raws
+          .slice(0, -1)
+          .map((raw) => `JSONType(${raw}) NOT IN ('Null', 'Object'), ${raw}`)
+          .join(', ')}, ${last})`;
+  const name = `__v_${createHash('sha256').update(value).digest('hex').slice(0, 16)}`;
+  // The first reading names the value, so each form stands on its own in any clause.
+  return form(name).replace(name, `(${value} AS ${name})`);
+}
+
 /** The numeric form of `field` (NULL where it has none). */
 export function numericFieldSql(field: ClickHouseField, params: ClickHouseParams): string {
-  return fieldSql(field, (s) => s.number(), params);
+  return (
+    payloadFormSql(field, params, (value) =>
+      numericFormSql(value, params.add('String', NUMERIC_TEXT)),
+    ) ?? fieldSql(field, (s) => s.number(), params)
+  );
 }
 
 /** The string form of `field` (NULL for objects, null and missing fields). */
 export function stringFieldSql(field: ClickHouseField, params: ClickHouseParams): string {
-  return fieldSql(field, (s) => s.string, params);
+  return payloadFormSql(field, params, stringFormSql) ?? fieldSql(field, (s) => s.string, params);
 }
 
 function valueNumber(value: FilterValue): number | null {

@@ -4,10 +4,12 @@ import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts'
 import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
 import type { LinePlan, LineWindow } from '../plan/collection-plan.ts';
+import { rollupRead } from '../plan/rollup-eligibility.ts';
 import { MAX_SPLIT_CELLS, rankCandidatesSql } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
 import { aggregateOrderSql, aggregateSql, sumPartsSql } from './aggregate-sql.ts';
+import { rollupCountStatement } from './rollup-sql.ts';
 
 /**
  * The render stage of the six line kinds on DuckDB: one statement per window of a line, written
@@ -58,6 +60,31 @@ export function lineSql(
           : ['TRUE'];
     const where =
       kind.value === 'ratio' ? `${filters} AND (${numerator} OR ${denominator})` : filters;
+    // Where rollups give the events' answer, the window reads them (`plan/rollup-eligibility.ts`).
+    const kept = bound.rollup;
+    const rollup =
+      kept &&
+      rollupRead({
+        aggregation,
+        conditions: [where, ...populations],
+        plan,
+        lo: window.lo,
+        hi: window.hi,
+        spanSeconds: kept.spanSeconds,
+      });
+    if (kept && rollup) {
+      return {
+        form: 'populations',
+        ...rollupCountStatement(
+          plan,
+          rollup,
+          kept,
+          bound.relation,
+          populations.length,
+          window.units,
+        ),
+      };
+    }
     // Sums of buckets are also sums of spans of UTC time within them, keyed by a division alone.
     const { units } = window;
     if (units) {
@@ -139,7 +166,7 @@ const WEEK = 7 * DAY;
  * expression): integer arithmetic with a CASE over the window's offsets, a single integer where
  * they all agree. Its integers are named parameters `$k0`, `$k1`, … of `named`.
  */
-function bucketKeySql(plan: BucketPlan, ts: string, named: NamedParams): string {
+export function bucketKeySql(plan: BucketPlan, ts: string, named: NamedParams): string {
   const params = {
     integer: (value: number) => {
       const name = `k${Object.keys(named).length}`;

@@ -19,6 +19,8 @@ export interface DuckDbDriverOptions {
   memoryLimit: string;
   /** DuckDB threads per workspace. */
   threads: number;
+  /** The workspaces that keep rollups (`storage/duckdb/rollups.ts`). */
+  rollups?: readonly string[];
 }
 
 /** Opens one DuckDB file per workspace: the embedded, default storage. */
@@ -30,6 +32,7 @@ export async function openDuckDbDriver(options: DuckDbDriverOptions): Promise<St
       const db = await WorkspaceDb.open(join(options.dataDir, `${name}.duckdb`), {
         memoryLimit: options.memoryLimit,
         threads: options.threads,
+        rollups: options.rollups?.includes(name) === true,
       });
       workspaces.set(name, new DuckDbWorkspace(db));
     }

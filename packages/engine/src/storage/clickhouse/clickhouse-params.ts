@@ -20,4 +20,12 @@ export class ClickHouseParams {
     this.values[name] = value;
     return `{${name}:${type}}`;
   }
+
+  /** A copy that names its own additions after these, for one statement to start from shared SQL. */
+  copy(): ClickHouseParams {
+    const out = new ClickHouseParams(this.columns);
+    Object.assign(out.values, this.values);
+    out.#next = this.#next;
+    return out;
+  }
 }

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { compareText } from '../../text-order.ts';
 import { comparePaths, fieldName } from '../key-path.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
+import type { RollupLedger } from './rollups.ts';
 
 /**
  * The catalog: which collections a workspace holds and, per collection, which payload keys have
@@ -66,6 +67,8 @@ export interface CollectionEntry {
   keys: KeyColumns[];
   /** Set by earlier versions past {@link MAX_TYPED_KEYS}: untyped keys are read from payloads. */
   overflow: boolean;
+  /** Set when the workspace keeps rollups (`rollups.ts`): every append adds to them. */
+  rollup?: RollupLedger;
 }
 
 /** A typed key with the quoted names of its columns, null for a form none of its events has. */

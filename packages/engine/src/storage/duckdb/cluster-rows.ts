@@ -13,6 +13,7 @@ import {
 } from './catalog.ts';
 import { insertEvents } from './key-typing.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
+import { addRollupRows, coalesceRollups } from './rollups.ts';
 import type { SqlParams } from './sql-params.ts';
 import type { WorkspaceDb } from './workspace-db.ts';
 
@@ -75,6 +76,7 @@ export async function clusterCollection(
       const rows = await rewriteOrdered(tx.conn, tx.payloadType, entry, n, key);
       done.push({ table: segment.table, field: key.field, rows });
     }
+    await coalesceRollups(tx.conn, entry.rollup);
     return done;
   });
 }
@@ -102,6 +104,7 @@ export async function appendClustered(
     for (const [n, segment] of entry.segments.entries()) {
       const from = scratch.get(n);
       if (!from) continue;
+      if (entry.rollup) await addRollupRows(conn, entry, from);
       const key =
         options.field === undefined
           ? await chooseClusterKey(conn, entry, { ...segment, table: from })
@@ -199,6 +202,7 @@ export async function appendStaged(
         rows.keys,
         (params) => rows.source(params, { base }),
         undefined,
+        undefined,
         key ? { key, seq } : { key: null },
       );
       if (written !== rows.events) {
@@ -206,6 +210,7 @@ export async function appendStaged(
       }
       done.push({ table: segment.table, field: key?.field ?? null, rows: written });
     }
+    await coalesceRollups(conn, entry.rollup);
     return done;
   });
 }

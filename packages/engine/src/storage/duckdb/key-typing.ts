@@ -11,7 +11,8 @@ import {
   type Segment,
   segmentTable,
 } from './catalog.ts';
-import { runPrepared } from './prepared-statements.ts';
+import { readPrepared, runPrepared } from './prepared-statements.ts';
+import { addSpanCounts } from './rollups.ts';
 import { SqlParams } from './sql-params.ts';
 import type { WriteTransaction } from './workspace-db.ts';
 
@@ -272,8 +273,10 @@ export interface OrderedInsert {
  * batch does not hold are left NULL without being looked for, so the extraction does not grow
  * with the keys the collection has seen before. `source` gives the `(ts, payload)`
  * relation to read, adding its own parameters. Returns the number of rows written. `into` is
- * another table with the last segment's columns to append to instead; `ordered` sorts the rows
- * on the way in (see {@link OrderedInsert}).
+ * another table with the last segment's columns to append to instead (the loader's scratch).
+ * `timestamps`, the source's timestamps when the caller holds them, spare the rollups (when
+ * kept) reading the inserted rows back; `ordered` sorts the rows on the way in (see
+ * {@link OrderedInsert}).
  */
 export async function insertEvents(
   conn: DuckDBConnection,
@@ -281,6 +284,7 @@ export async function insertEvents(
   present: readonly SeenKey[],
   source: (params: SqlParams) => string,
   into?: string,
+  timestamps?: readonly number[],
   ordered?: OrderedInsert,
 ): Promise<number> {
   const segment = entry.segments[entry.segments.length - 1] as Segment;
@@ -341,6 +345,21 @@ export async function insertEvents(
      SELECT ${values.map((_, i) => `c${i}`).join(', ')}${ordered.seq ? ', ord' : ''} FROM (
        SELECT ${named.join(', ')}, ord FROM (${rows}) ORDER BY ${order.join(', ')}
      )`;
+  }
+  // The loader's scratch rows count once they join the collection (`cluster-rows.ts`).
+  if (entry.rollup && into === undefined) {
+    if (timestamps) {
+      const result = await runPrepared(conn, sql, params);
+      await addSpanCounts(conn, entry, timestamps);
+      return Number(result.rowsChanged);
+    }
+    const inserted = await readPrepared(conn, `${sql} RETURNING "timestamp"`, params);
+    await addSpanCounts(
+      conn,
+      entry,
+      inserted.map(([ts]) => Number(ts)),
+    );
+    return inserted.length;
   }
   const result = await runPrepared(conn, sql, params);
   return Number(result.rowsChanged);

@@ -9,6 +9,7 @@ import {
 } from './catalog.ts';
 import { openLoaderInstance, openWorkspaceInstance, payloadColumnType } from './db-config.ts';
 import { type PlainValue, readPrepared } from './prepared-statements.ts';
+import { coalesceRollups, openRollups, RollupLedger } from './rollups.ts';
 import type { Statement } from './sql-params.ts';
 
 /** A connection to a workspace's database, named here so that layers above never import DuckDB. */
@@ -35,6 +36,12 @@ export interface WorkspaceDbOptions {
   stagingDir?: string;
   /** Writes every column uncompressed (see `db-config.ts`). */
   uncompressed?: boolean;
+  /**
+   * Keeps event counts per 15-minute span at ingest, which Count queries whose buckets are
+   * whole spans read instead of the events (`rollups.ts`). `true` builds them when missing,
+   * `false` drops them; unset keeps (and keeps up) what the file has.
+   */
+  rollups?: boolean;
 }
 
 /** The writer's view of one transaction: collections it touches come back as drafts. */
@@ -73,6 +80,10 @@ export class WorkspaceDb {
   /** Set while a writer transaction runs (or waits for the appends to end): appends wait. */
   #exclusive: Promise<unknown> | undefined;
   #closed = false;
+  #closing = false;
+  /** The rollups' rows appended since their last merge, when the workspace keeps them. */
+  readonly #ledger: RollupLedger | undefined;
+  #merging = false;
 
   private constructor(
     readonly file: string,
@@ -83,11 +94,15 @@ export class WorkspaceDb {
     maxReaders: number,
     /** The directory SQL may read files from, when opened with one (see the options). */
     readonly stagingDir?: string,
+    /** Whether the workspace keeps rollups (see the options). */
+    readonly rollups = false,
   ) {
     this.#instance = instance;
     this.#writer = writer;
     this.#maxReaders = maxReaders;
     this.#payloadType = payloadType;
+    this.#ledger = rollups ? new RollupLedger() : undefined;
+    for (const entry of catalog.list()) entry.rollup = this.#ledger;
   }
 
   /** Opens (creating when missing) the database file and loads its catalog. */
@@ -100,6 +115,7 @@ export class WorkspaceDb {
       const writer = await instance.connect();
       for (const statement of CATALOG_DDL) await writer.run(statement);
       const catalog = await Catalog.load(writer);
+      const rollups = await openRollups(writer, options.rollups, catalog.list());
       return new WorkspaceDb(
         file,
         instance,
@@ -108,6 +124,7 @@ export class WorkspaceDb {
         await payloadColumnType(writer),
         options.readers ?? 4,
         options.stagingDir,
+        rollups,
       );
     } catch (error) {
       instance.closeSync();
@@ -168,7 +185,27 @@ export class WorkspaceDb {
       }
     });
     this.#writeChain = run.catch(() => undefined);
+    void run.then(
+      () => this.#mergeRollupsWhenDue(),
+      () => undefined,
+    );
     return run;
+  }
+
+  /**
+   * Queues a writer transaction that merges the rollups' rows once enough were appended since
+   * the last merge (`rollups.ts`): readers never wait for it, appends wait as for any write.
+   */
+  #mergeRollupsWhenDue(): void {
+    const ledger = this.#ledger;
+    if (!ledger?.due || this.#merging || this.#closing) return;
+    this.#merging = true;
+    this.write((tx) => coalesceRollups(tx.conn, ledger))
+      // A failed merge leaves the rows as they were, each still counted; the next one retries.
+      .catch(() => undefined)
+      .finally(() => {
+        this.#merging = false;
+      });
   }
 
   /**
@@ -201,6 +238,7 @@ export class WorkspaceDb {
       return await run;
     } finally {
       this.#appenders.delete(run);
+      this.#mergeRollupsWhenDue();
     }
   }
 
@@ -226,6 +264,7 @@ export class WorkspaceDb {
             segments: [{ table: relations.table, columns: new Set() }],
             keys: [],
             overflow: false,
+            rollup: this.#ledger,
           };
           await conn.run(
             `CREATE TABLE ${draft.table} ("timestamp" BIGINT NOT NULL, "json" ${this.#payloadType} NOT NULL)`,
@@ -280,7 +319,13 @@ export class WorkspaceDb {
   /** Waits for pending writes, then closes every connection and the database. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.#writeChain;
+    this.#closing = true;
+    // A write may queue a rollup merge as it ends: wait for the chain to stop growing.
+    let chain: Promise<unknown>;
+    do {
+      chain = this.#writeChain;
+      await chain;
+    } while (chain !== this.#writeChain);
     while (this.#appenders.size > 0) await Promise.allSettled([...this.#appenders]);
     this.#closed = true;
     for (const conn of this.#idleAppenders) conn.closeSync();

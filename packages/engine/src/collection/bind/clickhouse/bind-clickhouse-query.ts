@@ -2,8 +2,14 @@ import {
   type KeyColumnLookup,
   NO_KEY_COLUMNS,
 } from '../../../storage/clickhouse/clickhouse-key-columns.ts';
+import { ClickHouseParams } from '../../../storage/clickhouse/clickhouse-params.ts';
 import type { PayloadReader } from '../../../storage/clickhouse/clickhouse-readable-json.ts';
+import {
+  EVENTS_TABLE,
+  quoteClickHouseIdentifier,
+} from '../../../storage/clickhouse/clickhouse-schema.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
+import { filtersSql, numericFieldSql, stringFieldSql } from '../../clickhouse/clickhouse-fields.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import type { BoundQuery } from '../bound-query.ts';
 
@@ -23,13 +29,43 @@ export interface ClickHouseField {
   spellings: readonly ClickHouseSpelling[];
 }
 
-/** A query bound to a ClickHouse workspace's key columns. */
-export type ClickHouseBoundQuery = BoundQuery<ClickHouseField>;
+/** Each filter list of a query as one condition that is never NULL (`true` for none). */
+export interface ClickHouseFilters {
+  filters: string;
+  compare: string;
+  numerator: string;
+  denominator: string;
+}
 
-/** Binds a plan to the key columns a query may read: the stage that reads them, once. */
+/**
+ * A query bound to a ClickHouse workspace's key columns: its fields, and the SQL of the metric,
+ * the split and each filter list, written once here with their `{name:Type}` parameters.
+ */
+export interface ClickHouseBoundQuery extends BoundQuery<ClickHouseField> {
+  /** The workspace's events table, schema-qualified and quoted. */
+  relation: string;
+  /** The condition that picks the query's collection from {@link relation}. */
+  inCollection: string;
+  /** The metric's numeric form, or `NULL` for Count or where the query names none. */
+  metricSql: string;
+  /** The split's string form, or null where the query has no split. */
+  splitSql: string | null;
+  where: ClickHouseFilters;
+  /**
+   * The parameters the SQL above holds; a renderer adds its own to a copy
+   * ({@link ClickHouseParams.copy}), named after these.
+   */
+  params: ClickHouseParams;
+}
+
+/**
+ * Binds a plan to the key columns a query may read and the workspace's database: the stage that
+ * reads them, once, and the only writer of field and filter SQL.
+ */
 export function bindClickHouseQuery(
   plan: CollectionPlan,
   columns: KeyColumnLookup = NO_KEY_COLUMNS,
+  database = 'default',
 ): ClickHouseBoundQuery {
   const fields = new Map<string, ClickHouseField>();
   for (const name of plan.fields) {
@@ -41,13 +77,35 @@ export function bindClickHouseQuery(
     fields.set(name, { name, spellings });
   }
   const { query, windows } = plan;
-  return {
+  const metric = query.metric === null ? null : (fields.get(query.metric) ?? null);
+  const split = query.split === null ? null : (fields.get(query.split) ?? null);
+  const params = new ClickHouseParams(columns);
+  // The field and filter writers read the bound fields; the SQL they write fills the rest in.
+  const bound: ClickHouseBoundQuery = {
     query,
     windows,
     fields,
-    metric: query.metric === null ? null : (fields.get(query.metric) ?? null),
-    split: query.split === null ? null : (fields.get(query.split) ?? null),
+    metric,
+    split,
+    relation: `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`,
+    inCollection: `collection = ${params.add('String', query.collection)}`,
+    metricSql: 'NULL',
+    splitSql: null,
+    where: { filters: 'true', compare: 'true', numerator: 'true', denominator: 'true' },
+    params,
   };
+  if (metric !== null && query.aggregation !== 'Count')
+    bound.metricSql = numericFieldSql(metric, params);
+  if (split !== null) bound.splitSql = stringFieldSql(split, params);
+  const list = (groups: CollectionPlan['query']['filters'] | null | undefined) =>
+    filtersSql(groups ?? [], bound, params);
+  bound.where = {
+    filters: list(query.filters),
+    compare: list(query.compare_filters),
+    numerator: list(query.numerator_filters),
+    denominator: list(query.denominator_filters),
+  };
+  return bound;
 }
 
 /** Spellings of a field tried per event when it has more dots than this: the literal key and the full split. */

@@ -1,4 +1,5 @@
 import type { Catalog, CollectionEntry, TypedKey } from '../../../storage/duckdb/catalog.ts';
+import { ROLLUP_TABLE, SPAN_SECONDS } from '../../../storage/duckdb/rollups.ts';
 import type { NamedParams } from '../../../storage/duckdb/sql-params.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
@@ -53,6 +54,11 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
    * these and adds its own under other names.
    */
   params: NamedParams;
+  /**
+   * Where the workspace keeps rollups (`storage/duckdb/rollups.ts`): the collection's id in
+   * their table, and the seconds of one span.
+   */
+  rollup?: { table: string; collectionId: number; spanSeconds: number };
 }
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
@@ -81,6 +87,9 @@ export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbB
     splitSql: query.split === null ? null : (sql.get(query.split)?.string ?? null),
     where,
     params,
+    ...(entry?.rollup
+      ? { rollup: { table: ROLLUP_TABLE, collectionId: entry.id, spanSeconds: SPAN_SECONDS } }
+      : {}),
   };
 }
 

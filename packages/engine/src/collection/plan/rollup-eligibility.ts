@@ -1,0 +1,67 @@
+import type { Aggregation } from '@analytics-chart/protocol';
+import type { BucketPlan, OffsetSegment } from './time-buckets.ts';
+
+/** The spans a query reads from rollups, and the seconds at the window's edges it reads raw. */
+export interface RollupRead {
+  /** First and last span (`floor(ts / spanSeconds)`) read from rollups; every second of each is in the window. */
+  firstSpan: number;
+  lastSpan: number;
+  /** The window's seconds before `firstSpan` and after `lastSpan`, read from events: [lo, hi] pairs. */
+  rawEdges: Array<[number, number]>;
+}
+
+/**
+ * Whole spans a window must cover for rollups to be read (four weeks of 15-minute spans):
+ * reading them has a fixed cost (the rollup rows, and up to two ranges of events at the window's
+ * edges, each a scan of the timestamps where rows are clustered by another key) that only a
+ * window holding this many spans' events repays; shorter windows read their events.
+ */
+export const MIN_ROLLUP_SPANS = 2688;
+
+/** What a window's statement asks for, as far as rollups can answer it. */
+export interface RollupRequest {
+  aggregation: Aggregation;
+  /** The SQL conditions of the statement: the base filter and each population's. */
+  conditions: readonly string[];
+  plan: BucketPlan;
+  /** The window's first and last second. */
+  lo: number;
+  hi: number;
+  /** Seconds in one span of the rollups the workspace keeps. */
+  spanSeconds: number;
+}
+
+/**
+ * Whether rollups give the same answer as the events, and which spans to read: only a Count
+ * with no condition on the events (rollups keep counts only), over buckets that are each a union
+ * of whole spans, because then every span lies in one bucket and adding span counts up is
+ * adding the events up. That holds where the bucket width (Minute and Hour) and every offset of
+ * the zone in the window and every instant it changes are multiples of 15 minutes; older odd
+ * offsets (before 1972 in most zones) read raw. Windows before 1970-01-02 read raw as well,
+ * because SQL's truncating division keys negative seconds differently, and windows of fewer than
+ * {@link MIN_ROLLUP_SPANS} whole spans, which their events answer sooner. Undefined: read raw.
+ */
+export function rollupRead(request: RollupRequest): RollupRead | undefined {
+  const { aggregation, conditions, plan, lo, hi, spanSeconds: span } = request;
+  if (aggregation !== 'Count') return undefined;
+  if (!conditions.every((c) => c === 'TRUE')) return undefined;
+  if (lo > hi || lo < 86_400) return undefined;
+  let segments: readonly OffsetSegment[];
+  if (plan.clock) {
+    if (plan.clock.width % span !== 0) return undefined;
+    segments = plan.clock.segments;
+  } else if (plan.calendar) {
+    segments = plan.calendar.segments;
+  } else return undefined;
+  const aligned = segments.every(
+    (s, i) => s.offset % span === 0 && (i === 0 || s.from % span === 0),
+  );
+  if (!aligned) return undefined;
+  const firstSpan = Math.ceil(lo / span);
+  const lastSpan = Math.floor((hi + 1) / span) - 1;
+  if (lastSpan - firstSpan + 1 < MIN_ROLLUP_SPANS) return undefined;
+  const rawEdges: Array<[number, number]> = [];
+  if (lo < firstSpan * span) rawEdges.push([lo, firstSpan * span - 1]);
+  if ((lastSpan + 1) * span <= hi) rawEdges.push([(lastSpan + 1) * span, hi]);
+  return { firstSpan, lastSpan, rawEdges };
+}

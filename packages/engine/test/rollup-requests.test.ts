@@ -1,0 +1,232 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MIN_ROLLUP_SPANS } from '../src/collection/plan/rollup-eligibility.ts';
+import { createEngine, type Engine } from '../src/index.ts';
+import { clusterCollection } from '../src/storage/duckdb/cluster-rows.ts';
+import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
+
+/**
+ * Generated valid requests answered by two engines over the same events, one keeping rollups
+ * (`storage/duckdb/rollups.ts`) and one not: every answer must be the same JSON text, byte for
+ * byte, after the first ingest, after late events land in old spans, and after compaction and a
+ * restart. The requests lean towards what rollups answer (Count, no filter, Hour to Month in
+ * zones whose offsets are whole quarter hours) and mix in what they must not (filters, other
+ * aggregations, Minute, Nepal's and India's odd-half-hour offsets, Liberia's 1971 offset).
+ */
+
+const KEY = 'rollup-requests-key';
+const NOW = Date.UTC(2024, 5, 1) / 1000;
+const START_2024 = Date.UTC(2024, 0, 1) / 1000;
+const START_1971 = Date.UTC(1971, 9, 1) / 1000;
+const DAY = 86_400;
+const SPAN = 900;
+
+/** A small deterministic generator (mulberry32), so a failure names a request that repeats. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const EVENT_NAMES = ['view', 'click', 'signup', 'buy'];
+const ZONES = [
+  'UTC',
+  'America/Los_Angeles',
+  'Europe/London',
+  'Asia/Kathmandu',
+  'Asia/Kolkata',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'Africa/Monrovia',
+];
+const GRAPH_TYPES = [
+  'Single Line',
+  'Single Line',
+  'Single Line',
+  'Multi Line',
+  'Stacked Line',
+  'Cumulative Line',
+  'Ratio Line',
+  'Compare Line',
+  'Single Value',
+  'Table',
+];
+const GRANULARITIES = ['Auto', 'Minute', 'Hour', 'Hour', 'Day', 'Day', 'Week', 'Month'];
+
+interface Event {
+  timestamp: number;
+  json: Record<string, unknown>;
+}
+
+/** Events over the first five months of 2024 and the last three of 1971, many on span edges. */
+function events(seed: number, count: number, from: number, to: number): Event[] {
+  const next = random(seed);
+  return Array.from({ length: count }, (_, i) => {
+    let timestamp = from + Math.floor(next() * (to - from));
+    // A third sit on a span's first or last second, or next to it.
+    if (i % 3 === 0) timestamp = Math.floor(timestamp / SPAN) * SPAN + (i % 9 === 0 ? -1 : i % 2);
+    return {
+      timestamp,
+      json: {
+        event: EVENT_NAMES[Math.floor(next() * EVENT_NAMES.length)],
+        plan: next() < 0.3 ? 'pro' : 'free',
+        ms: Math.floor(next() * 5000) / (i % 7 === 0 ? 8 : 1),
+      },
+    };
+  });
+}
+
+function pick<T>(next: () => number, items: readonly T[]): T {
+  return items[Math.floor(next() * items.length)] as T;
+}
+
+/** One request: a window in 2024 (or late 1971 for Liberia), aligned or not, in the given mix. */
+function request(next: () => number): Record<string, unknown> {
+  const zone = pick(next, ZONES);
+  const granularity = pick(next, GRANULARITIES);
+  const graphType = pick(next, GRAPH_TYPES);
+  const base = zone === 'Africa/Monrovia' && next() < 0.5 ? START_1971 : START_2024;
+  const maxDays = granularity === 'Minute' ? 2 : granularity === 'Hour' ? 40 : 120;
+  let start = base + Math.floor(next() * 140 * DAY);
+  let length = Math.max(1, Math.floor(next() * maxDays * DAY));
+  // Half the windows start and end on whole hours (as dashboards ask); a few on whole days UTC.
+  if (next() < 0.5) {
+    start = Math.floor(start / 3600) * 3600 - 1;
+    length = Math.max(3600, Math.floor(length / 3600) * 3600) + 1;
+  } else if (next() < 0.2) {
+    start = Math.floor(start / DAY) * DAY - 1;
+    length = Math.max(DAY, Math.floor(length / DAY) * DAY) + 1;
+  }
+  const count = next() < 0.75;
+  const body: Record<string, unknown> = {
+    api_key: KEY,
+    graph_type: graphType,
+    start,
+    end: Math.min(start + length, NOW),
+    IANA_time_zone: zone,
+    granularity,
+    aggregation: count ? 'Count' : pick(next, ['Sum', 'Avg', 'P90']),
+    metric: 'ms',
+  };
+  if (next() < 0.15) body.filters = [['plan', '=', 'pro']];
+  if (graphType === 'Multi Line' || graphType === 'Stacked Line' || graphType === 'Table') {
+    body.split = next() < 0.8 ? 'event' : 'plan';
+  }
+  if (graphType === 'Ratio Line') {
+    body.numerator_filters = [['event', '=', 'buy']];
+    body.denominator_filters = [['event', '=', 'view']];
+  }
+  if (graphType === 'Compare Line') {
+    body.compare_filters = next() < 0.5 ? [] : [['plan', '=', 'pro']];
+  }
+  return body;
+}
+
+/** What rollups could answer: counted, unfiltered, one line, buckets of at least an hour, long enough. */
+function rollupShaped(body: Record<string, unknown>): boolean {
+  const [start, end] = [Number(body.start), Number(body.end)];
+  return (
+    body.aggregation === 'Count' &&
+    Math.floor((end + 1) / SPAN) - Math.ceil(start / SPAN) >= MIN_ROLLUP_SPANS &&
+    body.filters === undefined &&
+    body.granularity !== 'Minute' &&
+    ['Single Line', 'Compare Line'].includes(String(body.graph_type))
+  );
+}
+
+const dirs = {
+  on: mkdtempSync(join(tmpdir(), 'rollups-on-')),
+  off: mkdtempSync(join(tmpdir(), 'rollups-off-')),
+};
+let on: Engine;
+let off: Engine;
+
+function open(rollups: boolean): Promise<Engine> {
+  return createEngine({
+    dataDir: rollups ? dirs.on : dirs.off,
+    workspaces: { default: KEY },
+    now: () => NOW,
+    rollups,
+    logError: () => undefined,
+  });
+}
+
+/** Sends events to both engines, in batches that share the group commit. */
+async function log(list: Event[]): Promise<void> {
+  for (const engine of [on, off]) {
+    for (let i = 0; i < list.length; i += 250) {
+      const answers = await Promise.all(
+        list
+          .slice(i, i + 250)
+          .map((e) => engine.log({ api_key: KEY, timestamp: e.timestamp, json: e.json })),
+      );
+      for (const a of answers) expect(a.status).toBe(200);
+    }
+  }
+}
+
+/** Asks both engines `n` generated requests and expects the same text; returns how many were rollup-shaped. */
+async function compare(seed: number, n: number): Promise<number> {
+  const next = random(seed);
+  let shaped = 0;
+  for (let i = 0; i < n; i++) {
+    const body = request(next);
+    if (rollupShaped(body)) shaped++;
+    const [a, b] = await Promise.all([on.query(body), off.query(body)]);
+    const text = (r: typeof a) => `${r.status} ${r.json ?? JSON.stringify(r.body)}`;
+    const head = (r: typeof a) => text(r).slice(0, 1500);
+    if (text(a) !== text(b)) {
+      expect.fail(
+        `request ${i} of seed ${seed}: ${JSON.stringify(body)}\nrollups on:  ${head(a)}\nrollups off: ${head(b)}`,
+      );
+    }
+  }
+  return shaped;
+}
+
+beforeAll(async () => {
+  [on, off] = await Promise.all([open(true), open(false)]);
+  await log([
+    ...events(1, 2500, START_2024, NOW),
+    ...events(2, 500, START_1971, START_1971 + 95 * DAY),
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([on?.close(), off?.close()]);
+  rmSync(dirs.on, { recursive: true, force: true });
+  rmSync(dirs.off, { recursive: true, force: true });
+});
+
+describe('rollups on and off answer the same text', () => {
+  test('600 generated requests over the ingested events', { timeout: 300_000 }, async () => {
+    const shaped = await compare(11, 600);
+    // Enough of them are what rollups answer that the comparison means something.
+    expect(shaped).toBeGreaterThan(60);
+  });
+
+  test('late events in old spans, then 250 more requests', { timeout: 300_000 }, async () => {
+    await log(events(3, 600, START_2024, START_2024 + 30 * DAY));
+    await compare(12, 250);
+  });
+
+  test('compaction and a restart, then 250 more requests', { timeout: 300_000 }, async () => {
+    await on.close();
+    const db = await WorkspaceDb.open(join(dirs.on, 'default.duckdb'), { rollups: true });
+    try {
+      await clusterCollection(db, DEFAULT_COLLECTION, { field: 'event' });
+    } finally {
+      await db.close();
+    }
+    on = await open(true);
+    await log(events(4, 300, START_2024, NOW));
+    await compare(13, 250);
+  });
+});

@@ -1,0 +1,452 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
+import { afterAll, describe, expect, test } from 'vitest';
+import { MIN_ROLLUP_SPANS, rollupRead } from '../src/collection/plan/rollup-eligibility.ts';
+import { planBuckets } from '../src/collection/plan/time-buckets.ts';
+import { createEngine } from '../src/index.ts';
+import { appendRecords } from '../src/ingest/append-events.ts';
+import { loadNdjson } from '../src/ingest/load-ndjson.ts';
+import { LoadScratch } from '../src/ingest/load-scratch.ts';
+import { appendClustered, clusterCollection } from '../src/storage/duckdb/cluster-rows.ts';
+import { MERGE_AFTER_ROWS, ROLLUP_TABLE } from '../src/storage/duckdb/rollups.ts';
+import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
+import { API_KEY } from './helpers/engine-server.ts';
+
+/**
+ * Rollups (`storage/duckdb/rollups.ts`) hold exactly the events' counts per collection and
+ * 15-minute span after every way events arrive or move, and the planner
+ * (`collection/plan/rollup-eligibility.ts`) reads them only where buckets are whole spans.
+ */
+
+const dirs: string[] = [];
+function tempDir(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `rollups-${name}-`));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const HOUR = 3600;
+const DAY = 86_400;
+const T2024 = Date.UTC(2024, 0, 1) / 1000;
+
+/**
+ * The rows where rollups and the events disagree: counts per collection and span recomputed
+ * from every event table, against the rollups' rows added up (independently of `rollups.ts`'s
+ * span expression: the floor of a DOUBLE quotient, exact at these magnitudes).
+ */
+async function disagreements(db: WorkspaceDb): Promise<unknown[][]> {
+  const raw = db.catalog
+    .list()
+    .flatMap((c) =>
+      c.segments.map(
+        (s) =>
+          `SELECT ${c.id} AS collection_id, floor("timestamp" / 900)::BIGINT AS span FROM ${s.table}`,
+      ),
+    );
+  const events = raw.length
+    ? `SELECT collection_id, span, count(*) AS n FROM (${raw.join(' UNION ALL ')}) GROUP BY ALL`
+    : 'SELECT 0 AS collection_id, 0::BIGINT AS span, 0 AS n WHERE FALSE';
+  return db.read(async (conn) => {
+    const reader = await conn.runAndReadAll(
+      `WITH kept AS (SELECT collection_id, span, sum(n) AS n FROM ${ROLLUP_TABLE} GROUP BY ALL),
+            counted AS (${events})
+       SELECT * FROM kept FULL OUTER JOIN counted USING (collection_id, span)
+       WHERE kept.n IS DISTINCT FROM counted.n LIMIT 5`,
+    );
+    return reader.getRows();
+  });
+}
+
+async function rollupRows(db: WorkspaceDb): Promise<number> {
+  return db.read(async (conn) => {
+    const reader = await conn.runAndReadAll(`SELECT count(*) FROM ${ROLLUP_TABLE}`);
+    return Number(reader.getRows()[0]?.[0]);
+  });
+}
+
+async function hasRollupTable(db: WorkspaceDb): Promise<boolean> {
+  return db.read(async (conn) => {
+    const reader = await conn.runAndReadAll(
+      `SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_engine' AND table_name = 'rollup_15m'`,
+    );
+    return Number(reader.getRows()[0]?.[0]) === 1;
+  });
+}
+
+describe('the planner reads rollups only where buckets are whole spans', () => {
+  const window = (granularity: 'Minute' | 'Hour' | 'Day', zone: string, lo: number, hi: number) =>
+    planBuckets(granularity, zone, lo, hi);
+
+  test('Count per Hour in UTC over whole hours reads spans only', () => {
+    const lo = T2024;
+    const hi = T2024 + 30 * DAY - 1;
+    const plan = window('Hour', 'UTC', lo, hi);
+    expect(
+      rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
+    ).toEqual({
+      firstSpan: lo / 900,
+      lastSpan: (hi + 1) / 900 - 1,
+      rawEdges: [],
+    });
+  });
+
+  test('a window that starts and ends inside spans reads its edges from events', () => {
+    const lo = T2024 + 100;
+    const hi = T2024 + 30 * DAY + 1000;
+    const plan = window('Day', 'America/Los_Angeles', lo, hi);
+    expect(
+      rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
+    ).toEqual({
+      firstSpan: T2024 / 900 + 1,
+      lastSpan: (T2024 + 30 * DAY) / 900,
+      rawEdges: [
+        [lo, T2024 + 899],
+        [T2024 + 30 * DAY + 900, hi],
+      ],
+    });
+  });
+
+  test(`a window of fewer than ${MIN_ROLLUP_SPANS} whole spans reads its events`, () => {
+    const lo = T2024 - 1;
+    const read = (spans: number) => {
+      const hi = T2024 + spans * 900;
+      const plan = window('Hour', 'UTC', lo, hi);
+      return rollupRead({
+        aggregation: 'Count',
+        conditions: ['TRUE'],
+        plan,
+        lo,
+        hi,
+        spanSeconds: 900,
+      });
+    };
+    expect(read(MIN_ROLLUP_SPANS - 1)).toBeUndefined();
+    expect(read(MIN_ROLLUP_SPANS)).toMatchObject({
+      firstSpan: T2024 / 900,
+      lastSpan: T2024 / 900 + MIN_ROLLUP_SPANS - 1,
+    });
+  });
+
+  test('Nepal (+5:45) and India (+5:30) are whole quarter hours; Liberia in 1971 (-0:44:30) is not', () => {
+    const lo = T2024;
+    const hi = T2024 + 30 * DAY - 1;
+    for (const zone of ['Asia/Kathmandu', 'Asia/Kolkata', 'Pacific/Chatham']) {
+      const plan = window('Hour', zone, lo, hi);
+      expect(
+        rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
+      ).toBeDefined();
+    }
+    const lo1971 = Date.UTC(1971, 5, 1) / 1000;
+    const plan = window('Day', 'Africa/Monrovia', lo1971, lo1971 + 30 * DAY - 1);
+    expect(
+      rollupRead({
+        aggregation: 'Count',
+        conditions: ['TRUE'],
+        plan,
+        lo: lo1971,
+        hi: lo1971 + 30 * DAY - 1,
+        spanSeconds: 900,
+      }),
+    ).toBeUndefined();
+  });
+
+  test('Minute buckets, other aggregations and conditions read events', () => {
+    const lo = T2024;
+    const hi = T2024 + 30 * DAY - 1;
+    // Minute buckets over such a window pass the bucket cap no more: a shorter one's plan, whose width alone decides.
+    const minute = window('Minute', 'UTC', lo, lo + 12 * DAY - 1);
+    const hour = window('Hour', 'UTC', lo, hi);
+    const read = (aggregation: 'Count' | 'Sum' | 'P90', conditions: string[], plan = hour) =>
+      rollupRead({ aggregation, conditions, plan, lo, hi, spanSeconds: 900 });
+    expect(read('Count', ['TRUE'], minute)).toBeUndefined();
+    expect(read('Sum', ['TRUE'])).toBeUndefined();
+    expect(read('P90', ['TRUE'])).toBeUndefined();
+    expect(read('Count', ['TRUE', '"k1_s" = $1'])).toBeUndefined();
+    expect(read('Count', ['TRUE'])).toBeDefined();
+  });
+});
+
+describe('rollups hold the events’ counts', () => {
+  test('a Count query reads the rollups: a row added there shows in the answer, a Sum is unmoved', async () => {
+    const dataDir = tempDir('read');
+    const open = () =>
+      createEngine({
+        dataDir,
+        workspaces: { default: 'k' },
+        rollups: true,
+        now: () => T2024 + 30 * DAY,
+      });
+    let engine = await open();
+    for (let i = 0; i < 48; i++) {
+      expect(
+        (await engine.log({ api_key: 'k', timestamp: T2024 + i * HOUR, json: { v: 1 } })).status,
+      ).toBe(200);
+    }
+    const query = (aggregation: string) =>
+      engine.query({
+        api_key: 'k',
+        graph_type: 'Single Line',
+        start: T2024 - 1,
+        end: T2024 + 30 * DAY,
+        IANA_time_zone: 'UTC',
+        granularity: 'Day',
+        aggregation,
+        metric: 'v',
+      });
+    const before = await query('Count');
+    expect(before.body).toMatchObject({ metadata: { combined: 48 } });
+    await engine.close();
+    // Tampering with the rollups (never done but here) shows which statement answered.
+    const db = await WorkspaceDb.open(join(dataDir, 'default.duckdb'), { rollups: true });
+    const id = db.catalog.get(DEFAULT_COLLECTION)?.id;
+    await db.write(async (tx) => {
+      await tx.conn.run(
+        `INSERT INTO ${ROLLUP_TABLE} VALUES (${id}, ${(T2024 + DAY) / 900 + 3}, 1000)`,
+      );
+    });
+    await db.close();
+    engine = await open();
+    const count = await query('Count');
+    const { result, metadata } = count.body as {
+      result: Array<{ Count: number }>;
+      metadata: { combined: number };
+    };
+    expect(result).toHaveLength(30);
+    expect(result.slice(0, 3)).toMatchObject([{ Count: 24 }, { Count: 1024 }, { Count: 0 }]);
+    expect(metadata.combined).toBe(1048);
+    expect((await query('Sum')).body).toMatchObject({ metadata: { combined: 48 } });
+    await engine.close();
+  });
+
+  test('through logs, bulk logs, late events, compaction, loads and turning them off and on', async () => {
+    const dataDir = tempDir('agree');
+    const file = join(dataDir, 'default.duckdb');
+    let engine = await createEngine({ dataDir, workspaces: { default: 'k' }, rollups: true });
+    const spread = (n: number, from: number, step: number) =>
+      Array.from({ length: n }, (_, i) => from + i * step);
+    // One event at a time (new keys take the writer's path, known ones the appenders').
+    for (const [i, ts] of spread(60, T2024 - 1, 451).entries()) {
+      const json = i % 10 === 0 ? { [`k${i}`]: i, event: 'a' } : { event: 'b' };
+      expect((await engine.log({ api_key: 'k', timestamp: ts, json })).status).toBe(200);
+    }
+    for (const ts of spread(5, T2024 + 7 * DAY, 899)) {
+      const answer = await engine.bulkLog({
+        api_key: 'k',
+        collection: 'other',
+        timestamp: ts,
+        jsons: [{ event: 'a' }, { event: 'b' }, { event: 'c' }],
+      });
+      expect(answer.status).toBe(200);
+    }
+    // Late events, in spans that already hold some.
+    for (const ts of [T2024 + 1, T2024 + 899, T2024 + 900, 0, 899]) {
+      expect(
+        (await engine.log({ api_key: 'k', timestamp: ts, json: { event: 'late' } })).status,
+      ).toBe(200);
+    }
+    await engine.close();
+
+    let db = await WorkspaceDb.open(file, { rollups: true });
+    expect(await disagreements(db)).toEqual([]);
+    await clusterCollection(db, DEFAULT_COLLECTION, { field: 'event' });
+    expect(await disagreements(db)).toEqual([]);
+    await db.close();
+
+    // Loads, written as they go and clustered through a scratch database.
+    const staging = join(dataDir, 'staging');
+    mkdirSync(staging);
+    const ndjson = join(dataDir, 'events.ndjson');
+    writeFileSync(
+      ndjson,
+      spread(400, T2024 + 3 * DAY, 97)
+        .map((ts, i) => JSON.stringify({ timestamp: ts, json: { event: `e${i % 3}`, n: i } }))
+        .join('\n'),
+    );
+    db = await WorkspaceDb.open(file, { rollups: true, stagingDir: staging });
+    expect((await loadNdjson(db, DEFAULT_COLLECTION, ndjson, { workers: 1 })).events).toBe(400);
+    expect(await disagreements(db)).toEqual([]);
+    const scratch = await LoadScratch.attach(db, join(staging, 'scratch.duckdb'));
+    expect((await loadNdjson(db, 'loaded', ndjson, { workers: 1, scratch })).events).toBe(400);
+    await appendClustered(db, 'loaded', await scratch.tables(), { field: 'event' });
+    await scratch.detach();
+    expect(await disagreements(db)).toEqual([]);
+    await db.close();
+
+    // Unset keeps them up; off drops them; on again rebuilds them, one row per span.
+    db = await WorkspaceDb.open(file);
+    expect(await hasRollupTable(db)).toBe(true);
+    await db.write(async (tx) => {
+      await appendRecords(tx, await tx.collection('tool'), [
+        { timestamp: T2024 + 42, payload: '{"event":"tool"}' },
+      ]);
+    });
+    expect(await disagreements(db)).toEqual([]);
+    await db.close();
+    db = await WorkspaceDb.open(file, { rollups: false });
+    expect(await hasRollupTable(db)).toBe(false);
+    await db.close();
+    engine = await createEngine({ dataDir, workspaces: { default: 'k' } });
+    expect(
+      (await engine.log({ api_key: 'k', timestamp: T2024 + 5, json: { event: 'off' } })).status,
+    ).toBe(200);
+    await engine.close();
+    db = await WorkspaceDb.open(file, { rollups: true });
+    expect(await disagreements(db)).toEqual([]);
+    const spans = await db.read(async (conn) => {
+      const r = await conn.runAndReadAll(
+        `SELECT count(DISTINCT (collection_id, span)) FROM ${ROLLUP_TABLE}`,
+      );
+      return Number(r.getRows()[0]?.[0]);
+    });
+    expect(await rollupRows(db)).toBe(spans);
+    await db.close();
+  }, 120_000);
+
+  test('under a stream of small batches the writer merges rows, so a span keeps few and answers stay equal', async () => {
+    const on = tempDir('stream-on');
+    const off = tempDir('stream-off');
+    const events = 2 * MERGE_AFTER_ROWS + 200;
+    const step = 7;
+    const timestamps = Array.from({ length: events }, (_, i) => T2024 + i * step);
+    const json = (i: number) => ({ event: i % 3 === 0 ? 'a' : 'b' });
+    // The same events without rollups, written at once.
+    const offDb = await WorkspaceDb.open(join(off, 'default.duckdb'));
+    await offDb.write(async (tx) => {
+      const records = timestamps.map((timestamp, i) => ({
+        timestamp,
+        payload: JSON.stringify(json(i)),
+      }));
+      await appendRecords(tx, await tx.collection(DEFAULT_COLLECTION), records);
+    });
+    await offDb.close();
+    const engine = await createEngine({ dataDir: on, workspaces: { default: 'k' }, rollups: true });
+    const reference = await createEngine({ dataDir: off, workspaces: { default: 'k' } });
+    // Long enough a window that its Counts read rollups (MIN_ROLLUP_SPANS).
+    const window = { start: T2024 - 1, end: T2024 + 30 * DAY };
+    // One event per request, a live stream's shape: each batch appends a row to its span.
+    for (const [i, timestamp] of timestamps.entries()) {
+      expect((await engine.log({ api_key: 'k', timestamp, json: json(i) })).status).toBe(200);
+      if (i % 100 === 99) {
+        // Read between merges as well as after them: every event so far counted once.
+        const answer = await engine.query({
+          api_key: 'k',
+          graph_type: 'Single Line',
+          ...window,
+          IANA_time_zone: 'UTC',
+          granularity: 'Day',
+          aggregation: 'Count',
+        });
+        expect(answer.body).toMatchObject({ metadata: { combined: i + 1 } });
+      }
+    }
+    for (const [granularity, zone] of [
+      ['Hour', 'UTC'],
+      ['Hour', 'Asia/Kathmandu'],
+      ['Day', 'America/Los_Angeles'],
+    ] as const) {
+      const [a, b] = await Promise.all(
+        [engine, reference].map((e) =>
+          e.query({
+            api_key: 'k',
+            graph_type: 'Single Line',
+            ...window,
+            IANA_time_zone: zone,
+            granularity,
+            aggregation: 'Count',
+          }),
+        ),
+      );
+      expect(a?.status).toBe(200);
+      expect(JSON.stringify(a?.body)).toBe(JSON.stringify(b?.body));
+    }
+    await Promise.all([engine.close(), reference.close()]);
+    // Opened without the option, the file's rows stay as the server left them.
+    const db = await WorkspaceDb.open(join(on, 'default.duckdb'));
+    try {
+      expect(await disagreements(db)).toEqual([]);
+      const [spans, most] = await db.read(async (conn) => {
+        const r = await conn.runAndReadAll(
+          `SELECT count(*), max(rows) FROM (SELECT count(*) AS rows FROM ${ROLLUP_TABLE} GROUP BY collection_id, span)`,
+        );
+        return (r.getRows()[0] ?? []).map(Number);
+      });
+      expect(spans).toBe(Math.ceil((events * step) / 900));
+      // Without the merges every batch would have left its own row: `events` rows in all.
+      expect(await rollupRows(db)).toBeLessThanOrEqual((spans ?? 0) + MERGE_AFTER_ROWS);
+      expect(most).toBeLessThanOrEqual(MERGE_AFTER_ROWS);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  test('a SIGKILL of the serving process mid-ingest leaves rollups and events in agreement', async () => {
+    const dataDir = tempDir('kill');
+    const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        loader,
+        join(import.meta.dirname, 'helpers/serve-child.ts'),
+        dataDir,
+        '--rollups',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+        child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
+      });
+      let acknowledged = 0;
+      let killed = false;
+      const send = async (i: number) => {
+        try {
+          const body =
+            i % 5 === 0
+              ? { api_key: API_KEY, timestamp: T2024 + i * 97, jsons: [{ i }, { i: -i - 1 }] }
+              : { api_key: API_KEY, timestamp: T2024 + i * 97, json: { i, [`k${i % 7}`]: i } };
+          const response = await fetch(`${url}/api/${i % 5 === 0 ? 'bulk-log' : 'log'}`, {
+            method: 'POST',
+            body: JSON.stringify(body),
+          });
+          if (response.status === 200 && !killed) acknowledged++;
+        } catch {
+          // In flight when the process died.
+        }
+        if (acknowledged >= 150 && !killed) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      };
+      await Promise.all(Array.from({ length: 400 }, (_, i) => send(i)));
+      expect(killed).toBe(true);
+      await new Promise((resolve) =>
+        child.exitCode !== null || child.signalCode ? resolve(null) : child.once('exit', resolve),
+      );
+      const db = await WorkspaceDb.open(join(dataDir, 'default.duckdb'), { rollups: true });
+      try {
+        expect(await hasRollupTable(db)).toBe(true);
+        expect(await disagreements(db)).toEqual([]);
+        // At least the acknowledged events are counted (each bulk log holds two).
+        const counted = await db.read(async (conn) => {
+          const r = await conn.runAndReadAll(`SELECT sum(n) FROM ${ROLLUP_TABLE}`);
+          return Number(r.getRows()[0]?.[0]);
+        });
+        expect(counted).toBeGreaterThanOrEqual(acknowledged);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 60_000);
+});
