@@ -83,8 +83,13 @@ for (const suite of named.length ? named : SUITES) {
   const output = await captureStdout(() => mod.run(rest));
   mkdirSync(join(here, 'results'), { recursive: true });
   const size = sizeOf(rest);
-  // A section run on its own (`engine --wide`) writes a file of its own beside the suite's.
-  const section = rest.includes('--wide') ? 'wide' : size;
+  // A section run on its own (`engine --wide`, `--load-only`) writes a file of its own beside
+  // the suite's.
+  const section = rest.includes('--wide')
+    ? 'wide'
+    : rest.includes('--load-only')
+      ? ['load', size].filter(Boolean).join('-')
+      : size;
   const file = join(here, 'results', section ? `${suite}-${section}.md` : `${suite}.md`);
   writeFileSync(file, resultsFile(suite, started, load, output));
   console.log(`\nwritten to ${file}`);

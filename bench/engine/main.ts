@@ -1,8 +1,9 @@
 /**
  * `pnpm bench engine [--events N] [--driver all|duckdb|clickhouse] [--runs R] [--load-runs L]
- * [--keep]`: the engine on generated demo events, on both storage drivers (`--driver` picks one;
+ * [--keep] [--load-only]`: the engine on generated demo events, on both storage drivers (`--driver` picks one;
  * `--events` takes `1M`, `10M`, `30M`). `--wide` runs only the wide-events section
- * (`wide-events.ts`), written to `bench/results/engine-wide.md`.
+ * (`wide-events.ts`), written to `bench/results/engine-wide.md`; `--load-only` stops after the
+ * DuckDB load rounds and prints their figures.
  *
  * For each query the median end-to-end time over HTTP of `engine serve` (a child process) on
  * DuckDB and of `engine serve --clickhouse` on ClickHouse's HTTP interface (chdb behind the
@@ -79,6 +80,8 @@ interface Options {
   runs: number;
   /** Interleaved rounds of the two loads (default 3 up to 2M events, else 1). */
   loadRuns: number;
+  /** Stop after the DuckDB load rounds (engine load, read_ndjson, chdb's INSERT) and print them. */
+  loadOnly: boolean;
   keep: boolean;
 }
 
@@ -97,6 +100,7 @@ function parseOptions(args: string[]): Options {
     runs: 15,
     loadRuns: 0,
     keep: false,
+    loadOnly: false,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -110,6 +114,7 @@ function parseOptions(args: string[]): Options {
     } else if (arg === '--runs') options.runs = Number(args[++i]);
     else if (arg === '--load-runs') options.loadRuns = Number(args[++i]);
     else if (arg === '--keep') options.keep = true;
+    else if (arg === '--load-only') options.loadOnly = true;
     else throw new Error(`bench engine: unknown option ${arg}`);
   }
   if (!Number.isSafeInteger(options.events) || options.events < 1000) {
@@ -469,6 +474,17 @@ export async function run(args: string[]): Promise<void> {
   const floorLoadMs = median(floorLoadTimes);
   const loadMs = median(loadTimes);
   const chdbLoadMs = median(chdbLoadTimes);
+  if (options.loadOnly) {
+    // Load figures alone, for work on the loader: minutes instead of the whole run.
+    log(
+      `load only: engine load ${fmt(loadMs / 1000)} s = ${fmt(chdbLoadMs / loadMs, 2)}× ClickHouse INSERT (chdb, ${fmt(chdbLoadMs / 1000)} s), ${fmt(floorLoadMs / loadMs, 2)}× read_ndjson (${fmt(floorLoadMs / 1000)} s); CPU: engine load ${fmt(median(loadCpu))} s, chdb ${fmt(median(chdbLoadCpu))} s, read_ndjson ${fmt(median(floorLoadCpu))} s`,
+    );
+    floor?.closeSync();
+    floorDb?.closeSync();
+    chdb?.close();
+    if (!options.keep) rmSync(dir, { recursive: true, force: true });
+    return;
+  }
 
   // Whatever ends this process (a failed request throws), the servers must not outlive it: a
   // stray one keeps the data directory locked and takes CPU from the next run's measurements.

@@ -12,7 +12,12 @@ import { createEngine } from '../src/index.ts';
 import { appendRecords } from '../src/ingest/append-events.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
 import { LoadScratch } from '../src/ingest/load-scratch.ts';
-import { appendClustered, clusterCollection } from '../src/storage/duckdb/cluster-rows.ts';
+import { StagedLoad } from '../src/ingest/staged-load.ts';
+import {
+  appendClustered,
+  appendStaged,
+  clusterCollection,
+} from '../src/storage/duckdb/cluster-rows.ts';
 import { MERGE_AFTER_ROWS, ROLLUP_TABLE } from '../src/storage/duckdb/rollups.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 import { API_KEY } from './helpers/engine-server.ts';
@@ -277,6 +282,11 @@ describe('rollups hold the events’ counts', () => {
     expect((await loadNdjson(db, 'loaded', ndjson, { workers: 1, scratch })).events).toBe(400);
     await appendClustered(db, 'loaded', await scratch.tables(), { field: 'event' });
     await scratch.detach();
+    expect(await disagreements(db)).toEqual([]);
+    // The CLI's clustered load: the staged chunks typed and ordered straight into the collection.
+    const staged = new StagedLoad(db, 'staged');
+    expect((await loadNdjson(db, 'staged', ndjson, { workers: 1, staged })).events).toBe(400);
+    await appendStaged(db, 'staged', staged.segments(), { field: 'event' });
     expect(await disagreements(db)).toEqual([]);
     await db.close();
 

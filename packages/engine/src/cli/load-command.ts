@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol/vocabulary';
 import type { ClickHouseOptions } from '../drivers/clickhouse/clickhouse-driver.ts';
-import type { LoadScratch } from '../ingest/load-scratch.ts';
 import { defaultParseWorkers, NdjsonParsers } from '../ingest/ndjson-parsers.ts';
+import type { StagedLoad } from '../ingest/staged-load.ts';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { resolveUserPath } from './resolve-path.ts';
@@ -15,7 +15,7 @@ import { stringOption, UsageError, workspaceOption } from './usage-error.ts';
 const SHOWN_BAD_LINES = 100;
 /**
  * DuckDB's memory limit for a clustered load: DuckDB keeps the blocks it writes cached up to its
- * limit, and the scratch blocks are read once; the sort spills to disk beyond it.
+ * limit, which the machine's other work needs more; the sort spills to disk beyond it.
  */
 const CLUSTERED_MEMORY = '1GB';
 
@@ -55,10 +55,10 @@ function loadReport() {
 /**
  * `load FILE`: loads NDJSON into a collection. Bad lines go to stderr with their number and
  * reason (the first 100, then a count); the good ones are loaded; the exit code is 1 when any
- * line was bad. Unless `--no-cluster`, the events go to a scratch database first and then into
- * the collection in one transaction, ordered by the key that tells them apart, or by
- * `--cluster-by KEY` (`ingest/load-scratch.ts`, `storage/duckdb/cluster-rows.ts`). Ends with
- * the count on stdout.
+ * line was bad. Unless `--no-cluster`, the checked events stay in the loader's staged files and
+ * go into the collection in one statement and one transaction, ordered by the key that tells
+ * them apart, or by `--cluster-by KEY` (`ingest/staged-load.ts`, `storage/duckdb/cluster-rows.ts`).
+ * Ends with the count on stdout.
  */
 export async function loadCommand(
   options: Record<string, string | boolean | undefined>,
@@ -108,29 +108,26 @@ export async function loadCommand(
   let db: WorkspaceDb | undefined;
   let loadNdjson: typeof import('../ingest/load-ndjson.ts').loadNdjson;
   let openWorkspaceFile: typeof import('./open-workspace-file.ts').openWorkspaceFile;
-  let Scratch: typeof LoadScratch;
-  const scratchFile = join(stagingDir, 'scratch.duckdb');
-  let scratch: LoadScratch | undefined;
+  let staged: StagedLoad | undefined;
   try {
-    const [loader, opener, scratchModule] = await Promise.all([
+    const [loader, opener, stagedModule] = await Promise.all([
       import('../ingest/load-ndjson.ts'),
       import('./open-workspace-file.ts'),
-      import('../ingest/load-scratch.ts'),
+      import('../ingest/staged-load.ts'),
     ]);
     loadNdjson = loader.loadNdjson;
     openWorkspaceFile = opener.openWorkspaceFile;
-    Scratch = scratchModule.LoadScratch;
-    // One DuckDB thread: the typed insert reads its staged file on one thread anyway (see
-    // loadNdjson), and an idle second one only competes with the parse workers for the cores.
-    // Clustered, the rows go to a scratch database first, read once, so left uncompressed.
+    // Clustered, DuckDB idles while the workers check and stage the file, then types and sorts
+    // it in one statement on the usual threads. Unclustered, one DuckDB thread: the typed insert
+    // reads each staged file on one thread anyway (see loadNdjson), and an idle second one only
+    // competes with the parse workers for the cores.
     const cluster = options['no-cluster'] !== true;
     db = await openWorkspaceFile(dataDir, workspace, {
       stagingDir,
       ...(options.rollups === true ? { rollups: true } : {}),
-      threads: 1,
-      ...(cluster ? { uncompressed: true, memoryLimit: CLUSTERED_MEMORY } : {}),
+      ...(cluster ? { memoryLimit: CLUSTERED_MEMORY } : { threads: 1 }),
     });
-    if (cluster) scratch = await Scratch.attach(db, scratchFile);
+    if (cluster) staged = new stagedModule.StagedLoad(db, collection);
   } catch (error) {
     await db?.close();
     await parsers.close();
@@ -144,33 +141,22 @@ export async function loadCommand(
   try {
     const result = await loadNdjson(db, collection, file, {
       parsers,
-      ...(scratch ? { scratch } : {}),
+      ...(staged ? { staged } : {}),
       onBadLine: report.onBadLine,
       onProgress: report.onProgress,
     });
     report.end(result.badLines);
     const loadedAt = performance.now();
     let clustered = '';
-    if (scratch && result.events > 0) {
-      // The loader's database reads staged files on one thread; ordering the rows is one
-      // statement that sorts in parallel, on a database opened with the usual threads.
-      await db.close();
-      db = undefined;
-      const { appendClustered } = await import('../storage/duckdb/cluster-rows.ts');
-      db = await openWorkspaceFile(dataDir, workspace, {
-        stagingDir,
-        ...(options.rollups === true ? { rollups: true } : {}),
-        memoryLimit: CLUSTERED_MEMORY,
-      });
-      const filled = await Scratch.reattach(db, scratchFile);
+    if (staged && result.events > 0) {
+      const { appendStaged } = await import('../storage/duckdb/cluster-rows.ts');
       const field = typeof options['cluster-by'] === 'string' ? options['cluster-by'] : undefined;
-      const segments = await appendClustered(
+      const segments = await appendStaged(
         db,
         collection,
-        await filled.tables(),
+        staged.segments(),
         field === undefined ? {} : { field },
       );
-      await filled.detach();
       const fields = [...new Set(segments.map((s) => s.field).filter((f) => f !== null))];
       clustered = fields.length
         ? `; rows ordered by ${fields.map((f) => `'${f}'`).join(', ')} and time in ${((performance.now() - loadedAt) / 1000).toFixed(1)} s`

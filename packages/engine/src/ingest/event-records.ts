@@ -69,3 +69,37 @@ export function stagedRelation(file: string, longest: number, params: SqlParams)
      columns = {'ts': 'BIGINT', 'payload': 'VARCHAR'}, header = false, auto_detect = false,
      delim = chr(31), quote = chr(30), escape = chr(30), parallel = false${lineOption}))`;
 }
+
+/** A staged file of the loader's, with its events' place in ingest order. */
+export interface StagedFile {
+  file: string;
+  /** The longest payload in it, in UTF-8 bytes. */
+  longest: number;
+  /** Its events' count. */
+  events: number;
+}
+
+/**
+ * The SQL relation `(ts, payload, ord)` of staged files read in the order given, `ord` counting
+ * from `base` in that order; with `limit`, about that many events in all, the first ones of each
+ * file (a sample that reads a few blocks of each). Each file is read on one thread, so its rows come in file
+ * order; DuckDB reads the files side by side.
+ */
+export function stagedFilesRelation(
+  files: readonly StagedFile[],
+  params: SqlParams,
+  options: { base: number } | { limit: number },
+): string {
+  let base = 'base' in options ? options.base : 0;
+  const perFile = 'limit' in options ? Math.max(1, Math.ceil(options.limit / files.length)) : 0;
+  const parts = files.map((f) => {
+    const rows = stagedRelation(f.file, f.longest, params);
+    const part =
+      'limit' in options
+        ? `(SELECT ts, payload, 0::BIGINT AS ord FROM ${rows} LIMIT ${perFile})`
+        : `(SELECT ts, payload, ${base}::BIGINT + row_number() OVER () - 1 AS ord FROM ${rows})`;
+    base += f.events;
+    return part;
+  });
+  return `(${parts.map((p) => `SELECT * FROM ${p}`).join(' UNION ALL ')})`;
+}

@@ -8,6 +8,7 @@ import { LoadWriters } from './load-writers.ts';
 import type { ParsedChunk } from './ndjson-chunk.ts';
 import { defaultParseWorkers, NdjsonParsers } from './ndjson-parsers.ts';
 import type { BadLine } from './parse-ndjson.ts';
+import type { StagedLoad } from './staged-load.ts';
 
 /** Progress of a load, reported after every chunk. */
 export interface LoadProgress {
@@ -40,6 +41,13 @@ export interface LoadOptions {
    * step to copy them in ordered; the collection's schema still grows as they need.
    */
   scratch?: LoadScratch;
+  /**
+   * Leave the checked events in their staged files, taken by this instead of appended, for one
+   * statement to type and order them into the collection afterwards; the collection's schema
+   * still grows as they need. The staged files stay until the caller removes the staging
+   * directory.
+   */
+  staged?: StagedLoad;
 }
 
 /** What a load did. */
@@ -79,11 +87,14 @@ export async function loadNdjson(
   const result: LoadResult = { events: 0, badLines: 0 };
   let writers: LoadWriters | undefined;
   try {
-    writers = await LoadWriters.open(db, collection, {
-      writers: options.writers ?? 2,
-      commitEvents: options.commitEvents ?? 4 * ROW_GROUP,
-      ...(options.scratch ? { scratch: options.scratch } : {}),
-    });
+    const { staged: keep } = options;
+    writers = keep
+      ? undefined
+      : await LoadWriters.open(db, collection, {
+          writers: options.writers ?? 2,
+          commitEvents: options.commitEvents ?? 4 * ROW_GROUP,
+          ...(options.scratch ? { scratch: options.scratch } : {}),
+        });
     const appender = writers;
     const buffers = new ChunkBuffers(options.chunkBytes ?? 16 * 1024 * 1024);
     let line = 1;
@@ -95,7 +106,15 @@ export async function loadNdjson(
       }
       line += parsed.lines;
       result.badLines += parsed.bad.length;
-      if (parsed.events > 0) {
+      if (parsed.events > 0 && keep) {
+        await keep.add({
+          keys: parsed.keys,
+          events: parsed.events,
+          file: stagedFile,
+          longest: parsed.longest,
+        });
+        result.events += parsed.events;
+      } else if (parsed.events > 0 && appender) {
         await appender.append({
           keys: parsed.keys,
           events: parsed.events,
@@ -124,13 +143,13 @@ export async function loadNdjson(
       if (inFlight.length > parsers.count) await take(inFlight.shift() as InFlight);
     }
     for (let next = inFlight.shift(); next; next = inFlight.shift()) await take(next);
-    await writers.finish();
+    await writers?.finish();
     return result;
   } finally {
     await writers?.close();
     if (!options.parsers) await parsers.close();
     await handle.close();
-    await Promise.all(staged.map((f) => rm(f, { force: true })));
+    if (!options.staged) await Promise.all(staged.map((f) => rm(f, { force: true })));
   }
 }
 

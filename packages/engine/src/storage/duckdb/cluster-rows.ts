@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { SeenKey } from '../seen-key.ts';
 import {
   type CollectionEntry,
   columnName,
@@ -10,8 +11,10 @@ import {
   type Segment,
   segmentTableName,
 } from './catalog.ts';
+import { insertEvents } from './key-typing.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
 import { addRollupRows, coalesceRollups } from './rollups.ts';
+import type { SqlParams } from './sql-params.ts';
 import type { WorkspaceDb } from './workspace-db.ts';
 
 /**
@@ -140,6 +143,107 @@ export async function appendClustered(
     }
     return done;
   });
+}
+
+/** Events staged for one segment, as {@link appendStaged} reads them. */
+export interface StagedRows {
+  /** The key paths they hold. */
+  keys: SeenKey[];
+  events: number;
+  /**
+   * Their `(ts, payload, ord)` relation: `ord` counting from `base` in ingest order, or with
+   * `limit` only about that many, the first of each staged part, adding its own parameters.
+   */
+  source: (params: SqlParams, options: { base: number } | { limit: number }) => string;
+}
+
+/**
+ * Appends staged events (per segment of `collection`, read from where the loader staged them)
+ * typed and ordered in one statement each, as {@link appendClustered} orders them: by the
+ * segment's clustering key (chosen on a sample of the staged events, or `options.field`), then
+ * `timestamp`, then ingest order, carried in `seq`; in ingest order where no key qualifies.
+ * One write transaction: the load commits whole.
+ */
+export async function appendStaged(
+  db: WorkspaceDb,
+  collection: string,
+  staged: ReadonlyMap<number, StagedRows>,
+  options: ClusterOptions = {},
+): Promise<ClusteredSegment[]> {
+  if (!db.catalog.get(collection)) return [];
+  return db.write(async (tx) => {
+    const { conn } = tx;
+    const entry = await tx.collection(collection);
+    const done: ClusteredSegment[] = [];
+    for (const [n, segment] of entry.segments.entries()) {
+      const rows = staged.get(n);
+      if (!rows || rows.events === 0) continue;
+      // insertEvents writes to an entry's last segment.
+      const upTo = { ...entry, segments: entry.segments.slice(0, n + 1) };
+      const key =
+        options.field === undefined
+          ? await chooseStagedKey(conn, upTo, segment, rows)
+          : fieldKey(entry, segment, options.field);
+      let base = 0;
+      const seq = quoteIdentifier(SEQ_COLUMN);
+      if (key) {
+        if (!segment.reordered) {
+          await conn.run(`ALTER TABLE ${segment.table} ADD COLUMN ${seq} BIGINT`);
+          segment.reordered = true;
+        }
+        // Every row already there has an ingest order below its count (row ids, or seq values
+        // that were row ids), so the new rows' orders start there.
+        const counted = await conn.runAndReadAll(`SELECT count(*) FROM ${segment.table}`);
+        base = Number(counted.getRows()[0]?.[0] ?? 0);
+      }
+      const written = await insertEvents(
+        conn,
+        upTo,
+        rows.keys,
+        (params) => rows.source(params, { base }),
+        undefined,
+        undefined,
+        key ? { key, seq } : { key: null },
+      );
+      if (written !== rows.events) {
+        throw new Error(`staged ${rows.events} events, but DuckDB read ${written}`);
+      }
+      done.push({ table: segment.table, field: key?.field ?? null, rows: written });
+    }
+    await coalesceRollups(conn, entry.rollup);
+    return done;
+  });
+}
+
+/**
+ * {@link chooseClusterKey} on a sample of staged events: the first ones of each staged part,
+ * typed into a temporary table with the segment's columns.
+ */
+async function chooseStagedKey(
+  conn: DuckDBConnection,
+  upTo: CollectionEntry,
+  segment: Segment,
+  rows: StagedRows,
+): Promise<KeyColumns | null> {
+  const n = upTo.segments.length - 1;
+  const names = (await columnsOf(conn, upTo.id, n)).map(quoteIdentifier);
+  const sample = 'temp.main.load_sample';
+  await conn.run(`DROP TABLE IF EXISTS ${sample}`);
+  await conn.run(
+    `CREATE TEMP TABLE load_sample AS SELECT ${names.join(', ')} FROM ${segment.table} LIMIT 0`,
+  );
+  try {
+    await insertEvents(
+      conn,
+      upTo,
+      rows.keys,
+      (params) => rows.source(params, { limit: SAMPLE_ROWS }),
+      sample,
+    );
+    return await chooseClusterKey(conn, upTo, { ...segment, table: sample });
+  } finally {
+    await conn.run(`DROP TABLE IF EXISTS ${sample}`);
+  }
 }
 
 /** The top-level key `field` of `entry`, if segment has its string column. */

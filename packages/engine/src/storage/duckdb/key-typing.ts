@@ -256,6 +256,18 @@ async function insertKeyRows(conn: DuckDBConnection, collectionId: number, keys:
 }
 
 /**
+ * An insert whose rows are sorted on the way in: the source also yields `ord`, each event's
+ * place in ingest order, and the rows go in ordered by `key`'s stored text (missing last),
+ * `timestamp`, then `ord`, or by `ord` alone without a key; `ord` is also written to the
+ * column `seq` when named.
+ */
+export interface OrderedInsert {
+  key: KeyColumns | null;
+  /** The quoted column to write `ord` to, or none. */
+  seq?: string;
+}
+
+/**
  * Appends events to the collection's table, filling the typed columns of the keys the batch
  * holds (`present`, its key discovery) from one multi-path extraction per payload. Keys the
  * batch does not hold are left NULL without being looked for, so the extraction does not grow
@@ -263,7 +275,8 @@ async function insertKeyRows(conn: DuckDBConnection, collectionId: number, keys:
  * relation to read, adding its own parameters. Returns the number of rows written. `into` is
  * another table with the last segment's columns to append to instead (the loader's scratch).
  * `timestamps`, the source's timestamps when the caller holds them, spare the rollups (when
- * kept) reading the inserted rows back.
+ * kept) reading the inserted rows back; `ordered` sorts the rows on the way in (see
+ * {@link OrderedInsert}).
  */
 export async function insertEvents(
   conn: DuckDBConnection,
@@ -272,6 +285,7 @@ export async function insertEvents(
   source: (params: SqlParams) => string,
   into?: string,
   timestamps?: readonly number[],
+  ordered?: OrderedInsert,
 ): Promise<number> {
   const segment = entry.segments[entry.segments.length - 1] as Segment;
   const has = (key: KeyColumns, kind: Kind) => segment.columns.has(columnName(key, kind));
@@ -317,10 +331,21 @@ export async function insertEvents(
   const j = arrayKeys.length
     ? `json_extract(payload, ${params.texts(arrayKeys.map((k) => jsonPointer(k.path)))})`
     : 'NULL';
-  const sql = `INSERT INTO ${into ?? segment.table} (${columns.join(', ')})
-     SELECT ${values.join(', ')} FROM (
-       SELECT ts, payload, ${e} AS e, ${j} AS j FROM ${from}
+  const rows = `SELECT ts, payload, ${e} AS e, ${j} AS j${ordered ? ', ord' : ''} FROM ${from}`;
+  let sql = `INSERT INTO ${into ?? segment.table} (${columns.join(', ')})
+     SELECT ${values.join(', ')} FROM (${rows})`;
+  if (ordered) {
+    // The key's stored text (missing last), time, then ingest order, carried in `seq`.
+    const named = values.map((v, i) => `${v} AS c${i}`);
+    const keyAt = ordered.key ? columns.indexOf(keyColumn(ordered.key, 's')) : -1;
+    // Without a key the rows keep ingest order: time order within it is the data's own.
+    const order = keyAt >= 0 ? [`c${keyAt} NULLS LAST`, 'c0', 'ord'] : ['ord'];
+    const seq = ordered.seq ? `, ${ordered.seq}` : '';
+    sql = `INSERT INTO ${into ?? segment.table} (${columns.join(', ')}${seq})
+     SELECT ${values.map((_, i) => `c${i}`).join(', ')}${ordered.seq ? ', ord' : ''} FROM (
+       SELECT ${named.join(', ')}, ord FROM (${rows}) ORDER BY ${order.join(', ')}
      )`;
+  }
   // The loader's scratch rows count once they join the collection (`cluster-rows.ts`).
   if (entry.rollup && into === undefined) {
     if (timestamps) {
