@@ -3,7 +3,9 @@
  * `pnpm test`: runs every workspace package's `test` script, all of them even after a failure, so
  * one run shows every broken package. Packages run side by side (TEST_CONCURRENCY, default 2),
  * the longest first: most suites spend much of their time waiting on servers, browsers and npm,
- * so two at a time keep both cores busy. Suites that time themselves (ALONE) run last, alone.
+ * so two at a time keep both cores busy. A package much longer than the others runs as the
+ * parts its manifest lists (PARTS), each a run of its own, so no one run outlasts the rest.
+ * Suites that time themselves (ALONE) run last, alone.
  * Each package's output is printed whole when it ends, then one line totals the runners' own
  * summaries (`Total: N passed, N failed`) and the run's time, the build of stale packages first
  * included. Exits non-zero when any package fails or when no test ran at all.
@@ -19,7 +21,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // The last run's times, to start the longest first; a guess until there is one.
 const timesFile = join(root, 'node_modules/.cache/test-all/times.json');
 const GUESS = {
-  '@analytics-chart/engine': 300,
+  '@analytics-chart/engine test:clickhouse': 300,
+  '@analytics-chart/engine test:duckdb': 200,
   '@analytics-chart/consumer-tests': 150,
   '@analytics-chart/reliability': 130,
   '@analytics-chart/consumer-frameworks': 110,
@@ -27,6 +30,14 @@ const GUESS = {
   '@analytics-chart/wordpress-tests': 90,
   '@analytics-chart/edge': 70,
   '@analytics-chart/element': 30,
+};
+
+/**
+ * Packages whose `test` script runs as these scripts of theirs instead, each queued on its own:
+ * the engine's two drivers are independent suites that together outlast every other package.
+ */
+const PARTS = {
+  '@analytics-chart/engine': ['test:duckdb', 'test:clickhouse'],
 };
 
 // vitest: "      Tests  2 failed | 466 passed (468)"
@@ -85,7 +96,7 @@ function duration(ms) {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
 }
 
-/** The workspace packages that have a `test` script. */
+/** The workspace packages that have a `test` script, a package with PARTS once per part. */
 function testedPackages() {
   const listed = JSON.parse(
     execFileSync('pnpm', ['-r', 'ls', '--depth', '-1', '--json'], { cwd: root, encoding: 'utf8' }),
@@ -93,9 +104,15 @@ function testedPackages() {
   return listed
     .filter((p) => p.path !== root)
     .map((p) => ({ name: p.name, dir: p.path }))
-    .filter(({ dir }) => {
+    .flatMap(({ name, dir }) => {
       const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-      return typeof manifest.scripts?.test === 'string';
+      if (typeof manifest.scripts?.test !== 'string') return [];
+      const parts = PARTS[name] ?? [];
+      if (parts.some((script) => typeof manifest.scripts[script] !== 'string')) {
+        throw new Error(`${name} lacks one of its test parts: ${parts.join(', ')}`);
+      }
+      if (parts.length === 0) return [{ name, dir, script: 'test' }];
+      return parts.map((script) => ({ name: `${name} ${script}`, dir, script }));
     });
 }
 
@@ -124,14 +141,14 @@ function cpuSeconds(file) {
 }
 
 /** Runs one package's tests; resolves to its output, exit status, time and CPU time. */
-function runPackage({ name, dir }) {
+function runPackage({ name, dir, script }) {
   const started = Date.now();
   const cpuFile = join(tmpdir(), `test-all-${process.pid}-${name.replace(/\W/g, '_')}.cpu`);
   const [command, ...args] = [
     ...(GNU_TIME ? [GNU_TIME, '-f', '%U %S', '-o', cpuFile] : []),
     'pnpm',
     '--silent',
-    'test',
+    script,
   ];
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
