@@ -9,9 +9,9 @@ import {
   quoteClickHouseIdentifier,
 } from '../../../storage/clickhouse/clickhouse-schema.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
-import { filtersSql, numericFieldSql, stringFieldSql } from '../../clickhouse/clickhouse-fields.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import type { BoundQuery } from '../bound-query.ts';
+import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 
 /**
  * One key path that spells a field, and its form columns (quoted) where the event table has

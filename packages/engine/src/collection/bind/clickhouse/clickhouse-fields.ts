@@ -4,14 +4,14 @@ import {
   NUMERIC_TEXT,
   numericFormSql,
   stringFormSql,
-} from '../../storage/clickhouse/clickhouse-forms.ts';
-import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
-import { boundField } from '../bind/bound-query.ts';
+} from '../../../storage/clickhouse/clickhouse-forms.ts';
+import type { ClickHouseParams } from '../../../storage/clickhouse/clickhouse-params.ts';
+import { boundField } from '../bound-query.ts';
 import type {
   ClickHouseBoundQuery,
   ClickHouseField,
   ClickHouseSpelling,
-} from '../bind/clickhouse/bind-clickhouse-query.ts';
+} from './bind-clickhouse-query.ts';
 
 /**
  * Payload fields and filters as ClickHouse SQL, with the DuckDB driver's reading of a field: per
