@@ -15,19 +15,20 @@ export function categoriesSql(bound: ClickHouseBoundQuery): ClickHouseStatement 
   const { query } = bound;
   const { lo, hi } = windowSeconds(bound.windows.window);
   if (lo > hi || bound.splitSql === null) return null;
-  const params = bound.params.copy();
+  const params: Record<string, unknown> = { ...bound.params, lo, hi };
   const m = bound.metricSql;
   const value = aggregateSql(query.aggregation, m, params);
   const order = aggregateOrderSql(query.aggregation, m, params);
+  params.cap = categoryCap(query.graph_type);
   const sql = rankCandidatesSql(
     'sp, v',
     `SELECT ${bound.splitSql} AS sp, ${value} AS v, ${order.key} AS o, ${order.slack} AS e FROM ${bound.relation}
      WHERE ${bound.inCollection}
-       AND timestamp BETWEEN ${params.add('Int64', lo)} AND ${params.add('Int64', hi)}
+       AND timestamp BETWEEN {lo:Int64} AND {hi:Int64}
        AND ${bound.where.filters} AND sp IS NOT NULL
      GROUP BY sp`,
-    params.add('UInt32', categoryCap(query.graph_type)),
+    '{cap:UInt32}',
   );
   const exact = query.aggregation === 'Sum' || query.aggregation === 'Avg';
-  return { sql, params: params.values, text: [0], parts: exact ? [1] : [] };
+  return { sql, params, text: [0], parts: exact ? [1] : [] };
 }

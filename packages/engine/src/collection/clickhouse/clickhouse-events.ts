@@ -1,5 +1,4 @@
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
-import { readSumParts } from './clickhouse-aggregate-sql.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
 
 /**
@@ -30,11 +29,31 @@ export async function readRows(
   return rows.map((row) =>
     row.map((value, i) => {
       if (statement.text.includes(i)) return value;
-      if (!statement.parts.includes(i)) return denormal(value);
-      const { limbs, rest, count } = readSumParts(value);
-      return { h: limbs[0], m: limbs[1], l: limbs[2], r: rest, n: count };
+      return statement.parts.includes(i) ? sumParts(value) : denormal(value);
     }),
   );
+}
+
+/**
+ * A sum's parts from the text `sumPartsSql` (`clickhouse-aggregate-sql.ts`) writes: the three
+ * limb sums, the count, then the bits of each value off the grid; as `plan/exact-sum.ts` reads
+ * them.
+ */
+function sumParts(text: unknown) {
+  const [h, m, l, n, ...rest] = typeof text === 'string' && text !== '' ? text.split(' ') : [];
+  const view = new DataView(new ArrayBuffer(8));
+  return {
+    h: BigInt(h ?? 0),
+    m: BigInt(m ?? 0),
+    l: BigInt(l ?? 0),
+    r: rest
+      .filter((bits) => bits !== '')
+      .map((bits) => {
+        view.setBigUint64(0, BigInt(bits));
+        return view.getFloat64(0);
+      }),
+    n: Number(n ?? 0),
+  };
 }
 
 /** A value with ClickHouse's texts of infinities and NaN read as numbers, inside arrays too. */

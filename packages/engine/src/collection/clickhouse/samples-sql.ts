@@ -26,10 +26,10 @@ export function samplesRangeSql(
 ): ClickHouseStatement {
   const ascending = bound.query.order === 'Ascending';
   const direction = ascending ? 'ASC' : 'DESC';
-  const params = bound.params.copy();
-  const n = params.add('UInt32', limit);
+  const params = { ...bound.params, lo: from, hi: to, n: limit };
+  const n = '{n:UInt32}';
   const inWindow = `${bound.inCollection}
-    AND timestamp BETWEEN ${params.add('Int64', from)} AND ${params.add('Int64', to)}
+    AND timestamp BETWEEN {lo:Int64} AND {hi:Int64}
     AND ${bound.where.filters}`;
   // The page's last second first, from the sort key alone (ClickHouse reads `timestamp` in
   // order and stops; ordering by `seq` too would read and sort the whole window), then the
@@ -41,5 +41,5 @@ export function samplesRangeSql(
   const sql = `SELECT timestamp, json FROM ${bound.relation}
      WHERE ${inWindow} AND ${lo} <= ${hi}
      ORDER BY timestamp ${direction}, seq ${direction} LIMIT ${n}`;
-  return { sql, params: params.values, text: [1], parts: [] };
+  return { sql, params, text: [1], parts: [] };
 }

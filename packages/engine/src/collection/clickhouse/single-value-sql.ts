@@ -16,11 +16,11 @@ export function singleValueSql(
   const { aggregation } = bound.query;
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return null;
-  const params = bound.params.copy();
+  const params = { ...bound.params, lo, hi };
   const sql = `SELECT ${aggregateSql(aggregation, bound.metricSql, params)} AS v FROM ${bound.relation}
      WHERE ${bound.inCollection}
-       AND timestamp BETWEEN ${params.add('Int64', lo)} AND ${params.add('Int64', hi)}
+       AND timestamp BETWEEN {lo:Int64} AND {hi:Int64}
        AND ${bound.where.filters}`;
   const exact = aggregation === 'Sum' || aggregation === 'Avg';
-  return { sql, params: params.values, text: [], parts: exact ? [0] : [] };
+  return { sql, params, text: [], parts: exact ? [0] : [] };
 }
