@@ -53,11 +53,11 @@ export async function runClickHouseCollectionQuery(
     case 'Table':
     case 'Bar Chart':
     case 'Pie Chart':
-      return { envelope: categoriesEnvelope(query, await read(categoriesSql(bound))) };
+      return { envelope: categoriesEnvelope(query, await read(categoriesSql(bound)), plan.empty) };
     case 'Single Value': {
       const main = await read(singleValueSql(bound, windows.window));
       const second = windows.compare ? await read(singleValueSql(bound, windows.compare)) : null;
-      return { envelope: singleValueEnvelope(query, main, second) };
+      return { envelope: singleValueEnvelope(query, main, second, plan.empty) };
     }
     default:
       if (!plan.line) throw new Error(`'${query.graph_type}' has no line plan`);
