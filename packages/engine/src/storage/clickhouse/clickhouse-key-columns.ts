@@ -55,8 +55,8 @@ export type { FormColumns } from './clickhouse-rows.ts';
 
 /**
  * Which key paths have columns, as one query sees them: a value, so that bind reads it without
- * calling back here. A path's columns are those of its base name ({@link baseName}) where the
- * path may have columns ({@link eligible}).
+ * calling back here. A path's columns are those of its base name (`formColumnBase`, in
+ * `clickhouse-rows.ts`) where the path may have columns (`formColumnsAllowed`).
  */
 export interface KeyColumnLookup {
   /** Per base name of a path, the quoted names of the columns holding its forms. */
