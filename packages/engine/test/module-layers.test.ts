@@ -311,57 +311,90 @@ describe('module layers', () => {
     expect(runners).toEqual([]);
   });
 
-  it("ClickHouse's line render is pure and the only writer of a line's SQL: no I/O, and no call back into bind's field or filter SQL", () => {
-    const render = 'collection/clickhouse/line-sql.ts';
-    const imports = edges.filter((e) => e.from === render);
-    expect(imports.some((e) => e.to === 'collection/clickhouse/clickhouse-aggregate-sql.ts')).toBe(
-      true,
-    );
-    expect(
-      imports.filter(
-        (e) =>
-          e.to.startsWith('drivers/') ||
-          [
-            'storage/clickhouse/clickhouse-run.ts',
-            'storage/clickhouse/clickhouse-key-columns.ts',
-            'collection/clickhouse/clickhouse-events.ts',
-            'collection/clickhouse/clickhouse-fields.ts',
-          ].includes(e.to),
-      ),
-    ).toEqual([]);
-    expect(
-      /\bawait\b|\.query\(|\bfetch\(|\bnew ClickHouseParams\b/.test(
-        readFileSync(join(SRC, render), 'utf8'),
-      ),
-    ).toBe(false);
-  });
-
-  it('on ClickHouse only bind writes field and filter SQL (the families not yet staged aside)', () => {
-    const fields = 'collection/clickhouse/clickhouse-fields.ts';
-    // The families that still write their own until they are staged; the line path is not among them.
-    const unstaged = [
-      'collection/clickhouse/clickhouse-categories.ts',
-      'collection/clickhouse/clickhouse-single-value.ts',
-      'collection/clickhouse/clickhouse-samples.ts',
+  it("ClickHouse's renderers, one per graph-type family, are pure and write no field or filter SQL: bind writes it, and the run stage alone runs statements", () => {
+    // The run stage: the dispatch with each family's run and shape, the lines' run, and readRows.
+    const runStage = [
+      'collection/clickhouse/clickhouse-collection-query.ts',
+      'collection/clickhouse/clickhouse-time-series.ts',
       'collection/clickhouse/clickhouse-events.ts',
     ];
+    const renderers = sourceFiles(join(SRC, 'collection/clickhouse'))
+      .map((file) => relative(SRC, file))
+      .filter((file) => !runStage.includes(file));
+    const families = {
+      'collection/clickhouse/line-sql.ts': 'collection/clickhouse/clickhouse-time-series.ts',
+      'collection/clickhouse/categories-sql.ts':
+        'collection/clickhouse/clickhouse-collection-query.ts',
+      'collection/clickhouse/single-value-sql.ts':
+        'collection/clickhouse/clickhouse-collection-query.ts',
+      'collection/clickhouse/samples-sql.ts':
+        'collection/clickhouse/clickhouse-collection-query.ts',
+    };
+    // The rule reads what it guards: each family's renderer, run by the run stage.
+    for (const [family, run] of Object.entries(families)) {
+      expect(renderers, family).toContain(family);
+      expect(
+        edges.some((e) => e.from === run && e.to === family),
+        family,
+      ).toBe(true);
+      expect(
+        edges.some(
+          (e) => e.from === family && e.to.startsWith('collection/bind/clickhouse/bind-clickhouse'),
+        ),
+        family,
+      ).toBe(true);
+    }
+    expect(
+      edges.some(
+        (e) =>
+          e.from === 'collection/clickhouse/categories-sql.ts' &&
+          e.to === 'collection/clickhouse/clickhouse-aggregate-sql.ts',
+      ),
+    ).toBe(true);
+    expect(
+      edges.filter(
+        (e) =>
+          renderers.includes(e.from) &&
+          (e.to.startsWith('drivers/') ||
+            runStage.includes(e.to) ||
+            [
+              'storage/clickhouse/clickhouse-run.ts',
+              'storage/clickhouse/clickhouse-key-columns.ts',
+              'collection/bind/clickhouse/clickhouse-fields.ts',
+            ].includes(e.to)),
+      ),
+    ).toEqual([]);
+    // No renderer runs or waits for anything, nor spells a field out of its bound spellings or
+    // reads the payload itself: a field's SQL is bind's.
+    const impure = renderers.filter((file) =>
+      /\bawait\b|\basync\b|\.query\(|\bfetch\(|\breadRows\b|\.spellings\b|\bJSON(Extract|Type)/.test(
+        readFileSync(join(SRC, file), 'utf8'),
+      ),
+    );
+    expect(impure).toEqual([]);
+    // Statements reach ClickHouse from the run stage alone.
+    const runners = importsOf('collection/').filter(
+      (e) =>
+        e.to === 'storage/clickhouse/clickhouse-run.ts' &&
+        !runStage.includes(e.from) &&
+        !e.from.startsWith('collection/bind/'),
+    );
+    expect(runners).toEqual([]);
+  });
+
+  it('on ClickHouse only bind writes field and filter SQL', () => {
+    const fields = 'collection/bind/clickhouse/clickhouse-fields.ts';
     expect(
       edges.some((e) => e.from.startsWith('collection/bind/clickhouse/') && e.to === fields),
     ).toBe(true);
     const writers = edges.filter(
-      (e) =>
-        e.to === fields &&
-        !e.from.startsWith('collection/bind/clickhouse/') &&
-        !unstaged.includes(e.from),
+      (e) => e.to === fields && !e.from.startsWith('collection/bind/clickhouse/'),
     );
     expect(writers).toEqual([]);
     // Nor may a file call them without importing them by name (a re-export, a namespace).
     const callers = sourceFiles(join(SRC, 'collection'))
       .map((file) => relative(SRC, file))
-      .filter(
-        (file) =>
-          !file.startsWith('collection/bind/') && file !== fields && !unstaged.includes(file),
-      )
+      .filter((file) => !file.startsWith('collection/bind/'))
       .filter((file) =>
         /\b(numericFieldSql|stringFieldSql|filtersSql|inWindow)\(/.test(
           readFileSync(join(SRC, file), 'utf8'),
@@ -388,15 +421,14 @@ describe('module layers', () => {
     );
     expect(readers).toEqual([]);
     // Nor may a renderer reach them through a value it was handed (the workspace, a run).
-    const lookups = sourceFiles(join(SRC, 'collection'))
+    const lookup = /\bcatalog\.(get|fields|lookup)\(|\bcolumns\??\.(column\(|bases\b)/;
+    const readingFiles = sourceFiles(join(SRC, 'collection'))
       .map((file) => relative(SRC, file))
-      .filter((file) => !file.startsWith('collection/bind/'))
-      .filter((file) =>
-        /\bcatalog\.(get|fields)\(|\bcolumns\??\.column\(/.test(
-          readFileSync(join(SRC, file), 'utf8'),
-        ),
-      );
-    expect(lookups).toEqual([]);
+      .filter((file) => lookup.test(readFileSync(join(SRC, file), 'utf8')));
+    // The pattern reads what it guards: each driver's bind reads its catalog through it.
+    expect(readingFiles).toContain('collection/bind/duckdb/bind-duckdb-query.ts');
+    expect(readingFiles).toContain('collection/bind/clickhouse/bind-clickhouse-query.ts');
+    expect(readingFiles.filter((file) => !file.startsWith('collection/bind/'))).toEqual([]);
   });
 
   it("each driver's SQL stays with its own storage", () => {

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Aggregation } from '@analytics-chart/protocol';
-import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import { QUANTILE } from '../plan/collection-plan.ts';
-import { ExactSum, type SumParts } from '../plan/exact-sum.ts';
 
 /** 2^64, by which the ranking keys of Sum and Avg scale values down so that sums never overflow. */
 const SCALE = 'toFloat64(18446744073709551616.)';
@@ -91,55 +89,23 @@ function aliasOf(kind: string, expr: string): { name: string; defined: string } 
   return { name, defined: `(${expr} AS ${name})` };
 }
 
-/** The parts {@link sumPartsSql} wrote. */
-export function readSumParts(text: unknown): SumParts {
-  const [h, m, l, n, ...rest] = typeof text === 'string' && text !== '' ? text.split(' ') : [];
-  const view = new DataView(new ArrayBuffer(8));
-  return {
-    limbs: [BigInt(h ?? 0), BigInt(m ?? 0), BigInt(l ?? 0)],
-    count: Number(n ?? 0),
-    rest: rest
-      .filter((bits) => bits !== '')
-      .map((bits) => {
-        view.setBigUint64(0, BigInt(bits));
-        return view.getFloat64(0);
-      }),
-  };
-}
-
-/**
- * An aggregate's value from its column: Sum and Avg from their parts, rounded once (Sum over
- * none is 0, Avg null); the others as the number (or null) they are.
- */
-export function readAggregate(aggregation: Aggregation, value: unknown): number | null {
-  if (aggregation === 'Sum' || aggregation === 'Avg') {
-    const sum = new ExactSum().addParts(readSumParts(value));
-    return aggregation === 'Sum' ? sum.sum() : sum.mean();
-  }
-  return typeof value === 'number'
-    ? value
-    : value === null || value === undefined
-      ? null
-      : Number(value);
-}
-
 /**
  * The aggregate over `m` (NULL where the field has no number), and how an empty set reads. Sum
- * and Avg are their parts ({@link sumPartsSql}, read by {@link readAggregate}); where SQL must
+ * and Avg are their parts ({@link sumPartsSql}, which run reads); where SQL must
  * order by them, {@link aggregateOrderSql} is the key.
  */
 export function aggregateSql(
   aggregation: Aggregation,
   m: string,
-  params: ClickHouseParams,
+  params: Record<string, unknown>,
   condition?: string,
 ): string {
   // The -If combinators aggregate only the rows where `condition` holds.
   const only = condition === undefined ? '' : 'If';
   if (aggregation === 'Count') return `toFloat64(count${only}(${condition ?? ''}))`;
   if (aggregation === 'Sum' || aggregation === 'Avg') return sumPartsSql(m, condition);
-  const p = params.add('Float64', QUANTILE[aggregation]);
-  return percentileSql(m, p, condition);
+  params.level = QUANTILE[aggregation];
+  return percentileSql(m, '{level:Float64}', condition);
 }
 
 /**
@@ -183,7 +149,7 @@ function percentileSql(m: string, level: string, condition?: string): string {
 export function aggregateOrderSql(
   aggregation: Aggregation,
   metric: string,
-  params: ClickHouseParams,
+  params: Record<string, unknown>,
 ): { key: string; slack: string } {
   if (aggregation === 'Sum' || aggregation === 'Avg') {
     // The metric (a long expression for a deep path) written once, named.

@@ -1,55 +1,5 @@
-import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
-import {
-  EVENTS_TABLE,
-  quoteClickHouseIdentifier,
-} from '../../storage/clickhouse/clickhouse-schema.ts';
-import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
-import { readSumParts } from './clickhouse-aggregate-sql.ts';
-import { filtersSql } from './clickhouse-fields.ts';
-
-/** The workspace's events table, schema-qualified and quoted. */
-export function source(run: ClickHouseRun): string {
-  return `${quoteClickHouseIdentifier(run.database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
-}
-
-/** A query's collection, the seconds `lo`…`hi` and its filters, as one condition. */
-export function inWindow(
-  bound: ClickHouseBoundQuery,
-  lo: number,
-  hi: number,
-  params: ClickHouseParams,
-): string {
-  return `collection = ${params.add('String', bound.query.collection)}
-    AND timestamp BETWEEN ${params.add('Int64', lo)} AND ${params.add('Int64', hi)}
-    AND ${filtersSql(bound.query.filters, bound, params)}`;
-}
-
-/** Runs a statement under the engine's limits and returns its rows as objects. */
-export async function rowsOf<T>(
-  run: ClickHouseRun,
-  sql: string,
-  params: ClickHouseParams,
-): Promise<T[]> {
-  const result = await run.client.query({
-    query: sql,
-    format: 'JSONEachRow',
-    query_params: params.values,
-    clickhouse_settings: {
-      ...clickHouseSettings(run),
-      output_format_json_quote_64bit_integers: 0,
-      // Infinite sums arrive as "inf", not as null, which would read as "no values".
-      output_format_json_quote_denormals: 1,
-    },
-  });
-  const rows = await result.json<Record<string, unknown>>();
-  for (const row of rows) {
-    for (const [name, value] of Object.entries(row)) {
-      if (!TEXT_COLUMNS.has(name)) row[name] = denormal(value);
-    }
-  }
-  return rows as T[];
-}
+import type { ClickHouseStatement } from './clickhouse-statement.ts';
 
 /**
  * The run stage of a rendered statement: its rows as arrays of plain values, as the shape stage
@@ -58,20 +8,20 @@ export async function rowsOf<T>(
  */
 export async function readRows(
   run: ClickHouseRun,
-  statement: {
-    sql: string;
-    params: Record<string, unknown>;
-    text: readonly number[];
-    parts: readonly number[];
-  },
+  statement: ClickHouseStatement,
 ): Promise<unknown[][]> {
+  const { sql, params } = statement;
   const result = await run.client.query({
-    query: statement.sql,
+    query: sql,
     format: 'JSONCompactEachRow',
-    query_params: statement.params,
+    // Only the parameters the statement names travel (in the URL): a renderer starts from all of the bound query's.
+    query_params: Object.fromEntries(
+      Object.entries(params).filter(([name]) => sql.includes(`{${name}:`)),
+    ),
     clickhouse_settings: {
       ...clickHouseSettings(run),
       output_format_json_quote_64bit_integers: 0,
+      // Infinite sums arrive as "inf", not as null, which would read as "no values".
       output_format_json_quote_denormals: 1,
     },
   });
@@ -79,11 +29,31 @@ export async function readRows(
   return rows.map((row) =>
     row.map((value, i) => {
       if (statement.text.includes(i)) return value;
-      if (!statement.parts.includes(i)) return denormal(value);
-      const { limbs, rest, count } = readSumParts(value);
-      return { h: limbs[0], m: limbs[1], l: limbs[2], r: rest, n: count };
+      return statement.parts.includes(i) ? sumParts(value) : denormal(value);
     }),
   );
+}
+
+/**
+ * A sum's parts from the text `sumPartsSql` (`clickhouse-aggregate-sql.ts`) writes: the three
+ * limb sums, the count, then the bits of each value off the grid; as `plan/exact-sum.ts` reads
+ * them.
+ */
+function sumParts(text: unknown) {
+  const [h, m, l, n, ...rest] = typeof text === 'string' && text !== '' ? text.split(' ') : [];
+  const view = new DataView(new ArrayBuffer(8));
+  return {
+    h: BigInt(h ?? 0),
+    m: BigInt(m ?? 0),
+    l: BigInt(l ?? 0),
+    r: rest
+      .filter((bits) => bits !== '')
+      .map((bits) => {
+        view.setBigUint64(0, BigInt(bits));
+        return view.getFloat64(0);
+      }),
+    n: Number(n ?? 0),
+  };
 }
 
 /** A value with ClickHouse's texts of infinities and NaN read as numbers, inside arrays too. */
@@ -92,9 +62,6 @@ function denormal(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(denormal);
   return value;
 }
-
-/** The columns of the statements above that hold text, which is never a number. */
-const TEXT_COLUMNS = new Set(['sp', 'json']);
 
 /** ClickHouse's JSON texts of the floats JSON has no number for. */
 const DENORMALS: Record<string, number> = {

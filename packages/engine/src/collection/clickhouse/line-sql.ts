@@ -1,6 +1,5 @@
 import { LIMITS } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
-import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { isAdditive, type LinePlan, type LineWindow } from '../plan/collection-plan.ts';
@@ -59,7 +58,7 @@ export function clickHouseLineSql(
   const { aggregation } = bound.query;
   const { kind } = line;
   const { filters, compare, numerator, denominator } = bound.where;
-  const params = bound.params.copy();
+  const params = lineParams(bound.params);
   const inWindow = `${bound.inCollection}
     AND timestamp BETWEEN ${params.add('Int64', window.lo)} AND ${params.add('Int64', window.hi)}`;
   const m = bound.metricSql;
@@ -95,8 +94,8 @@ export function clickHouseLineSql(
     // Count's value is its own event count; other aggregations count events beside the value.
     const columns = populations.map((condition, i) =>
       aggregation === 'Count'
-        ? `${aggregateSql(aggregation, m, params, condition)} AS v${i}`
-        : `${aggregateSql(aggregation, m, params, condition)} AS v${i}, ${aggregateSql('Count', m, params, condition)} AS c${i}`,
+        ? `${aggregateSql(aggregation, m, params.values, condition)} AS v${i}`
+        : `${aggregateSql(aggregation, m, params.values, condition)} AS v${i}, ${aggregateSql('Count', m, params.values, condition)} AS c${i}`,
     );
     const names = populations.map((_, i) => (aggregation === 'Count' ? `v${i}` : `v${i}, c${i}`));
     // The empty grouping set is the whole window, its key NULL as the shape stage reads it.
@@ -150,12 +149,12 @@ export function clickHouseLineSql(
  */
 function rankedSql(
   aggregation: ClickHouseBoundQuery['query']['aggregation'],
-  params: ClickHouseParams,
+  params: LineParams,
   base: string,
   fixedSeries: readonly string[] | null,
 ): string {
-  const value = aggregateSql(aggregation, 'm', params);
-  const order = aggregateOrderSql(aggregation, 'm', params);
+  const value = aggregateSql(aggregation, 'm', params.values);
+  const order = aggregateOrderSql(aggregation, 'm', params.values);
   const cap = params.add('UInt32', LIMITS.series);
   const kept =
     fixedSeries === null ? 'sc = 1' : `sp IN ${params.add('Array(String)', [...fixedSeries])}`;
@@ -173,15 +172,35 @@ function rankedSql(
      WHERE gs = 1 OR ${kept}`;
 }
 
+/**
+ * A statement's parameters: the bound query's, and the renderer's own added under names of
+ * their own (`l<n>`), written here so that rendering never calls back into another stage.
+ */
+function lineParams(bound: Record<string, unknown>) {
+  const values: Record<string, unknown> = { ...bound };
+  let next = 0;
+  return {
+    values,
+    /** The placeholder of `value` as a `type`. */
+    add(type: string, value: unknown): string {
+      const name = `l${next++}`;
+      values[name] = value;
+      return `{${name}:${type}}`;
+    },
+  };
+}
+
+type LineParams = ReturnType<typeof lineParams>;
+
 /** The parameters `sql` holds, so a statement carries none it does not name. */
-function used(params: ClickHouseParams, sql: string): Record<string, unknown> {
+function used(params: LineParams, sql: string): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(params.values).filter(([name]) => sql.includes(`{${name}:`)),
   );
 }
 
 /** The window's UTC offsets as SQL: the one that holds at each row's `timestamp`. */
-function offsetSql(segments: readonly OffsetSegment[], params: ClickHouseParams): string {
+function offsetSql(segments: readonly OffsetSegment[], params: LineParams): string {
   if (segments.length === 1) return params.add('Int64', segments[0]?.offset ?? 0);
   return `multiIf(${segments
     .slice(1)
@@ -193,7 +212,7 @@ function offsetSql(segments: readonly OffsetSegment[], params: ClickHouseParams)
 }
 
 /** The bucket key of `timestamp`, as the plan numbers its buckets. */
-function keySql(plan: BucketPlan, params: ClickHouseParams): string {
+function keySql(plan: BucketPlan, params: LineParams): string {
   if (plan.clock) {
     // Each pass of the zone's clock through a minute or hour is one bucket, whatever the size
     // of an offset change; the plan's clock gives each offset's shift.

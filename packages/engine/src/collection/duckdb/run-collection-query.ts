@@ -54,10 +54,12 @@ export function collectionQuery(
         const { window, compare } = bound.windows;
         const main = await read(singleValueSql(bound, window));
         const second = compare ? await read(singleValueSql(bound, compare)) : null;
-        return { envelope: singleValueEnvelope(bound.query, main, second) };
+        return { envelope: singleValueEnvelope(bound.query, main, second, plan.empty) };
       }
       default:
-        return { envelope: categoriesEnvelope(bound.query, await read(categoriesSql(bound))) };
+        return {
+          envelope: categoriesEnvelope(bound.query, await read(categoriesSql(bound)), plan.empty),
+        };
     }
   };
 }

@@ -25,6 +25,8 @@ export interface CollectionPlan {
   fields: string[];
   /** The fields read as text (the split, `includes`/`excludes` filters): bind writes their string form. */
   textFields: string[];
+  /** What the aggregate over no values reads as ({@link emptyValue}), a value the shape stage reads. */
+  empty: number | null;
   /** For the six line graph types, what the line draws over which buckets; null otherwise. */
   line: LinePlan | null;
 }
@@ -61,7 +63,13 @@ export function planCollectionQuery(query: CollectionQuery, now: number): Collec
   const resolved = resolveWindows(query, now);
   if (!resolved.ok) throw new EngineError(400, resolved.error);
   const windows = resolved.value;
-  return { query, windows, ...fieldsRead(query), line: planLine(query, windows) };
+  return {
+    query,
+    windows,
+    ...fieldsRead(query),
+    empty: emptyValue(query.aggregation),
+    line: planLine(query, windows),
+  };
 }
 
 /** The line of a line graph type: its windows cut into buckets, each once. */

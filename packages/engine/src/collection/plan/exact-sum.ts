@@ -142,12 +142,6 @@ export function readSumParts(value: unknown): SumParts {
 }
 
 /**
- * How a driver reads an aggregate's value from a row's column (a sum's parts as that driver's
- * statements carry them); the shape stage takes one, {@link readAggregate} by default.
- */
-export type ReadAggregate = (aggregation: Aggregation, value: unknown) => number | null;
-
-/**
  * An aggregate's value from its column: Sum and Avg from their parts ({@link readSumParts}),
  * rounded once; the others as the number they are.
  */

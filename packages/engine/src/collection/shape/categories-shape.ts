@@ -1,7 +1,6 @@
 import type { CollectionQuery, Envelope } from '@analytics-chart/protocol';
 import { valueKey } from '@analytics-chart/protocol';
-import { emptyValue } from '../plan/collection-plan.ts';
-import { type ReadAggregate, readAggregate } from '../plan/exact-sum.ts';
+import { readAggregate } from '../plan/exact-sum.ts';
 import { byValueThenName, categoryCap } from '../plan/split-series.ts';
 
 /**
@@ -9,18 +8,20 @@ import { byValueThenName, categoryCap } from '../plan/split-series.ts';
  * `[split value, aggregate]`, one per split value that may rank among the first
  * {@link categoryCap} (the statement keeps those, by bounds), become
  * `{"<split field>": "<value>", "<value key>": n}`, largest first (an empty Count or Sum reads 0,
- * other empty values are null and last), ties by name, capped. Pure: no SQL and no storage.
+ * other empty values are null and last: the plan's `empty`), ties by name, capped. Pure: no SQL and no storage.
  */
 export function categoriesEnvelope(
   query: CollectionQuery,
   rows: ReadonlyArray<readonly unknown[]>,
-  read: ReadAggregate = readAggregate,
+  empty: number | null,
 ): Envelope {
   const key = valueKey(query.aggregation, query.metric);
-  const empty = emptyValue(query.aggregation);
   // The exact values order the candidates the statement kept by their bounds.
   const ranked = rows
-    .map(([sp, v]) => ({ name: String(sp), value: read(query.aggregation, v ?? null) ?? empty }))
+    .map(([sp, v]) => ({
+      name: String(sp),
+      value: readAggregate(query.aggregation, v ?? null) ?? empty,
+    }))
     .sort(byValueThenName)
     .slice(0, categoryCap(query.graph_type));
   const splitField = query.split ?? '';

@@ -9,14 +9,12 @@ import { isClosedConnection } from '../../storage/clickhouse/clickhouse-errors.t
  * is idempotent (`IF NOT EXISTS`, `OR REPLACE`). A body that cannot be read twice goes once.
  */
 export function retryClosedConnection(platform: typeof fetch): typeof fetch {
-  return async (input, init) => {
-    try {
-      return await platform(input, init);
-    } catch (error) {
+  // The answer passes straight through: only a failure comes back here, not every response.
+  return (input, init) =>
+    platform(input, init).catch((error: unknown) => {
       const body = init?.body;
       const replayable = body === undefined || body === null || typeof body === 'string';
       if (!replayable || init?.signal?.aborted || !isClosedConnection(error)) throw error;
       return platform(input, init);
-    }
-  };
+    });
 }

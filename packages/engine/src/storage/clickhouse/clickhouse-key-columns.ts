@@ -53,17 +53,21 @@ const RAW_COLUMN = /^k_[0-9a-f]{24}$/;
 
 export type { FormColumns } from './clickhouse-rows.ts';
 
-/** Which key paths have columns, as one query sees them. */
+/**
+ * Which key paths have columns, as one query sees them: a value, so that bind reads it without
+ * calling back here. A path's columns are those of its base name (`formColumnBase`, in
+ * `clickhouse-rows.ts`) where the path may have columns (`formColumnsAllowed`).
+ */
 export interface KeyColumnLookup {
-  /** The quoted names of the columns holding the forms at `path`, if the query may use them. */
-  column(path: readonly string[]): { number: string; string: string } | undefined;
+  /** Per base name of a path, the quoted names of the columns holding its forms. */
+  bases: ReadonlyMap<string, { number: string; string: string }>;
   /** How the query reads the payload at paths without columns. */
   payload: PayloadReader;
 }
 
 /** The lookup of a table without key columns or the readable payload's columns. */
 export const NO_KEY_COLUMNS: KeyColumnLookup = {
-  column: () => undefined,
+  bases: new Map(),
   payload: readPayloadInline,
 };
 
@@ -102,25 +106,6 @@ export function addKeyColumnsSql(
   });
   return `ALTER TABLE ${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}
   ${[...payloadAdds, ...keyAdds].join(',\n  ')}`;
-}
-
-class KeyColumnSet implements KeyColumnLookup {
-  readonly #bases: ReadonlyMap<string, FormColumns>;
-  readonly payload: PayloadReader;
-  constructor(bases: ReadonlyMap<string, FormColumns>, payload: PayloadReader) {
-    this.#bases = bases;
-    this.payload = payload;
-  }
-  column(path: readonly string[]) {
-    if (this.#bases.size === 0 || !eligible(path)) return undefined;
-    const found = this.#bases.get(baseName(path));
-    return found
-      ? {
-          number: quoteClickHouseIdentifier(found.number),
-          string: quoteClickHouseIdentifier(found.string),
-        }
-      : undefined;
-  }
 }
 
 /**
@@ -348,7 +333,13 @@ export class KeyColumns {
   }
 
   #lookupOf(bases: ReadonlyMap<string, FormColumns>): KeyColumnLookup {
-    return new KeyColumnSet(bases, this.#payload ? readPayloadColumn : readPayloadInline);
+    const quoted = new Map(
+      [...bases].map(([base, { number, string }]) => [
+        base,
+        { number: quoteClickHouseIdentifier(number), string: quoteClickHouseIdentifier(string) },
+      ]),
+    );
+    return { bases: quoted, payload: this.#payload ? readPayloadColumn : readPayloadInline };
   }
 
   async #read(): Promise<void> {

@@ -2,16 +2,16 @@ import {
   type KeyColumnLookup,
   NO_KEY_COLUMNS,
 } from '../../../storage/clickhouse/clickhouse-key-columns.ts';
-import { ClickHouseParams } from '../../../storage/clickhouse/clickhouse-params.ts';
 import type { PayloadReader } from '../../../storage/clickhouse/clickhouse-readable-json.ts';
+import { formColumnBase, formColumnsAllowed } from '../../../storage/clickhouse/clickhouse-rows.ts';
 import {
   EVENTS_TABLE,
   quoteClickHouseIdentifier,
 } from '../../../storage/clickhouse/clickhouse-schema.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
-import { filtersSql, numericFieldSql, stringFieldSql } from '../../clickhouse/clickhouse-fields.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import type { BoundQuery } from '../bound-query.ts';
+import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 
 /**
  * One key path that spells a field, and its form columns (quoted) where the event table has
@@ -52,10 +52,10 @@ export interface ClickHouseBoundQuery extends BoundQuery<ClickHouseField> {
   splitSql: string | null;
   where: ClickHouseFilters;
   /**
-   * The parameters the SQL above holds; a renderer adds its own to a copy
-   * ({@link ClickHouseParams.copy}), named after these.
+   * The parameters the SQL above holds, by name (`collection`, `p<n>`); a renderer starts its
+   * statement's parameters from these and adds its own under other names.
    */
-  params: ClickHouseParams;
+  params: Record<string, unknown>;
 }
 
 /**
@@ -67,11 +67,15 @@ export function bindClickHouseQuery(
   columns: KeyColumnLookup = NO_KEY_COLUMNS,
   database = 'default',
 ): ClickHouseBoundQuery {
+  const relation = `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
   const fields = new Map<string, ClickHouseField>();
   for (const name of plan.fields) {
     const spellings = fieldSpellings(name).map((path) => ({
       path,
-      columns: columns.column(path) ?? null,
+      columns:
+        columns.bases.size > 0 && formColumnsAllowed(path)
+          ? (columns.bases.get(formColumnBase(path)) ?? null)
+          : null,
       payload: columns.payload,
     }));
     fields.set(name, { name, spellings });
@@ -79,7 +83,7 @@ export function bindClickHouseQuery(
   const { query, windows } = plan;
   const metric = query.metric === null ? null : (fields.get(query.metric) ?? null);
   const split = query.split === null ? null : (fields.get(query.split) ?? null);
-  const params = new ClickHouseParams(columns);
+  const params: Record<string, unknown> = { collection: query.collection };
   // The field and filter writers read the bound fields; the SQL they write fills the rest in.
   const bound: ClickHouseBoundQuery = {
     query,
@@ -87,8 +91,8 @@ export function bindClickHouseQuery(
     fields,
     metric,
     split,
-    relation: `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`,
-    inCollection: `collection = ${params.add('String', query.collection)}`,
+    relation,
+    inCollection: 'collection = {collection:String}',
     metricSql: 'NULL',
     splitSql: null,
     where: { filters: 'true', compare: 'true', numerator: 'true', denominator: 'true' },

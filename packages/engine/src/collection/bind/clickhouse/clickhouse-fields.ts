@@ -4,14 +4,13 @@ import {
   NUMERIC_TEXT,
   numericFormSql,
   stringFormSql,
-} from '../../storage/clickhouse/clickhouse-forms.ts';
-import type { ClickHouseParams } from '../../storage/clickhouse/clickhouse-params.ts';
-import { boundField } from '../bind/bound-query.ts';
+} from '../../../storage/clickhouse/clickhouse-forms.ts';
+import { boundField } from '../bound-query.ts';
 import type {
   ClickHouseBoundQuery,
   ClickHouseField,
   ClickHouseSpelling,
-} from '../bind/clickhouse/bind-clickhouse-query.ts';
+} from './bind-clickhouse-query.ts';
 
 /**
  * Payload fields and filters as ClickHouse SQL, with the DuckDB driver's reading of a field: per
@@ -26,6 +25,16 @@ import type {
  *
  * - array elements: the string forms of an array's elements.
  */
+
+/** A statement's parameter values by name; the SQL holds `{name:Type}`. */
+type Params = Record<string, unknown>;
+
+/** The placeholder of `value` as a `type`, under a name not yet in `params` (`p<n>`). */
+function param(params: Params, type: string, value: unknown): string {
+  const name = `p${Object.keys(params).length}`;
+  params[name] = value;
+  return `{${name}:${type}}`;
+}
 
 const NUMERIC_VALUE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -43,15 +52,15 @@ const arrayForm = (keys: string) =>
   `arrayMap(e -> ${stringFormSql('e')}, JSONExtractArrayRaw(${keys}))`;
 
 /** A spelling read from the payload. */
-function jsonSpelling(bound: ClickHouseSpelling, params: ClickHouseParams): Spelling {
-  const path = bound.path.map((key) => params.add('String', key)).join(', ');
+function jsonSpelling(bound: ClickHouseSpelling, params: Params): Spelling {
+  const path = bound.path.map((key) => param(params, 'String', key)).join(', ');
   const read = (reading: (keys: string) => string) =>
     bound.payload((payload) => reading(`${payload}, ${path}`));
   return {
     present: read((keys) => `JSONType(${keys}) NOT IN ('Null', 'Object')`),
     string: read(stringFormSql),
     number: () => {
-      const pattern = params.add('String', NUMERIC_TEXT);
+      const pattern = param(params, 'String', NUMERIC_TEXT);
       return read((keys) => numericFormSql(keys, pattern));
     },
     json: read,
@@ -59,7 +68,7 @@ function jsonSpelling(bound: ClickHouseSpelling, params: ClickHouseParams): Spel
 }
 
 /** A spelling read from its key columns where it has them. */
-function spelling(bound: ClickHouseSpelling, params: ClickHouseParams): Spelling {
+function spelling(bound: ClickHouseSpelling, params: Params): Spelling {
   const { columns } = bound;
   if (!columns) return jsonSpelling(bound, params);
   return {
@@ -77,8 +86,8 @@ function spelling(bound: ClickHouseSpelling, params: ClickHouseParams): Spelling
 function fieldSql(
   field: ClickHouseField,
   reading: (s: Spelling) => string,
-  params: ClickHouseParams,
-  read: (s: ClickHouseSpelling, params: ClickHouseParams) => Spelling = spelling,
+  params: Params,
+  read: (s: ClickHouseSpelling, params: Params) => Spelling = spelling,
 ): string {
   const spellings = field.spellings.map((s) => read(s, params));
   const last = spellings.at(-1) as Spelling;
@@ -95,12 +104,12 @@ function fieldSql(
  */
 function payloadFormSql(
   field: ClickHouseField,
-  params: ClickHouseParams,
+  params: Params,
   form: (value: string) => string,
 ): string | null {
   if (field.spellings.some((s) => s.columns !== null)) return null;
   const raws = field.spellings.map((s) => {
-    const path = s.path.map((key) => params.add('String', key)).join(', ');
+    const path = s.path.map((key) => param(params, 'String', key)).join(', ');
     return s.payload((payload) => `JSONExtractRaw(${payload}, ${path})`);
   });
   const last = raws.at(-1) as string;
@@ -117,16 +126,16 @@ function payloadFormSql(
 }
 
 /** The numeric form of `field` (NULL where it has none). */
-export function numericFieldSql(field: ClickHouseField, params: ClickHouseParams): string {
+export function numericFieldSql(field: ClickHouseField, params: Params): string {
   return (
     payloadFormSql(field, params, (value) =>
-      numericFormSql(value, params.add('String', NUMERIC_TEXT)),
+      numericFormSql(value, param(params, 'String', NUMERIC_TEXT)),
     ) ?? fieldSql(field, (s) => s.number(), params)
   );
 }
 
 /** The string form of `field` (NULL for objects, null and missing fields). */
-export function stringFieldSql(field: ClickHouseField, params: ClickHouseParams): string {
+export function stringFieldSql(field: ClickHouseField, params: Params): string {
   return payloadFormSql(field, params, stringFormSql) ?? fieldSql(field, (s) => s.string, params);
 }
 
@@ -142,18 +151,18 @@ function valueNumber(value: FilterValue): number | null {
 function conditionSql(
   [name, operator, value]: FilterCondition,
   bound: ClickHouseBoundQuery,
-  params: ClickHouseParams,
+  params: Params,
 ): string {
   const field = boundField(bound, name);
   const text = typeof value === 'string' ? value : String(value);
   const n = typeof value === 'boolean' ? null : valueNumber(value);
   const equals = () => {
-    const s = `${stringFieldSql(field, params)} = ${params.add('String', text)}`;
+    const s = `${stringFieldSql(field, params)} = ${param(params, 'String', text)}`;
     if (n === null) return `coalesce(${s}, false)`;
-    return `coalesce(${s} OR ${numericFieldSql(field, params)} = ${params.add('Float64', n)}, false)`;
+    return `coalesce(${s} OR ${numericFieldSql(field, params)} = ${param(params, 'Float64', n)}, false)`;
   };
   const includes = () => {
-    const v = params.add('String', text);
+    const v = param(params, 'String', text);
     const json = (reading: (s: Spelling) => string) =>
       fieldSql(field, reading, params, (s) => jsonSpelling(s, params));
     return `coalesce(if(${json((s) => s.json((keys) => `JSONType(${keys}) = 'Array'`))},
@@ -172,7 +181,7 @@ function conditionSql(
     case '>':
     case '<':
       if (n === null) return 'false';
-      return `coalesce(${numericFieldSql(field, params)} ${operator} ${params.add('Float64', n)}, false)`;
+      return `coalesce(${numericFieldSql(field, params)} ${operator} ${param(params, 'Float64', n)}, false)`;
   }
 }
 
@@ -180,7 +189,7 @@ function conditionSql(
 export function filtersSql(
   groups: FilterGroups,
   bound: ClickHouseBoundQuery,
-  params: ClickHouseParams,
+  params: Params,
 ): string {
   if (groups.length === 0) return 'true';
   return `(${groups

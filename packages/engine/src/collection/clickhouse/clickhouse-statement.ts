@@ -1,0 +1,13 @@
+/**
+ * A rendered ClickHouse statement, what each family's renderer writes and the run stage
+ * (`clickhouse-events.ts`) runs: its SQL with `{name:Type}` placeholders, their
+ * values, and how run reads its columns.
+ */
+export interface ClickHouseStatement {
+  sql: string;
+  params: Record<string, unknown>;
+  /** The columns that hold text, which run never reads as a number. */
+  text: readonly number[];
+  /** The columns that hold a sum's parts as `sumPartsSql` writes them, which run reads. */
+  parts: readonly number[];
+}
