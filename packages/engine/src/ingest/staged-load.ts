@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { CollectionEntry } from '../storage/duckdb/catalog.ts';
 import { addKeyColumns, needsKeyColumns } from '../storage/duckdb/key-typing.ts';
 import type { SqlParams } from '../storage/duckdb/sql-params.ts';
@@ -15,7 +16,16 @@ export interface StagedSegment {
    * in file order, or about `limit` of them, the first of each file, adding its own parameters.
    */
   source: (params: SqlParams, options: { base: number } | { limit: number }) => string;
+  /** The same events in consecutive runs of staged files of at most {@link RUN_BYTES} each. */
+  runs: Array<Pick<StagedSegment, 'events' | 'source'>>;
 }
+
+/**
+ * Staged bytes sorted in one statement, at most (a single larger file makes a run alone): the
+ * sort of a whole large load in one statement outgrows the load's memory limit, and a run of
+ * this size sorts within it with room for the insert's own buffers.
+ */
+export const RUN_BYTES = 128 * 1024 * 1024;
 
 /**
  * A load's checked events, left in the loader's staged files instead of appended, for one
@@ -29,10 +39,13 @@ export class StagedLoad {
   readonly #db: WorkspaceDb;
   readonly #collection: string;
   readonly #segments = new Map<number, { files: StagedFile[]; keys: Map<string, SeenKey> }>();
+  readonly #runBytes: number;
 
-  constructor(db: WorkspaceDb, collection: string) {
+  /** `options.runBytes`: the staged bytes of one sorted run (default {@link RUN_BYTES}). */
+  constructor(db: WorkspaceDb, collection: string, options: { runBytes?: number } = {}) {
     this.#db = db;
     this.#collection = collection;
+    this.#runBytes = options.runBytes ?? RUN_BYTES;
   }
 
   /** Takes a checked chunk's staged file, after making the schema change its keys need. */
@@ -63,10 +76,34 @@ export class StagedLoad {
     for (const [n, { files, keys }] of this.#segments) {
       out.set(n, {
         keys: [...keys.values()],
-        events: files.reduce((sum, f) => sum + f.events, 0),
-        source: (params, options) => stagedFilesRelation(files, params, options),
+        ...stagedRun(files),
+        runs: runsOf(files, this.#runBytes).map(stagedRun),
       });
     }
     return out;
   }
+}
+
+/** The events and relation of staged files read in the order given. */
+function stagedRun(files: StagedFile[]): Pick<StagedSegment, 'events' | 'source'> {
+  return {
+    events: files.reduce((sum, f) => sum + f.events, 0),
+    source: (params, options) => stagedFilesRelation(files, params, options),
+  };
+}
+
+/** `files` cut into consecutive runs of at most `limit` staged bytes. */
+function runsOf(files: readonly StagedFile[], limit: number): StagedFile[][] {
+  const runs: StagedFile[][] = [];
+  let bytes = Number.POSITIVE_INFINITY;
+  for (const f of files) {
+    const size = statSync(f.file).size;
+    if (bytes + size > limit) {
+      runs.push([]);
+      bytes = 0;
+    }
+    (runs.at(-1) as StagedFile[]).push(f);
+    bytes += size;
+  }
+  return runs;
 }

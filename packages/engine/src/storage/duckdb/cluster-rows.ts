@@ -155,14 +155,20 @@ export interface StagedRows {
    * `limit` only about that many, the first of each staged part, adding its own parameters.
    */
   source: (params: SqlParams, options: { base: number } | { limit: number }) => string;
+  /**
+   * The same events cut into consecutive runs of staged parts, in ingest order, each small
+   * enough for DuckDB to sort within the load's memory limit: each run is ordered on its own.
+   */
+  runs: ReadonlyArray<Pick<StagedRows, 'events' | 'source'>>;
 }
 
 /**
  * Appends staged events (per segment of `collection`, read from where the loader staged them)
- * typed and ordered in one statement each, as {@link appendClustered} orders them: by the
- * segment's clustering key (chosen on a sample of the staged events, or `options.field`), then
- * `timestamp`, then ingest order, carried in `seq`; in ingest order where no key qualifies.
- * One write transaction: the load commits whole.
+ * typed and ordered in one statement per run of staged parts (see {@link StagedRows.runs}), as
+ * {@link appendClustered} orders them: by the segment's clustering key (chosen on a sample of
+ * the staged events, or `options.field`), then `timestamp`, then ingest order, carried in
+ * `seq`; in ingest order where no key qualifies. Each run is an ordered run of its own, which
+ * row groups' min/max skip as well. One write transaction: the load commits whole.
  */
 export async function appendStaged(
   db: WorkspaceDb,
@@ -196,15 +202,19 @@ export async function appendStaged(
         const counted = await conn.runAndReadAll(`SELECT count(*) FROM ${segment.table}`);
         base = Number(counted.getRows()[0]?.[0] ?? 0);
       }
-      const written = await insertEvents(
-        conn,
-        upTo,
-        rows.keys,
-        (params) => rows.source(params, { base }),
-        undefined,
-        undefined,
-        key ? { key, seq } : { key: null },
-      );
+      let written = 0;
+      for (const run of rows.runs) {
+        const from = base + written;
+        written += await insertEvents(
+          conn,
+          upTo,
+          rows.keys,
+          (params) => run.source(params, { base: from }),
+          undefined,
+          undefined,
+          key ? { key, seq } : { key: null },
+        );
+      }
       if (written !== rows.events) {
         throw new Error(`staged ${rows.events} events, but DuckDB read ${written}`);
       }

@@ -1,0 +1,74 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { loadNdjson } from '../src/ingest/load-ndjson.ts';
+import { StagedLoad } from '../src/ingest/staged-load.ts';
+import { appendStaged } from '../src/storage/duckdb/cluster-rows.ts';
+import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
+
+/**
+ * The clustered load's staged path (`ingest/staged-load.ts`, `appendStaged`) sorts a large load
+ * in runs of staged files, so no one statement sorts more than the memory limit holds: every
+ * event lands once, `seq` keeps file order across runs, and each run is ordered by the key and
+ * time on its own.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'engine-staged-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test('a load cut into runs: each event once, seq in file order, each run ordered by key and time', async () => {
+  const staging = join(dir, 'staging');
+  mkdirSync(staging);
+  const events = Array.from({ length: 3000 }, (_, i) => ({
+    // Time runs against file order in places, so that sorting shows.
+    timestamp: 1_700_000_000 + ((i * 7919) % 3000),
+    json: { event: `e${(i * 31) % 5}`, n: i },
+  }));
+  const file = join(dir, 'events.ndjson');
+  writeFileSync(file, `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+
+  const db = await WorkspaceDb.open(join(dir, 'default.duckdb'), { stagingDir: staging });
+  try {
+    const staged = new StagedLoad(db, 'c', { runBytes: 20_000 });
+    const loaded = await loadNdjson(db, 'c', file, { workers: 0, chunkBytes: 8192, staged });
+    expect(loaded.events).toBe(events.length);
+    const runs = staged.segments().get(0)?.runs ?? [];
+    expect(runs.length).toBeGreaterThanOrEqual(4);
+    expect(runs.reduce((sum, r) => sum + r.events, 0)).toBe(events.length);
+    await appendStaged(db, 'c', staged.segments(), { field: 'event' });
+
+    const table = db.catalog.get('c')?.segments[0]?.table as string;
+    const rows = await db.read(async (conn) => {
+      const reader = await conn.runAndReadAll(
+        `SELECT "timestamp", seq, json_extract_string("json", '$.event'),
+                CAST(json_extract("json", '$.n') AS INTEGER)
+         FROM ${table} ORDER BY rowid`,
+      );
+      return reader.getRows().map(([ts, seq, event, n]) => ({
+        ts: Number(ts),
+        seq: Number(seq),
+        event: String(event),
+        n: Number(n),
+      }));
+    });
+    // Each event once, and seq is its line's place in the file.
+    expect(rows.map((r) => r.n).sort((a, b) => a - b)).toEqual(events.map((_, i) => i));
+    for (const r of rows) expect(r.seq).toBe(r.n);
+    // The rows form the runs in file order, each sorted by (event, timestamp, seq).
+    let at = 0;
+    for (const run of runs) {
+      const slice = rows.slice(at, at + run.events);
+      expect(slice.map((r) => r.n).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: run.events }, (_, i) => at + i),
+      );
+      const sorted = [...slice].sort(
+        (a, b) => a.event.localeCompare(b.event) || a.ts - b.ts || a.seq - b.seq,
+      );
+      expect(slice).toEqual(sorted);
+      at += run.events;
+    }
+  } finally {
+    await db.close();
+  }
+});
