@@ -95,7 +95,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     const hi = T2024 + 30 * DAY - 1;
     const plan = window('Hour', 'UTC', lo, hi);
     expect(
-      rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
+      rollupRead({ aggregation: 'Count', readable: true, plan, lo, hi, spanSeconds: 900 }),
     ).toEqual({
       firstSpan: lo / 900,
       lastSpan: (hi + 1) / 900 - 1,
@@ -108,7 +108,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     const hi = T2024 + 30 * DAY + 1000;
     const plan = window('Day', 'America/Los_Angeles', lo, hi);
     expect(
-      rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
+      rollupRead({ aggregation: 'Count', readable: true, plan, lo, hi, spanSeconds: 900 }),
     ).toEqual({
       firstSpan: T2024 / 900 + 1,
       lastSpan: (T2024 + 30 * DAY) / 900,
@@ -126,7 +126,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
       const plan = window('Hour', 'UTC', lo, hi);
       return rollupRead({
         aggregation: 'Count',
-        conditions: ['TRUE'],
+        readable: true,
         plan,
         lo,
         hi,
@@ -146,7 +146,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     for (const zone of ['Asia/Kathmandu', 'Asia/Kolkata', 'Pacific/Chatham']) {
       const plan = window('Hour', zone, lo, hi);
       expect(
-        rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
+        rollupRead({ aggregation: 'Count', readable: true, plan, lo, hi, spanSeconds: 900 }),
       ).toBeDefined();
     }
     const lo1971 = Date.UTC(1971, 5, 1) / 1000;
@@ -154,7 +154,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     expect(
       rollupRead({
         aggregation: 'Count',
-        conditions: ['TRUE'],
+        readable: true,
         plan,
         lo: lo1971,
         hi: lo1971 + 30 * DAY - 1,
@@ -163,19 +163,20 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     ).toBeUndefined();
   });
 
-  test('Minute buckets, other aggregations and conditions read events', () => {
+  test('Minute buckets, percentiles and what rollups do not hold read events', () => {
     const lo = T2024;
     const hi = T2024 + 30 * DAY - 1;
     // Minute buckets over such a window pass the bucket cap no more: a shorter one's plan, whose width alone decides.
     const minute = window('Minute', 'UTC', lo, lo + 12 * DAY - 1);
     const hour = window('Hour', 'UTC', lo, hi);
-    const read = (aggregation: 'Count' | 'Sum' | 'P90', conditions: string[], plan = hour) =>
-      rollupRead({ aggregation, conditions, plan, lo, hi, spanSeconds: 900 });
-    expect(read('Count', ['TRUE'], minute)).toBeUndefined();
-    expect(read('Sum', ['TRUE'])).toBeUndefined();
-    expect(read('P90', ['TRUE'])).toBeUndefined();
-    expect(read('Count', ['TRUE', '"k1_s" = $1'])).toBeUndefined();
-    expect(read('Count', ['TRUE'])).toBeDefined();
+    const read = (aggregation: 'Count' | 'Sum' | 'P90', readable: boolean, plan = hour) =>
+      rollupRead({ aggregation, readable, plan, lo, hi, spanSeconds: 900 });
+    expect(read('Count', true, minute)).toBeUndefined();
+    expect(read('P90', true)).toBeUndefined();
+    expect(read('Count', false)).toBeUndefined();
+    expect(read('Sum', false)).toBeUndefined();
+    expect(read('Sum', true)).toBeDefined();
+    expect(read('Count', true)).toBeDefined();
   });
 });
 
