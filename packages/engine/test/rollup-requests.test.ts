@@ -126,8 +126,17 @@ const FILTERS: ReadonlyArray<unknown> = [
   [['plan', '>', 2]],
   [['plan', '<', '5']],
   [['plan', '=', 1e21]],
-  [['event', '=', 'buy'], ['plan', '≠', 'free']],
-  [[['event', '=', 'buy']], [['event', '=', 'view'], ['plan', '=', 'pro']]],
+  [
+    ['event', '=', 'buy'],
+    ['plan', '≠', 'free'],
+  ],
+  [
+    [['event', '=', 'buy']],
+    [
+      ['event', '=', 'view'],
+      ['plan', '=', 'pro'],
+    ],
+  ],
   [[['plan', '=', 'pro']], [['plan', '=', 'free']], [['plan', '=', 3]]],
   [['event', 'includes', 'u']],
   [['other', '=', 1]],
@@ -203,7 +212,7 @@ function open(rollups: boolean): Promise<Engine> {
     workspaces: { default: KEY },
     now: () => NOW,
     rollups: rollups ? { default: { keys: ['event', 'plan'], sums: ['ms'] } } : false,
-    logError: (m, e) => console.error(m, e),
+    logError: () => undefined,
   });
 }
 

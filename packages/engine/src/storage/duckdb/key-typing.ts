@@ -358,11 +358,7 @@ export async function insertEvents(
       return Number(result.rowsChanged);
     }
     // Keys and metrics are read from the inserted rows' payloads, as the rollups keep them.
-    const inserted = await readPrepared(
-      conn,
-      `${sql} RETURNING ${returningSql(entry, params)}`,
-      params,
-    );
+    const inserted = await readPrepared(conn, `${sql} RETURNING ${returningSql(entry)}`, params);
     await addSpanRows(conn, entry, inserted);
     return inserted.length;
   }

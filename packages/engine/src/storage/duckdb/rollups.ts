@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { sumPartsSql } from '../../collection/duckdb/aggregate-sql.ts';
 import { jsonPointer } from '../key-path.ts';
 import { type CollectionEntry, ENGINE_SCHEMA } from './catalog.ts';
-import { DOUBLE, HUGEINT, LIST, listValue } from './duckdb-api.ts';
+import { DOUBLE, HUGEINT, LIST, listValue, quotedString } from './duckdb-api.ts';
 import { numericForm, storedStringForm } from './key-typing.ts';
 import { runPrepared } from './prepared-statements.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
@@ -95,9 +95,12 @@ export class RollupLedger {
   }
 }
 
-/** The string form of top-level key `name` in the payload column `json`, as a field reads it. */
-function stringFormSql(json: string, name: string, params: SqlParams): string {
-  const p = params.text(jsonPointer([name]));
+/**
+ * The string form of top-level key `name` in the payload column `json`, as a field reads it;
+ * `text` writes the key's JSON pointer (a parameter, or a literal where DuckDB takes none).
+ */
+function stringFormSql(json: string, name: string, text: (value: string) => string): string {
+  const p = text(jsonPointer([name]));
   return storedStringForm(`json_extract_string(${json}, ${p})`, json, p, true);
 }
 
@@ -218,11 +221,11 @@ export async function addRollupRows(
   if (!ledger) return;
   const params = new SqlParams();
   const keys = ledger.keys.map((k) =>
-    k.dropped ? 'NULL::VARCHAR' : stringFormSql('"json"', k.name, params),
+    k.dropped ? 'NULL::VARCHAR' : stringFormSql('"json"', k.name, (v) => params.text(v)),
   );
   // The parts of `collection/duckdb/aggregate-sql.ts`, as the raw statements add them.
   const sums = ledger.sums.map((name, i) => {
-    const parts = sumPartsSql(numericForm(stringFormSql('"json"', name, params)));
+    const parts = sumPartsSql(numericForm(stringFormSql('"json"', name, (v) => params.text(v))));
     return {
       inner: `${parts} AS p${i}`,
       outer: `p${i}.h::HUGEINT, p${i}.m::HUGEINT, p${i}.l::HUGEINT, p${i}.r, p${i}.n`,
@@ -245,17 +248,19 @@ export async function addRollupRows(
 
 /**
  * What an INSERT … RETURNING gives for the rollups of the rows it inserted (their timestamps,
- * then each key's string form and each metric's numeric form), adding its own parameters.
+ * then each key's string form and each metric's numeric form). DuckDB takes no parameter in a
+ * RETURNING list: the keys' pointers are string literals, quoted by DuckDB's client, of names
+ * the server's own configuration declared (`rollup-spec.ts`), never a request's.
  */
-export function returningSql(entry: CollectionEntry, params: SqlParams): string {
+export function returningSql(entry: CollectionEntry): string {
   const ledger = entry.rollup;
   const columns = ['"timestamp"'];
   if (!ledger) return columns[0] as string;
   for (const k of ledger.keys) {
-    columns.push(k.dropped ? 'NULL::VARCHAR' : stringFormSql('"json"', k.name, params));
+    columns.push(k.dropped ? 'NULL::VARCHAR' : stringFormSql('"json"', k.name, quotedString));
   }
   for (const name of ledger.sums) {
-    columns.push(numericForm(stringFormSql('"json"', name, params)));
+    columns.push(numericForm(stringFormSql('"json"', name, quotedString)));
   }
   return columns.join(', ');
 }
