@@ -41,9 +41,9 @@ export interface EngineOptions {
   /**
    * Workspaces (all with `true`) whose DuckDB files keep event counts per 15-minute span at
    * ingest, which Count queries over whole spans read instead of the events, with the same
-   * answer; off by default. A record names each workspace's rolled-up `keys` (top-level keys
-   * that splits and `=`, `≠`, `<`, `>` filters read) and `sums` (metrics whose Sum and Avg they
-   * keep). A workspace opened without them drops them; opened with them again, or with other
+   * answer; off by default. A record names each workspace's (`*`: every workspace's) rolled-up
+   * `keys` (top-level keys that splits and `=`, `≠`, `<`, `>` filters read) and `sums`
+   * (metrics whose Sum and Avg they keep). A workspace opened without them drops them; opened with them again, or with other
    * keys, it rebuilds them from its events.
    */
   rollups?:
@@ -180,7 +180,12 @@ function rollupSpecs(
     if (option === true || (Array.isArray(option) && option.includes(name))) {
       specs[name] = rollupSpec();
     } else if (typeof option === 'object' && !Array.isArray(option)) {
-      const declared = (option as Record<string, { keys?: string[]; sums?: string[] }>)[name];
+      const specs = option as Record<
+        string,
+        { keys?: readonly string[]; sums?: readonly string[] }
+      >;
+      // No workspace is named `*` (names are letters, digits, `_` and `-`).
+      const declared = specs[name] ?? specs['*'];
       if (declared) specs[name] = rollupSpec(declared.keys, declared.sums);
     }
   }
