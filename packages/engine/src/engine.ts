@@ -180,12 +180,12 @@ function rollupSpecs(
     if (option === true || (Array.isArray(option) && option.includes(name))) {
       specs[name] = rollupSpec();
     } else if (typeof option === 'object' && !Array.isArray(option)) {
-      const specs = option as Record<
+      const declarations = option as Record<
         string,
         { keys?: readonly string[]; sums?: readonly string[] }
       >;
       // No workspace is named `*` (names are letters, digits, `_` and `-`).
-      const declared = specs[name] ?? specs['*'];
+      const declared = declarations[name] ?? declarations['*'];
       if (declared) specs[name] = rollupSpec(declared.keys, declared.sums);
     }
   }
