@@ -18,7 +18,12 @@ import {
   appendStaged,
   clusterCollection,
 } from '../src/storage/duckdb/cluster-rows.ts';
-import { MAX_KEY_VALUES, MERGE_AFTER_ROWS, ROLLUP_TABLE } from '../src/storage/duckdb/rollups.ts';
+import {
+  coalesceRollups,
+  MAX_KEY_VALUES,
+  MERGE_AFTER_ROWS,
+  ROLLUP_TABLE,
+} from '../src/storage/duckdb/rollups.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 import { API_KEY } from './helpers/engine-server.ts';
 
@@ -451,6 +456,42 @@ describe('rollups hold the events’ counts', () => {
     expect(await rollupRows(db)).toBeLessThan(200);
     await db.close();
   }, 120_000);
+
+  test('a merge that stops a key past its cap and then rolls back leaves the key written', async () => {
+    const file = join(tempDir('rollback'), 'default.duckdb');
+    const db = await WorkspaceDb.open(file, { rollups: { keys: ['event'], sums: ['v'] } });
+    const records = (from: number, n: number, event: (i: number) => string) =>
+      Array.from({ length: n }, (_, i) => ({
+        timestamp: T2024 + (from + i) * 60,
+        payload: JSON.stringify({ event: event(i), v: i }),
+      }));
+    try {
+      await expect(
+        db.write(async (tx) => {
+          const entry = await tx.collection(DEFAULT_COLLECTION);
+          await appendRecords(
+            tx,
+            entry,
+            records(0, MAX_KEY_VALUES + 5, (i) => `e${i}`),
+          );
+          await coalesceRollups(tx.conn, entry.rollup);
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      // The file still keeps the key: what is written next keeps its values.
+      await db.write(async (tx) => {
+        const entry = await tx.collection(DEFAULT_COLLECTION);
+        await appendRecords(
+          tx,
+          entry,
+          records(100, 10, (i) => `f${i % 2}`),
+        );
+      });
+      expect(await keyedDisagreements(db)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
 
   test('under a stream of small batches the writer merges rows, so a span keeps few and answers stay equal', async () => {
     const on = tempDir('stream-on');

@@ -12,7 +12,7 @@ import {
   segmentTable,
 } from './catalog.ts';
 import { readPrepared, runPrepared } from './prepared-statements.ts';
-import { addSpanRows, returningSql } from './rollups.ts';
+import { addSpanRows, returningSql, settleDrops } from './rollups.ts';
 import { SqlParams } from './sql-params.ts';
 import type { WriteTransaction } from './workspace-db.ts';
 
@@ -358,6 +358,7 @@ export async function insertEvents(
       return Number(result.rowsChanged);
     }
     // Keys and metrics are read from the inserted rows' payloads, as the rollups keep them.
+    await settleDrops(conn, entry.rollup);
     const inserted = await readPrepared(conn, `${sql} RETURNING ${returningSql(entry)}`, params);
     await addSpanRows(conn, entry, inserted);
     return inserted.length;

@@ -64,11 +64,22 @@ export const MERGE_AFTER_ROWS = 512;
 export class RollupLedger {
   /** Rows appended since the last merge. */
   unmerged = 0;
-  readonly keys: Array<{ name: string; dropped: boolean }>;
+  /**
+   * The keys in column order: `dropped` once readers must no longer read a key (set before the
+   * merge that clears it commits), `written` while writers still fill its column (cleared only
+   * once that merge is known to have committed, see {@link settleDrops}).
+   */
+  readonly keys: Array<{ name: string; dropped: boolean; written: boolean }>;
   readonly sums: readonly string[];
+  /** Keys a merge cleared whose commit is not known yet. */
+  readonly pending = new Set<string>();
 
   constructor(spec: RollupSpec, dropped: ReadonlySet<string> = new Set()) {
-    this.keys = spec.keys.map((name) => ({ name, dropped: dropped.has(name) }));
+    this.keys = spec.keys.map((name) => ({
+      name,
+      dropped: dropped.has(name),
+      written: !dropped.has(name),
+    }));
     this.sums = [...spec.sums];
   }
 
@@ -209,6 +220,25 @@ const keyColumns = (ledger: RollupLedger) =>
   ledger.keys.map((_, i) => quoteIdentifier(keyColumnName(i)));
 
 /**
+ * Brings the writers' view of keys a merge cleared in line with the file, at the start of a
+ * writer transaction: a key whose clearing committed is no longer written; one whose merge
+ * rolled back is written and read again, as the file still keeps it.
+ */
+export async function settleDrops(conn: DuckDBConnection, ledger: RollupLedger): Promise<void> {
+  if (ledger.pending.size === 0) return;
+  const reader = await conn.runAndReadAll(
+    `SELECT name FROM ${SPEC_TABLE} WHERE role = 'key' AND dropped`,
+  );
+  const dropped = new Set(reader.getRows().map(([name]) => String(name)));
+  for (const key of ledger.keys) {
+    if (!ledger.pending.has(key.name)) continue;
+    key.written = !dropped.has(key.name);
+    key.dropped = dropped.has(key.name);
+  }
+  ledger.pending.clear();
+}
+
+/**
  * Adds the events of `relation` (a table with BIGINT `timestamp` and the payload `json`) to
  * `entry`'s rollups, inside the caller's transaction.
  */
@@ -219,9 +249,10 @@ export async function addRollupRows(
 ): Promise<void> {
   const ledger = entry.rollup;
   if (!ledger) return;
+  await settleDrops(conn, ledger);
   const params = new SqlParams();
   const keys = ledger.keys.map((k) =>
-    k.dropped ? 'NULL::VARCHAR' : stringFormSql('"json"', k.name, (v) => params.text(v)),
+    k.written ? stringFormSql('"json"', k.name, (v) => params.text(v)) : 'NULL::VARCHAR',
   );
   // The parts of `collection/duckdb/aggregate-sql.ts`, as the raw statements add them.
   const sums = ledger.sums.map((name, i) => {
@@ -257,7 +288,7 @@ export function returningSql(entry: CollectionEntry): string {
   const columns = ['"timestamp"'];
   if (!ledger) return columns[0] as string;
   for (const k of ledger.keys) {
-    columns.push(k.dropped ? 'NULL::VARCHAR' : stringFormSql('"json"', k.name, quotedString));
+    columns.push(k.written ? stringFormSql('"json"', k.name, quotedString) : 'NULL::VARCHAR');
   }
   for (const name of ledger.sums) {
     columns.push(numericForm(stringFormSql('"json"', name, quotedString)));
@@ -361,6 +392,7 @@ export async function addSpanRows(
  * the commit, so no reader takes its cleared column for missing values).
  */
 async function mergeRows(conn: DuckDBConnection, ledger: RollupLedger): Promise<void> {
+  await settleDrops(conn, ledger);
   const keys = keyColumns(ledger);
   if (keys.length) {
     const counts = await conn.runAndReadAll(
@@ -371,6 +403,7 @@ async function mergeRows(conn: DuckDBConnection, ledger: RollupLedger): Promise<
     for (const key of over) {
       const i = ledger.keys.indexOf(key);
       key.dropped = true;
+      ledger.pending.add(key.name);
       await conn.run(`UPDATE ${SPEC_TABLE} SET dropped = true WHERE role = 'key' AND name = $1`, [
         key.name,
       ]);
