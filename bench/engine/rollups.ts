@@ -1,13 +1,21 @@
 /**
  * `tsx bench/engine/rollups.ts [--events N] [--rounds R]`: the engine on DuckDB with rollups
- * (`storage/duckdb/rollups.ts`) on and off over the same demo events (one file loaded by
+ * (`storage/duckdb/rollups.ts`, kept by `event` and `plan` with the sums of `price`) on and off
+ * over the same demo events (one file loaded by
  * `engine load`, then copied; the copy opened with rollups on builds them from its events),
  * in process: the median of R alternating rounds of each query that rollups answer, each
  * answer checked to be the same text on both, and `/api/bulk-log` ingest in batches of 1,000 in
  * alternating rounds, events per second. Prints a table; figures go to commit messages.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -50,11 +58,52 @@ const QUERIES: Array<{ name: string; body: Record<string, unknown> }> = [
   name: `Count per ${granularity}, ${days} days, ${zone}`,
   body: {
     graph_type: 'Single Line',
+    aggregation: 'Count',
     granularity,
     start: `${days} days ago`,
     end: 'now',
     IANA_time_zone: zone,
   },
+}));
+
+/** What the rollups' keys and sums answer: splits, filters on the keys, Sum and Avg. */
+const KEYED_QUERIES: Array<{ name: string; body: Record<string, unknown> }> = [
+  ...[1, 3, 7, 30].map((days) => ({
+    name: `Count per Hour split by event, ${days} days, UTC`,
+    body: {
+      graph_type: 'Multi Line',
+      aggregation: 'Count',
+      split: 'event',
+      granularity: 'Hour',
+      days,
+    },
+  })),
+  ...[3, 7, 30, 90].map((days) => ({
+    name: `Sum of price per Day, plan = pro, ${days} days, UTC`,
+    body: {
+      graph_type: 'Single Line',
+      aggregation: 'Sum',
+      metric: 'price',
+      filters: [['plan', '=', 'pro']],
+      granularity: 'Day',
+      days,
+    },
+  })),
+  ...[3, 30].map((days) => ({
+    name: `Avg of price per Day split by plan, event = purchase, ${days} days, UTC`,
+    body: {
+      graph_type: 'Multi Line',
+      aggregation: 'Avg',
+      metric: 'price',
+      split: 'plan',
+      filters: [['event', '=', 'purchase']],
+      granularity: 'Day',
+      days,
+    },
+  })),
+].map(({ name, body: { days, ...body } }) => ({
+  name,
+  body: { ...body, start: `${days} days ago`, end: 'now', IANA_time_zone: 'UTC' },
 }));
 
 function log(line: string) {
@@ -65,19 +114,29 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-rollups-'));
   try {
     const file = join(dir, 'events.ndjson');
-    const lines: string[] = [];
+    // Written in chunks: millions of lines pass the longest string V8 holds.
+    writeFileSync(file, '');
+    let lines: string[] = [];
     for (const { timestamp, json } of demoEventObjects(EVENTS, 42, NOW)) {
       lines.push(`{"timestamp":${timestamp},"json":${JSON.stringify(json)}}`);
+      if (lines.length === 100_000) {
+        appendFileSync(file, `${lines.join('\n')}\n`);
+        lines = [];
+      }
     }
-    writeFileSync(file, `${lines.join('\n')}\n`);
-    lines.length = 0;
+    if (lines.length) appendFileSync(file, `${lines.join('\n')}\n`);
     const off = join(dir, 'off');
     const on = join(dir, 'on');
     mkdirSync(on);
     execFileSync(process.execPath, [CLI, 'load', '--data', off, file], { stdio: 'ignore' });
     copyFileSync(join(off, 'default.duckdb'), join(on, 'default.duckdb'));
     const open = (dataDir: string, rollups: boolean) =>
-      createEngine({ dataDir, workspaces: { default: KEY }, rollups, now: () => NOW });
+      createEngine({
+        dataDir,
+        workspaces: { default: KEY },
+        rollups: rollups && { default: { keys: ['event', 'plan'], sums: ['price'] } },
+        now: () => NOW,
+      });
     const engines: Record<'on' | 'off', Engine> = {
       off: await open(off, false),
       on: undefined as unknown as Engine,
@@ -88,16 +147,16 @@ async function main() {
       `events: ${EVENTS.toLocaleString('en-US')}; rollups built at open in ${((performance.now() - built) / 1000).toFixed(2)} s`,
     );
     // Every query once on each engine first, so that no query pays for a cold file.
-    for (const q of QUERIES) {
+    for (const q of [...QUERIES, ...KEYED_QUERIES]) {
       for (const side of ['off', 'on'] as const) {
-        await engines[side].query({ api_key: KEY, aggregation: 'Count', ...q.body });
+        await engines[side].query({ api_key: KEY, ...q.body });
       }
     }
     log('| query | rollups off (ms) | rollups on (ms) | off / on |');
     log('|---|---|---|---|');
-    for (const q of QUERIES) {
+    for (const q of [...QUERIES, ...KEYED_QUERIES]) {
       const times = { on: [] as number[], off: [] as number[] };
-      const body = { api_key: KEY, aggregation: 'Count', ...q.body };
+      const body = { api_key: KEY, ...q.body };
       for (let r = 0; r < ROUNDS + 2; r++) {
         const texts: string[] = [];
         for (const side of r % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {

@@ -18,6 +18,7 @@ import { EngineError, QUERY_TIMED_OUT } from './engine-error.ts';
 import { BodyParsers, defaultBodyWorkers } from './ingest/body-parsers.ts';
 import { type IngestKind, parseIngestBody } from './ingest/ingest-body.ts';
 import { parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
+import { type RollupSpec, rollupSpec } from './storage/duckdb/rollup-spec.ts';
 import type { IngestBatch } from './storage/ingest-batch.ts';
 import type { StorageFailure } from './storage/storage-failure.ts';
 
@@ -40,10 +41,15 @@ export interface EngineOptions {
   /**
    * Workspaces (all with `true`) whose DuckDB files keep event counts per 15-minute span at
    * ingest, which Count queries over whole spans read instead of the events, with the same
-   * answer; off by default. A workspace opened without them drops them; opened with them again,
-   * it rebuilds them from its events.
+   * answer; off by default. A record names each workspace's (`*`: every workspace's) rolled-up
+   * `keys` (top-level keys that splits and `=`, `≠`, `<`, `>` filters read) and `sums`
+   * (metrics whose Sum and Avg they keep). A workspace opened without them drops them; opened with them again, or with other
+   * keys, it rebuilds them from its events.
    */
-  rollups?: boolean | readonly string[];
+  rollups?:
+    | boolean
+    | readonly string[]
+    | Readonly<Record<string, { keys?: readonly string[]; sums?: readonly string[] }>>;
   /** Largest request body in bytes for the HTTP app (default 10 MiB). */
   maxBodyBytes?: number;
   /**
@@ -159,13 +165,31 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         workspaces: names,
         memoryLimit,
         threads: options.threads ?? 2,
-        rollups: names.filter((name) =>
-          typeof options.rollups === 'boolean'
-            ? options.rollups
-            : (options.rollups ?? []).includes(name),
-        ),
+        rollups: rollupSpecs(names, options.rollups),
       });
   return new EngineFront({ ...options, logError }, driver);
+}
+
+/** Each workspace's rollup spec, for those that keep rollups. */
+function rollupSpecs(
+  names: readonly string[],
+  option: EngineOptions['rollups'],
+): Record<string, RollupSpec> {
+  const specs: Record<string, RollupSpec> = {};
+  for (const name of names) {
+    if (option === true || (Array.isArray(option) && option.includes(name))) {
+      specs[name] = rollupSpec();
+    } else if (typeof option === 'object' && !Array.isArray(option)) {
+      const declarations = option as Record<
+        string,
+        { keys?: readonly string[]; sums?: readonly string[] }
+      >;
+      // No workspace is named `*` (names are letters, digits, `_` and `-`).
+      const declared = declarations[name] ?? declarations['*'];
+      if (declared) specs[name] = rollupSpec(declared.keys, declared.sums);
+    }
+  }
+  return specs;
 }
 
 /** The default `logError`: standard error, with the failure where there is one. */

@@ -10,11 +10,15 @@ import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 
 /**
  * Generated valid requests answered by two engines over the same events, one keeping rollups
- * (`storage/duckdb/rollups.ts`) and one not: every answer must be the same JSON text, byte for
- * byte, after the first ingest, after late events land in old spans, and after compaction and a
- * restart. The requests lean towards what rollups answer (Count, no filter, Hour to Month in
- * zones whose offsets are whole quarter hours) and mix in what they must not (filters, other
- * aggregations, Minute, Nepal's and India's odd-half-hour offsets, Liberia's 1971 offset).
+ * (`storage/duckdb/rollups.ts`) by the keys `event` and `plan` with the sums of `ms`, and one
+ * not: every answer must be the same JSON text, byte for byte, after the first ingest, after
+ * late events land in old spans, and after compaction and a restart. The requests lean towards
+ * what rollups answer (Count, Sum and Avg, unfiltered or filtered by `=`, `≠`, `<`, `>` on the
+ * rolled-up keys, split by them, Hour to Month in zones whose offsets are whole quarter hours)
+ * and mix in what they must not (`includes`, filters on other keys, percentiles, Minute,
+ * Nepal's and India's odd-half-hour offsets, Liberia's 1971 offset). `plan` takes every kind of
+ * value (strings, numbers, numeric text, booleans, null, missing) and `ms` values off the exact
+ * sums' grid, so that the keys' typing and the sums' exactness are compared too.
  */
 
 const KEY = 'rollup-requests-key';
@@ -76,8 +80,9 @@ function events(seed: number, count: number, from: number, to: number): Event[] 
       timestamp,
       json: {
         event: EVENT_NAMES[Math.floor(next() * EVENT_NAMES.length)],
-        plan: next() < 0.3 ? 'pro' : 'free',
-        ms: Math.floor(next() * 5000) / (i % 7 === 0 ? 8 : 1),
+        ...plan(next),
+        ...(i % 13 === 5 ? {} : { ms: metric(next, i) }),
+        other: Math.floor(next() * 3),
       },
     };
   });
@@ -86,6 +91,56 @@ function events(seed: number, count: number, from: number, to: number): Event[] 
 function pick<T>(next: () => number, items: readonly T[]): T {
   return items[Math.floor(next() * items.length)] as T;
 }
+
+/** `plan` as strings mostly, and as every other kind of value a filter or split must type. */
+const PLANS: ReadonlyArray<unknown> = ['pro', 'free', 'free', 3, '3', '3.0', true, null, 1e21, 'x'];
+
+function plan(next: () => number): { plan?: unknown } {
+  const r = next();
+  if (r < 0.6) return { plan: r < 0.2 ? 'pro' : 'free' };
+  if (r < 0.65) return {};
+  return { plan: pick(next, PLANS) };
+}
+
+/** `ms` mostly whole, with fractions, numeric text and values off the exact sums' grid. */
+function metric(next: () => number, i: number): unknown {
+  const whole = Math.floor(next() * 5000);
+  if (i % 7 === 0) return whole / 8;
+  if (i % 11 === 0) return whole / 10;
+  if (i % 17 === 0) return String(whole);
+  if (i % 19 === 0) return whole * 1e-30;
+  if (i % 23 === 0) return whole * 1e29;
+  if (i % 29 === 0) return 'slow';
+  return whole;
+}
+
+/** Filters on the rolled-up keys as rollups answer them, and a few they cannot. */
+const FILTERS: ReadonlyArray<unknown> = [
+  [['plan', '=', 'pro']],
+  [['plan', '≠', 'pro']],
+  [['plan', '=', 3]],
+  [['plan', '=', '3']],
+  [['plan', '≠', 3]],
+  [['plan', '=', true]],
+  [['plan', '=', 'true']],
+  [['plan', '>', 2]],
+  [['plan', '<', '5']],
+  [['plan', '=', 1e21]],
+  [
+    ['event', '=', 'buy'],
+    ['plan', '≠', 'free'],
+  ],
+  [
+    [['event', '=', 'buy']],
+    [
+      ['event', '=', 'view'],
+      ['plan', '=', 'pro'],
+    ],
+  ],
+  [[['plan', '=', 'pro']], [['plan', '=', 'free']], [['plan', '=', 3]]],
+  [['event', 'includes', 'u']],
+  [['other', '=', 1]],
+];
 
 /** One request: a window in 2024 (or late 1971 for Liberia), aligned or not, in the given mix. */
 function request(next: () => number): Record<string, unknown> {
@@ -104,7 +159,7 @@ function request(next: () => number): Record<string, unknown> {
     start = Math.floor(start / DAY) * DAY - 1;
     length = Math.max(DAY, Math.floor(length / DAY) * DAY) + 1;
   }
-  const count = next() < 0.75;
+  const count = next() < 0.55;
   const body: Record<string, unknown> = {
     api_key: KEY,
     graph_type: graphType,
@@ -112,12 +167,12 @@ function request(next: () => number): Record<string, unknown> {
     end: Math.min(start + length, NOW),
     IANA_time_zone: zone,
     granularity,
-    aggregation: count ? 'Count' : pick(next, ['Sum', 'Avg', 'P90']),
+    aggregation: count ? 'Count' : pick(next, ['Sum', 'Sum', 'Avg', 'Avg', 'P90']),
     metric: 'ms',
   };
-  if (next() < 0.15) body.filters = [['plan', '=', 'pro']];
+  if (next() < 0.4) body.filters = pick(next, FILTERS);
   if (graphType === 'Multi Line' || graphType === 'Stacked Line' || graphType === 'Table') {
-    body.split = next() < 0.8 ? 'event' : 'plan';
+    body.split = next() < 0.5 ? 'event' : next() < 0.8 ? 'plan' : 'other';
   }
   if (graphType === 'Ratio Line') {
     body.numerator_filters = [['event', '=', 'buy']];
@@ -129,15 +184,18 @@ function request(next: () => number): Record<string, unknown> {
   return body;
 }
 
-/** What rollups could answer: counted, unfiltered, one line, buckets of at least an hour, long enough. */
+/** What rollups could answer: over rolled-up keys, one line or split lines, buckets of at least an hour, long enough. */
 function rollupShaped(body: Record<string, unknown>): boolean {
   const [start, end] = [Number(body.start), Number(body.end)];
+  const filters = JSON.stringify(body.filters ?? []);
   return (
-    body.aggregation === 'Count' &&
+    ['Count', 'Sum', 'Avg'].includes(String(body.aggregation)) &&
     Math.floor((end + 1) / SPAN) - Math.ceil(start / SPAN) >= MIN_ROLLUP_SPANS &&
-    body.filters === undefined &&
+    !filters.includes('includes') &&
+    !filters.includes('other') &&
+    body.split !== 'other' &&
     body.granularity !== 'Minute' &&
-    ['Single Line', 'Compare Line'].includes(String(body.graph_type))
+    ['Single Line', 'Compare Line', 'Multi Line', 'Stacked Line'].includes(String(body.graph_type))
   );
 }
 
@@ -153,7 +211,7 @@ function open(rollups: boolean): Promise<Engine> {
     dataDir: rollups ? dirs.on : dirs.off,
     workspaces: { default: KEY },
     now: () => NOW,
-    rollups,
+    rollups: rollups ? { default: { keys: ['event', 'plan'], sums: ['ms'] } } : false,
     logError: () => undefined,
   });
 }

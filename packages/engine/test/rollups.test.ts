@@ -18,7 +18,12 @@ import {
   appendStaged,
   clusterCollection,
 } from '../src/storage/duckdb/cluster-rows.ts';
-import { MERGE_AFTER_ROWS, ROLLUP_TABLE } from '../src/storage/duckdb/rollups.ts';
+import {
+  coalesceRollups,
+  MAX_KEY_VALUES,
+  MERGE_AFTER_ROWS,
+  ROLLUP_TABLE,
+} from '../src/storage/duckdb/rollups.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 import { API_KEY } from './helpers/engine-server.ts';
 
@@ -70,6 +75,50 @@ async function disagreements(db: WorkspaceDb): Promise<unknown[][]> {
   });
 }
 
+/**
+ * The same for rollups kept by the key `event` with the sums of `v` (events whose `event` is a
+ * string or missing and whose `v` is a number or missing): count and sum per collection, span
+ * and `event`, from the events' JSON, against the rollups' rows and their sums' parts added up.
+ */
+async function keyedDisagreements(db: WorkspaceDb): Promise<string[]> {
+  const raw = db.catalog
+    .list()
+    .flatMap((c) =>
+      c.segments.map(
+        (s) =>
+          `SELECT ${c.id} AS id, floor("timestamp" / 900)::BIGINT AS span, json_extract_string("json", '$.event') AS k, json_extract("json", '$.v')::DOUBLE AS v FROM ${s.table}`,
+      ),
+    );
+  return db.read(async (conn) => {
+    const counted = new Map<string, string>();
+    if (raw.length) {
+      const reader = await conn.runAndReadAll(
+        `SELECT id, span, k, count(*), sum(v) FROM (${raw.join(' UNION ALL ')}) GROUP BY ALL`,
+      );
+      for (const [id, span, k, n, v] of reader.getRows()) {
+        counted.set(`${id} ${span} ${k}`, `${n} ${v}`);
+      }
+    }
+    const reader = await conn.runAndReadAll(
+      `SELECT collection_id, span, k0, sum(n), sum(s0_h), sum(s0_m), sum(s0_l),
+              flatten(list(s0_r) FILTER (WHERE s0_r IS NOT NULL)), sum(s0_n)
+       FROM ${ROLLUP_TABLE} GROUP BY ALL`,
+    );
+    const wrong: string[] = [];
+    for (const [id, span, k, n, h, m, l, r, count] of reader.getRowsJS()) {
+      const big = (x: unknown) => BigInt((x ?? 0) as bigint);
+      const grid = (big(h) << 124n) + (big(m) << 62n) + big(l);
+      const rest = ((r ?? []) as number[]).reduce((a, b) => a + b, 0);
+      const v = Number(count) === 0 ? null : Number(grid) / 2 ** 90 + rest;
+      const id_ = `${id} ${span} ${k}`;
+      if (counted.get(id_) !== `${n} ${v}`) wrong.push(`${id_}: ${n} ${v} vs ${counted.get(id_)}`);
+      counted.delete(id_);
+    }
+    for (const [id_, value] of counted) wrong.push(`${id_}: missing vs ${value}`);
+    return wrong.slice(0, 5);
+  });
+}
+
 async function rollupRows(db: WorkspaceDb): Promise<number> {
   return db.read(async (conn) => {
     const reader = await conn.runAndReadAll(`SELECT count(*) FROM ${ROLLUP_TABLE}`);
@@ -95,7 +144,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     const hi = T2024 + 30 * DAY - 1;
     const plan = window('Hour', 'UTC', lo, hi);
     expect(
-      rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
+      rollupRead({ aggregation: 'Count', readable: true, plan, lo, hi, spanSeconds: 900 }),
     ).toEqual({
       firstSpan: lo / 900,
       lastSpan: (hi + 1) / 900 - 1,
@@ -108,7 +157,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     const hi = T2024 + 30 * DAY + 1000;
     const plan = window('Day', 'America/Los_Angeles', lo, hi);
     expect(
-      rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
+      rollupRead({ aggregation: 'Count', readable: true, plan, lo, hi, spanSeconds: 900 }),
     ).toEqual({
       firstSpan: T2024 / 900 + 1,
       lastSpan: (T2024 + 30 * DAY) / 900,
@@ -126,7 +175,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
       const plan = window('Hour', 'UTC', lo, hi);
       return rollupRead({
         aggregation: 'Count',
-        conditions: ['TRUE'],
+        readable: true,
         plan,
         lo,
         hi,
@@ -146,7 +195,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     for (const zone of ['Asia/Kathmandu', 'Asia/Kolkata', 'Pacific/Chatham']) {
       const plan = window('Hour', zone, lo, hi);
       expect(
-        rollupRead({ aggregation: 'Count', conditions: ['TRUE'], plan, lo, hi, spanSeconds: 900 }),
+        rollupRead({ aggregation: 'Count', readable: true, plan, lo, hi, spanSeconds: 900 }),
       ).toBeDefined();
     }
     const lo1971 = Date.UTC(1971, 5, 1) / 1000;
@@ -154,7 +203,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     expect(
       rollupRead({
         aggregation: 'Count',
-        conditions: ['TRUE'],
+        readable: true,
         plan,
         lo: lo1971,
         hi: lo1971 + 30 * DAY - 1,
@@ -163,19 +212,20 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     ).toBeUndefined();
   });
 
-  test('Minute buckets, other aggregations and conditions read events', () => {
+  test('Minute buckets, percentiles and what rollups do not hold read events', () => {
     const lo = T2024;
     const hi = T2024 + 30 * DAY - 1;
     // Minute buckets over such a window pass the bucket cap no more: a shorter one's plan, whose width alone decides.
     const minute = window('Minute', 'UTC', lo, lo + 12 * DAY - 1);
     const hour = window('Hour', 'UTC', lo, hi);
-    const read = (aggregation: 'Count' | 'Sum' | 'P90', conditions: string[], plan = hour) =>
-      rollupRead({ aggregation, conditions, plan, lo, hi, spanSeconds: 900 });
-    expect(read('Count', ['TRUE'], minute)).toBeUndefined();
-    expect(read('Sum', ['TRUE'])).toBeUndefined();
-    expect(read('P90', ['TRUE'])).toBeUndefined();
-    expect(read('Count', ['TRUE', '"k1_s" = $1'])).toBeUndefined();
-    expect(read('Count', ['TRUE'])).toBeDefined();
+    const read = (aggregation: 'Count' | 'Sum' | 'P90', readable: boolean, plan = hour) =>
+      rollupRead({ aggregation, readable, plan, lo, hi, spanSeconds: 900 });
+    expect(read('Count', true, minute)).toBeUndefined();
+    expect(read('P90', true)).toBeUndefined();
+    expect(read('Count', false)).toBeUndefined();
+    expect(read('Sum', false)).toBeUndefined();
+    expect(read('Sum', true)).toBeDefined();
+    expect(read('Count', true)).toBeDefined();
   });
 });
 
@@ -320,6 +370,129 @@ describe('rollups hold the events’ counts', () => {
     await db.close();
   }, 120_000);
 
+  test('kept by a key and a sum: logs, late events, a restart, compaction and loads agree; a key past its cap stops', async () => {
+    const dataDir = tempDir('keyed');
+    const file = join(dataDir, 'default.duckdb');
+    const open = (keys: string[]) =>
+      createEngine({
+        dataDir,
+        workspaces: { default: 'k' },
+        rollups: { default: { keys, sums: ['v'] } },
+        now: () => T2024 + 30 * DAY,
+      });
+    let engine = await open(['event']);
+    for (let i = 0; i < 40; i++) {
+      const json = { event: `e${i % 3}`, ...(i % 4 ? { v: i / 10 } : {}) };
+      expect((await engine.log({ api_key: 'k', timestamp: T2024 + i * 451, json })).status).toBe(
+        200,
+      );
+    }
+    const bulk = await engine.bulkLog({
+      api_key: 'k',
+      timestamp: T2024 + DAY,
+      jsons: [{ event: 'e1', v: 1e-30 }, { v: 3 }, { event: 'e2', v: 2 ** 100 }],
+    });
+    expect(bulk.status).toBe(200);
+    // Late events, in spans that already hold some, then a restart that keeps the file's keys.
+    for (const ts of [T2024 + 1, T2024 + 900, 899]) {
+      const json = { event: 'e0', v: 0.3 };
+      expect((await engine.log({ api_key: 'k', timestamp: ts, json })).status).toBe(200);
+    }
+    await engine.close();
+    const staging = join(dataDir, 'staging');
+    mkdirSync(staging);
+    let db = await WorkspaceDb.open(file, { rollups: true, stagingDir: staging });
+    expect(await keyedDisagreements(db)).toEqual([]);
+    await clusterCollection(db, DEFAULT_COLLECTION, { field: 'event' });
+    expect(await keyedDisagreements(db)).toEqual([]);
+    const ndjson = join(dataDir, 'events.ndjson');
+    writeFileSync(
+      ndjson,
+      Array.from({ length: 200 }, (_, i) =>
+        JSON.stringify({ timestamp: T2024 + i * 97, json: { event: `e${i % 4}`, v: i } }),
+      ).join('\n'),
+    );
+    const staged = new StagedLoad(db, DEFAULT_COLLECTION);
+    expect((await loadNdjson(db, DEFAULT_COLLECTION, ndjson, { workers: 1, staged })).events).toBe(
+      200,
+    );
+    await appendStaged(db, DEFAULT_COLLECTION, staged.segments(), { field: 'event' });
+    expect(await loadNdjson(db, 'plain', ndjson, { workers: 1 })).toMatchObject({ events: 200 });
+    expect(await keyedDisagreements(db)).toEqual([]);
+    await db.close();
+    // Another key rebuilds them; one with more values than the cap stops being rolled up.
+    engine = await open(['event', 'u']);
+    const many = Array.from({ length: MAX_KEY_VALUES + 6 }, (_, i) => ({ event: 'e9', u: i }));
+    expect(
+      (await engine.bulkLog({ api_key: 'k', timestamp: T2024 + 2 * DAY, jsons: many })).status,
+    ).toBe(200);
+    await engine.close();
+    engine = await open(['event', 'u']);
+    const filtered = await engine.query({
+      api_key: 'k',
+      graph_type: 'Single Line',
+      start: T2024 - 1,
+      end: T2024 + 30 * DAY,
+      IANA_time_zone: 'UTC',
+      granularity: 'Day',
+      aggregation: 'Count',
+      filters: [['u', '=', 5]],
+    });
+    expect(filtered.body).toMatchObject({ metadata: { combined: 1 } });
+    await engine.close();
+    db = await WorkspaceDb.open(file);
+    expect(await keyedDisagreements(db)).toEqual([]);
+    const kept = await db.read(async (conn) => {
+      const r = await conn.runAndReadAll(
+        `SELECT name, dropped FROM _engine.rollup_spec ORDER BY role, position`,
+      );
+      return r.getRowsJS();
+    });
+    expect(kept).toEqual([
+      ['event', false],
+      ['u', true],
+      ['v', false],
+    ]);
+    expect(await rollupRows(db)).toBeLessThan(200);
+    await db.close();
+  }, 120_000);
+
+  test('a merge that stops a key past its cap and then rolls back leaves the key written', async () => {
+    const file = join(tempDir('rollback'), 'default.duckdb');
+    const db = await WorkspaceDb.open(file, { rollups: { keys: ['event'], sums: ['v'] } });
+    const records = (from: number, n: number, event: (i: number) => string) =>
+      Array.from({ length: n }, (_, i) => ({
+        timestamp: T2024 + (from + i) * 60,
+        payload: JSON.stringify({ event: event(i), v: i }),
+      }));
+    try {
+      await expect(
+        db.write(async (tx) => {
+          const entry = await tx.collection(DEFAULT_COLLECTION);
+          await appendRecords(
+            tx,
+            entry,
+            records(0, MAX_KEY_VALUES + 5, (i) => `e${i}`),
+          );
+          await coalesceRollups(tx.conn, entry.rollup);
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      // The file still keeps the key: what is written next keeps its values.
+      await db.write(async (tx) => {
+        const entry = await tx.collection(DEFAULT_COLLECTION);
+        await appendRecords(
+          tx,
+          entry,
+          records(100, 10, (i) => `f${i % 2}`),
+        );
+      });
+      expect(await keyedDisagreements(db)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+
   test('under a stream of small batches the writer merges rows, so a span keeps few and answers stay equal', async () => {
     const on = tempDir('stream-on');
     const off = tempDir('stream-off');
@@ -397,66 +570,79 @@ describe('rollups hold the events’ counts', () => {
     }
   }, 120_000);
 
-  test('a SIGKILL of the serving process mid-ingest leaves rollups and events in agreement', async () => {
-    const dataDir = tempDir('kill');
-    const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        loader,
-        join(import.meta.dirname, 'helpers/serve-child.ts'),
-        dataDir,
-        '--rollups',
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
-        child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
-      });
-      let acknowledged = 0;
-      let killed = false;
-      const send = async (i: number) => {
-        try {
-          const body =
-            i % 5 === 0
-              ? { api_key: API_KEY, timestamp: T2024 + i * 97, jsons: [{ i }, { i: -i - 1 }] }
-              : { api_key: API_KEY, timestamp: T2024 + i * 97, json: { i, [`k${i % 7}`]: i } };
-          const response = await fetch(`${url}/api/${i % 5 === 0 ? 'bulk-log' : 'log'}`, {
-            method: 'POST',
-            body: JSON.stringify(body),
-          });
-          if (response.status === 200 && !killed) acknowledged++;
-        } catch {
-          // In flight when the process died.
-        }
-        if (acknowledged >= 150 && !killed) {
-          killed = true;
-          child.kill('SIGKILL');
-        }
-      };
-      await Promise.all(Array.from({ length: 400 }, (_, i) => send(i)));
-      expect(killed).toBe(true);
-      await new Promise((resolve) =>
-        child.exitCode !== null || child.signalCode ? resolve(null) : child.once('exit', resolve),
+  test.each([
+    ['counts', undefined],
+    ['counts by event and sums of v', { keys: ['event'], sums: ['v'] }],
+  ])(
+    'a SIGKILL of the serving process mid-ingest leaves rollups (%s) and events in agreement',
+    async (_, spec) => {
+      const dataDir = tempDir('kill');
+      const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          loader,
+          join(import.meta.dirname, 'helpers/serve-child.ts'),
+          dataDir,
+          '--rollups',
+          ...(spec ? [JSON.stringify(spec)] : []),
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
       );
-      const db = await WorkspaceDb.open(join(dataDir, 'default.duckdb'), { rollups: true });
       try {
-        expect(await hasRollupTable(db)).toBe(true);
-        expect(await disagreements(db)).toEqual([]);
-        // At least the acknowledged events are counted (each bulk log holds two).
-        const counted = await db.read(async (conn) => {
-          const r = await conn.runAndReadAll(`SELECT sum(n) FROM ${ROLLUP_TABLE}`);
-          return Number(r.getRows()[0]?.[0]);
+        const url = await new Promise<string>((resolve, reject) => {
+          child.stdout.on('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+          child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
         });
-        expect(counted).toBeGreaterThanOrEqual(acknowledged);
+        let acknowledged = 0;
+        let killed = false;
+        const send = async (i: number) => {
+          try {
+            const body =
+              i % 5 === 0
+                ? { api_key: API_KEY, timestamp: T2024 + i * 97, jsons: [{ i }, { i: -i - 1 }] }
+                : {
+                    api_key: API_KEY,
+                    timestamp: T2024 + i * 97,
+                    json: { i, [`k${i % 7}`]: i, event: `e${i % 3}`, v: i % 2 ? i : i / 4 },
+                  };
+            const response = await fetch(`${url}/api/${i % 5 === 0 ? 'bulk-log' : 'log'}`, {
+              method: 'POST',
+              body: JSON.stringify(body),
+            });
+            if (response.status === 200 && !killed) acknowledged++;
+          } catch {
+            // In flight when the process died.
+          }
+          if (acknowledged >= 150 && !killed) {
+            killed = true;
+            child.kill('SIGKILL');
+          }
+        };
+        await Promise.all(Array.from({ length: 400 }, (_, i) => send(i)));
+        expect(killed).toBe(true);
+        await new Promise((resolve) =>
+          child.exitCode !== null || child.signalCode ? resolve(null) : child.once('exit', resolve),
+        );
+        const db = await WorkspaceDb.open(join(dataDir, 'default.duckdb'), { rollups: true });
+        try {
+          expect(await hasRollupTable(db)).toBe(true);
+          expect(await disagreements(db)).toEqual([]);
+          if (spec) expect(await keyedDisagreements(db)).toEqual([]);
+          // At least the acknowledged events are counted (each bulk log holds two).
+          const counted = await db.read(async (conn) => {
+            const r = await conn.runAndReadAll(`SELECT sum(n) FROM ${ROLLUP_TABLE}`);
+            return Number(r.getRows()[0]?.[0]);
+          });
+          expect(counted).toBeGreaterThanOrEqual(acknowledged);
+        } finally {
+          await db.close();
+        }
       } finally {
-        await db.close();
+        if (child.exitCode === null) child.kill('SIGKILL');
       }
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

@@ -9,6 +9,7 @@ import type { StagedLoad } from '../ingest/staged-load.ts';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { resolveUserPath } from './resolve-path.ts';
+import { rollupsOption } from './rollup-options.ts';
 import { stringOption, UsageError, workspaceOption } from './usage-error.ts';
 
 /** Bad lines printed one by one; beyond this only their count. */
@@ -72,7 +73,8 @@ export async function loadCommand(
   if (options['clickhouse-sort-field'] !== undefined && options.clickhouse === undefined) {
     throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
   }
-  if (options.rollups !== undefined && options.clickhouse !== undefined) {
+  const rollups = rollupsOption(options);
+  if (rollups !== undefined && options.clickhouse !== undefined) {
     throw new UsageError('--rollups keeps counts in DuckDB files, not ClickHouse (yet)');
   }
   const file = resolveUserPath(positionals[0] as string);
@@ -124,7 +126,7 @@ export async function loadCommand(
     const cluster = options['no-cluster'] !== true;
     db = await openWorkspaceFile(dataDir, workspace, {
       stagingDir,
-      ...(options.rollups === true ? { rollups: true } : {}),
+      ...(rollups !== undefined ? { rollups } : {}),
       ...(cluster ? { memoryLimit: CLUSTERED_MEMORY } : { threads: 1 }),
     });
     if (cluster) staged = new stagedModule.StagedLoad(db, collection);

@@ -33,10 +33,14 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              --rollups keeps event counts per 15-minute span in each DuckDB file, which Count
              queries over four weeks or more of whole spans read instead of the events (built
              at start when missing;
-             a serve without it drops them, a load keeps up what the file has)
+             a serve without it drops them, a load keeps up what the file has);
+             --rollup-keys KEY,... keeps them per value of those top-level keys (splits and
+             =, !=, <, > filters on them read rollups), --rollup-sums KEY,... with those
+             metrics' Sum and Avg (either implies --rollups)
 `;
 const LOAD_USAGE = `  load       [--data .data | --clickhouse URL] [--workspace default] [--collection all_events]
-             [--cluster-by KEY | --no-cluster | --clickhouse-sort-field KEY] [--rollups] FILE
+             [--cluster-by KEY | --no-cluster | --clickhouse-sort-field KEY] [--rollups]
+             [--rollup-keys KEY,...] [--rollup-sums KEY,...] FILE
              load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection, then
              order its rows by a top-level key and time, so that filters on the key skip the
              rows of its other values: KEY, or by default the key that tells its events apart
@@ -74,6 +78,8 @@ const COMMANDS = {
       clickhouse: { type: 'string' },
       'clickhouse-sort-field': { type: 'string' },
       rollups: { type: 'boolean' },
+      'rollup-keys': { type: 'string' },
+      'rollup-sums': { type: 'string' },
     },
     usage: SERVE_USAGE,
     run: serveCommand,
@@ -86,6 +92,8 @@ const COMMANDS = {
       'cluster-by': { type: 'string' },
       'no-cluster': { type: 'boolean' },
       rollups: { type: 'boolean' },
+      'rollup-keys': { type: 'string' },
+      'rollup-sums': { type: 'string' },
       clickhouse: { type: 'string' },
       'clickhouse-sort-field': { type: 'string' },
     },

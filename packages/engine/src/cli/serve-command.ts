@@ -4,6 +4,7 @@ import { createEngine } from '../engine.ts';
 import { serveEngine } from '../http/serve-engine.ts';
 import { sortFieldAllowed } from '../storage/clickhouse/clickhouse-key-columns.ts';
 import { resolveUserPath } from './resolve-path.ts';
+import { rollupsOption } from './rollup-options.ts';
 import { integerOption, stringOption, UsageError } from './usage-error.ts';
 
 type Options = Record<string, string | boolean | undefined>;
@@ -92,14 +93,19 @@ export async function serveCommand(options: Options): Promise<number> {
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspaces = await workspacesFrom(options);
   const clickhouse = withSortField(options, clickhouseFrom(options));
-  if (clickhouse && options.rollups !== undefined) {
+  const rollups = rollupsOption(options);
+  if (clickhouse && rollups !== undefined) {
     throw new UsageError('--rollups keeps counts in DuckDB files, not ClickHouse (yet)');
   }
   const engine = await createEngine({
     dataDir,
     workspaces,
     clickhouse,
-    ...(options.rollups === true ? { rollups: true } : {}),
+    ...(rollups === true ? { rollups: true } : {}),
+    // The same keys and sums for every workspace the server opens.
+    ...(typeof rollups === 'object'
+      ? { rollups: Object.fromEntries(Object.keys(workspaces).map((w) => [w, rollups])) }
+      : {}),
   });
   let served: Awaited<ReturnType<typeof serveEngine>>;
   try {

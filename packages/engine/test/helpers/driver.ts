@@ -63,6 +63,14 @@ function providedRollups(): boolean {
   }
 }
 
+/** The rollups the `duckdb-clustered` project keeps: by the keys and metrics the suites query most. */
+export const ROLLUP_SPECS = {
+  '*': {
+    keys: ['event', 'plan', 'kind', 'country', 'tenant', 'name'],
+    sums: ['price', 'amount', 'v', 'code', 'session_ms'],
+  },
+} as const;
+
 /** True when the suite runs on the ClickHouse driver. */
 export const ON_CLICKHOUSE = DRIVER === 'clickhouse';
 
@@ -71,7 +79,7 @@ export const ON_CLICKHOUSE = DRIVER === 'clickhouse';
  * the project that keeps them (the caller's `dataDir`), for ClickHouse the shared server and databases of a prefix no other engine uses.
  */
 export function driverOptions(): Pick<EngineOptions, 'clickhouse' | 'rollups'> {
-  if (!ON_CLICKHOUSE) return ROLLUPS ? { rollups: true } : {};
+  if (!ON_CLICKHOUSE) return ROLLUPS ? { rollups: ROLLUP_SPECS } : {};
   return {
     clickhouse: {
       url: inject('clickhouseUrl'),

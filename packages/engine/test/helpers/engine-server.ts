@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createEngine, type Engine, type EngineOptions, serveEngine } from '../../src/index.ts';
 import { clusterCollection } from '../../src/storage/duckdb/cluster-rows.ts';
 import { WorkspaceDb } from '../../src/storage/duckdb/workspace-db.ts';
-import { CLUSTERED, driverOptions, ROLLUPS } from './driver.ts';
+import { CLUSTERED, driverOptions, ROLLUP_SPECS, ROLLUPS } from './driver.ts';
 
 /** A status with the parsed JSON body (untyped: tests read answers of every shape) and its text. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read answers of every shape
@@ -37,7 +37,7 @@ export async function startServer(options: Partial<EngineOptions> = {}): Promise
     workspaces: { default: API_KEY, other: 'other-key-9876543210' },
     memoryLimit: '512MB',
     logError: () => undefined,
-    ...(options.dataDir ? (ROLLUPS ? { rollups: true } : {}) : driverOptions()),
+    ...(options.dataDir ? (ROLLUPS ? { rollups: ROLLUP_SPECS } : {}) : driverOptions()),
     ...options,
     dataDir,
   };

@@ -1,7 +1,7 @@
 import { LIMITS } from '@analytics-chart/protocol';
 import { BIGINT, LIST, listValue, VARCHAR } from '../../storage/duckdb/duckdb-api.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
-import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
+import type { BoundRollup, DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
 import type { LinePlan, LineWindow } from '../plan/collection-plan.ts';
 import { rollupRead } from '../plan/rollup-eligibility.ts';
@@ -9,7 +9,11 @@ import { MAX_SPLIT_CELLS, rankCandidatesSql } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
 import { aggregateOrderSql, aggregateSql, sumPartsSql } from './aggregate-sql.ts';
-import { rollupCountStatement } from './rollup-sql.ts';
+import {
+  type RollupWindow,
+  rollupCellsStatement,
+  rollupPopulationsStatement,
+} from './rollup-sql.ts';
 
 /**
  * The render stage of the six line kinds on DuckDB: one statement per window of a line, written
@@ -61,28 +65,26 @@ export function lineSql(
     const where =
       kind.value === 'ratio' ? `${filters} AND (${numerator} OR ${denominator})` : filters;
     // Where rollups give the events' answer, the window reads them (`plan/rollup-eligibility.ts`).
-    const kept = bound.rollup;
-    const rollup =
-      kept &&
-      rollupRead({
-        aggregation,
-        conditions: [where, ...populations],
-        plan,
-        lo: window.lo,
-        hi: window.hi,
-        spanSeconds: kept.spanSeconds,
-      });
-    if (kept && rollup) {
+    const read = rollupWindow(bound, window, (r) => r.where !== null);
+    if (read?.rollup.where) {
+      const rw = read.rollup.where;
+      const rollupPopulations =
+        kind.value === 'ratio'
+          ? [rw.numerator, rw.denominator]
+          : kind.second === 'compare filters'
+            ? ['TRUE', rw.compare]
+            : ['TRUE'];
       return {
         form: 'populations',
-        ...rollupCountStatement(
-          plan,
-          rollup,
-          kept,
-          bound.relation,
-          populations.length,
-          window.units,
-        ),
+        ...rollupPopulationsStatement(read, window.units, {
+          where,
+          populations,
+          rollupWhere:
+            kind.value === 'ratio'
+              ? `${rw.filters} AND (${rw.numerator} OR ${rw.denominator})`
+              : rw.filters,
+          rollupPopulations,
+        }),
       };
     }
     // Sums of buckets are also sums of spans of UTC time within them, keyed by a division alone.
@@ -127,6 +129,20 @@ export function lineSql(
   const base = `SELECT ${bound.splitSql ?? 'NULL::VARCHAR'} AS sp, ${k} AS k, ${metric} AS m FROM ${bound.relation}
       WHERE ${inWindow} AND ${filters}`;
   if (!ranked && (aggregation === 'Count' || aggregation === 'Sum' || aggregation === 'Avg')) {
+    const read =
+      bound.splitSql !== null &&
+      rollupWindow(bound, window, (r) => r.where !== null && r.split !== null);
+    if (read && bound.splitSql !== null && read.rollup.where) {
+      return {
+        form: 'cells',
+        ...rollupCellsStatement(
+          read,
+          bound.splitSql,
+          { events: filters, rollup: read.rollup.where.filters },
+          MAX_SPLIT_CELLS + 1,
+        ),
+      };
+    }
     params.cells = { value: MAX_SPLIT_CELLS + 1, type: BIGINT };
     return {
       form: 'cells',
@@ -156,6 +172,32 @@ export function lineSql(
      UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
     params,
   };
+}
+
+/**
+ * The window's rollup read, where the workspace keeps rollups that hold what the statement
+ * reads (`holds`, and for Sum and Avg the metric) and the window's buckets are whole spans.
+ */
+function rollupWindow(
+  bound: DuckDbBoundQuery,
+  window: LineWindow,
+  holds: (rollup: BoundRollup) => boolean,
+): RollupWindow | undefined {
+  const { rollup } = bound;
+  const plan = window.buckets;
+  if (!rollup || !plan) return undefined;
+  const { aggregation } = bound.query;
+  const m = bound.metricSql;
+  const summed = aggregation === 'Sum' || aggregation === 'Avg';
+  const read = rollupRead({
+    aggregation,
+    readable: holds(rollup) && (!summed || (m !== null && rollup.sum !== null)),
+    plan,
+    lo: window.lo,
+    hi: window.hi,
+    spanSeconds: rollup.spanSeconds,
+  });
+  return read && { plan, read, rollup, bound, aggregation, m };
 }
 
 const DAY = 86_400;

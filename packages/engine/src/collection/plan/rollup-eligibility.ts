@@ -21,8 +21,12 @@ export const MIN_ROLLUP_SPANS = 2688;
 /** What a window's statement asks for, as far as rollups can answer it. */
 export interface RollupRequest {
   aggregation: Aggregation;
-  /** The SQL conditions of the statement: the base filter and each population's. */
-  conditions: readonly string[];
+  /**
+   * Whether the rollups hold what the statement reads of its events besides their time: every
+   * key its conditions and split read (rolled-up keys, compared by `=`, `≠`, `<` or `>`) and,
+   * for Sum and Avg, its metric.
+   */
+  readable: boolean;
   plan: BucketPlan;
   /** The window's first and last second. */
   lo: number;
@@ -32,8 +36,9 @@ export interface RollupRequest {
 }
 
 /**
- * Whether rollups give the same answer as the events, and which spans to read: only a Count
- * with no condition on the events (rollups keep counts only), over buckets that are each a union
+ * Whether rollups give the same answer as the events, and which spans to read: only a Count,
+ * Sum or Avg that reads nothing of the events the rollups do not hold (they keep counts, and
+ * sums' exact parts, per span and string form of each rolled-up key), over buckets that are each a union
  * of whole spans, because then every span lies in one bucket and adding span counts up is
  * adding the events up. That holds where the bucket width (Minute and Hour) and every offset of
  * the zone in the window and every instant it changes are multiples of 15 minutes; older odd
@@ -42,9 +47,8 @@ export interface RollupRequest {
  * {@link MIN_ROLLUP_SPANS} whole spans, which their events answer sooner. Undefined: read raw.
  */
 export function rollupRead(request: RollupRequest): RollupRead | undefined {
-  const { aggregation, conditions, plan, lo, hi, spanSeconds: span } = request;
-  if (aggregation !== 'Count') return undefined;
-  if (!conditions.every((c) => c === 'TRUE')) return undefined;
+  const { aggregation, readable, plan, lo, hi, spanSeconds: span } = request;
+  if (!['Count', 'Sum', 'Avg'].includes(aggregation) || !readable) return undefined;
   if (lo > hi || lo < 86_400) return undefined;
   let segments: readonly OffsetSegment[];
   if (plan.clock) {

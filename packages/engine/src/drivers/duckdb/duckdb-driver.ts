@@ -4,6 +4,7 @@ import type { SqlQuery } from '@analytics-chart/protocol';
 import { collectionQuery } from '../../collection/duckdb/run-collection-query.ts';
 import { WriteQueue } from '../../ingest/write-queue.ts';
 import { runSqlQuery } from '../../sql-mode/duckdb/index.ts';
+import type { RollupSpec } from '../../storage/duckdb/rollup-spec.ts';
 import { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
 import type { IngestBatch } from '../../storage/ingest-batch.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
@@ -19,8 +20,8 @@ export interface DuckDbDriverOptions {
   memoryLimit: string;
   /** DuckDB threads per workspace. */
   threads: number;
-  /** The workspaces that keep rollups (`storage/duckdb/rollups.ts`). */
-  rollups?: readonly string[];
+  /** The workspaces that keep rollups (`storage/duckdb/rollups.ts`), with what they keep them by. */
+  rollups?: Readonly<Record<string, RollupSpec>>;
 }
 
 /** Opens one DuckDB file per workspace: the embedded, default storage. */
@@ -32,7 +33,7 @@ export async function openDuckDbDriver(options: DuckDbDriverOptions): Promise<St
       const db = await WorkspaceDb.open(join(options.dataDir, `${name}.duckdb`), {
         memoryLimit: options.memoryLimit,
         threads: options.threads,
-        rollups: options.rollups?.includes(name) === true,
+        rollups: options.rollups?.[name] ?? false,
       });
       workspaces.set(name, new DuckDbWorkspace(db));
     }

@@ -12,7 +12,7 @@ import {
   segmentTable,
 } from './catalog.ts';
 import { readPrepared, runPrepared } from './prepared-statements.ts';
-import { addSpanCounts } from './rollups.ts';
+import { addSpanRows, returningSql, settleDrops } from './rollups.ts';
 import { SqlParams } from './sql-params.ts';
 import type { WriteTransaction } from './workspace-db.ts';
 
@@ -348,17 +348,19 @@ export async function insertEvents(
   }
   // The loader's scratch rows count once they join the collection (`cluster-rows.ts`).
   if (entry.rollup && into === undefined) {
-    if (timestamps) {
+    if (timestamps && !entry.rollup.keyed) {
       const result = await runPrepared(conn, sql, params);
-      await addSpanCounts(conn, entry, timestamps);
+      await addSpanRows(
+        conn,
+        entry,
+        timestamps.map((ts) => [ts]),
+      );
       return Number(result.rowsChanged);
     }
-    const inserted = await readPrepared(conn, `${sql} RETURNING "timestamp"`, params);
-    await addSpanCounts(
-      conn,
-      entry,
-      inserted.map(([ts]) => Number(ts)),
-    );
+    // Keys and metrics are read from the inserted rows' payloads, as the rollups keep them.
+    await settleDrops(conn, entry.rollup);
+    const inserted = await readPrepared(conn, `${sql} RETURNING ${returningSql(entry)}`, params);
+    await addSpanRows(conn, entry, inserted);
     return inserted.length;
   }
   const result = await runPrepared(conn, sql, params);

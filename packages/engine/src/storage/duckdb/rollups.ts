@@ -1,22 +1,29 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { sumPartsSql } from '../../collection/duckdb/aggregate-sql.ts';
+import { jsonPointer } from '../key-path.ts';
 import { type CollectionEntry, ENGINE_SCHEMA } from './catalog.ts';
+import { DOUBLE, HUGEINT, LIST, listValue, quotedString } from './duckdb-api.ts';
+import { numericForm, storedStringForm } from './key-typing.ts';
 import { runPrepared } from './prepared-statements.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
+import type { RollupSpec } from './rollup-spec.ts';
 import { SqlParams } from './sql-params.ts';
 
 /**
- * Rollups: each collection's event count per 15-minute span of UTC time, kept in the same
- * transaction as the events they count, so that a query can read a few rows per span instead
- * of every event (`collection/plan/rollup-eligibility.ts` decides when that gives the same
- * answer). Rows are only ever appended (one per span a batch touches), because DuckDB appends
- * from concurrent transactions never conflict while updates of one row would; readers add a
- * span's rows up, and the writer merges them when it runs alone: at open, at compaction, and
- * whenever {@link MERGE_AFTER_ROWS} rows have been appended since the last merge, so that a
- * long-running server's rollups stay near one row per span.
+ * Rollups: each collection's event count per 15-minute span of UTC time, and per value of the
+ * keys the workspace declares (their string forms), with the exact sums' parts of the metrics
+ * it declares, kept in the same transaction as the events they count, so that a query can read
+ * a few rows per span instead of every event (`collection/plan/rollup-eligibility.ts` and
+ * `collection/duckdb/line-sql.ts` decide when that gives the same answer). Rows are only ever
+ * appended (one per span and key values a batch touches), because DuckDB appends from
+ * concurrent transactions never conflict while updates of one row would; readers add a span's
+ * rows up, and the writer merges them when it runs alone: at open, at compaction, and whenever
+ * {@link MERGE_AFTER_ROWS} rows have been appended since the last merge, so that a
+ * long-running server's rollups stay near one row per span and key values.
  *
  * The table exists exactly while it is complete, and every write keeps it while it exists: it
  * is created and filled from the events in one transaction when a workspace is opened with
- * rollups on, and dropped when it is opened with them off.
+ * rollups on (or with other keys than the file's), and dropped when it is opened with them off.
  */
 
 /**
@@ -27,6 +34,20 @@ export const SPAN_SECONDS = 900;
 
 /** The rollup table, schema-qualified and quoted. */
 export const ROLLUP_TABLE = `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier('rollup_15m')}`;
+
+/** The keys and metrics the rollups are kept by, in the order of their columns. */
+const SPEC_TABLE = `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier('rollup_spec')}`;
+
+/**
+ * Distinct string forms a key may have across the workspace's rollups: past it, the key stops
+ * being rolled up (its column is cleared and the rows merged), which bounds the rows per span.
+ */
+export const MAX_KEY_VALUES = 64;
+
+/** The column of the i-th key's string forms. */
+export const keyColumnName = (i: number) => `k${i}`;
+/** The prefix of the i-th metric's columns: `_h`, `_m`, `_l` (limb sums), `_r` (off-grid values), `_n` (count). */
+export const sumColumnPrefix = (i: number) => `s${i}`;
 
 /** The span of a BIGINT Unix-seconds expression: floor division, negative seconds included. */
 export function spanSql(ts: string): string {
@@ -39,64 +60,186 @@ export function spanSql(ts: string): string {
  */
 export const MERGE_AFTER_ROWS = 512;
 
-/** A workspace's rollups as its writers see them: the rows appended since their last merge. */
+/** A workspace's rollups as its writers and readers see them. */
 export class RollupLedger {
+  /** Rows appended since the last merge. */
   unmerged = 0;
+  /**
+   * The keys in column order: `dropped` once readers must no longer read a key (set before the
+   * merge that clears it commits), `written` while writers still fill its column (cleared only
+   * once that merge is known to have committed, see {@link settleDrops}).
+   */
+  readonly keys: Array<{ name: string; dropped: boolean; written: boolean }>;
+  readonly sums: readonly string[];
+  /** Keys a merge cleared whose commit is not known yet. */
+  readonly pending = new Set<string>();
+
+  constructor(spec: RollupSpec, dropped: ReadonlySet<string> = new Set()) {
+    this.keys = spec.keys.map((name) => ({
+      name,
+      dropped: dropped.has(name),
+      written: !dropped.has(name),
+    }));
+    this.sums = [...spec.sums];
+  }
 
   /** Whether enough rows were appended since the last merge to merge them now. */
   get due(): boolean {
     return this.unmerged >= MERGE_AFTER_ROWS;
   }
+
+  /** The column of a key's string forms, where it is rolled up. */
+  keyColumn(name: string): string | null {
+    const i = this.keys.findIndex((k) => k.name === name && !k.dropped);
+    return i < 0 ? null : quoteIdentifier(keyColumnName(i));
+  }
+
+  /** The prefix of a metric's columns, where it is rolled up. */
+  sumColumns(name: string): string | null {
+    const i = this.sums.indexOf(name);
+    return i < 0 ? null : sumColumnPrefix(i);
+  }
+
+  /** Whether the rows hold more than the count per span. */
+  get keyed(): boolean {
+    return this.keys.length > 0 || this.sums.length > 0;
+  }
+}
+
+/**
+ * The string form of top-level key `name` in the payload column `json`, as a field reads it;
+ * `text` writes the key's JSON pointer (a parameter, or a literal where DuckDB takes none).
+ */
+function stringFormSql(json: string, name: string, text: (value: string) => string): string {
+  const p = text(jsonPointer([name]));
+  return storedStringForm(`json_extract_string(${json}, ${p})`, json, p, true);
 }
 
 /** Whether the workspace's file has complete rollups. */
-async function hasRollups(conn: DuckDBConnection): Promise<boolean> {
+async function hasTable(conn: DuckDBConnection, table: string): Promise<boolean> {
   const reader = await conn.runAndReadAll(
     `SELECT count(*) FROM duckdb_tables()
-     WHERE database_name = current_database() AND schema_name = $1 AND table_name = 'rollup_15m'`,
-    [ENGINE_SCHEMA],
+     WHERE database_name = current_database() AND schema_name = $1 AND table_name = $2`,
+    [ENGINE_SCHEMA, table],
   );
   return Number(reader.getRows()[0]?.[0] ?? 0) > 0;
 }
 
+/** The spec the file's rollups were built with, and the keys that stopped being rolled up. */
+async function fileSpec(
+  conn: DuckDBConnection,
+): Promise<{ spec: RollupSpec; dropped: Set<string> }> {
+  const spec = { keys: [] as string[], sums: [] as string[] };
+  const dropped = new Set<string>();
+  if (!(await hasTable(conn, 'rollup_spec'))) return { spec, dropped };
+  const reader = await conn.runAndReadAll(
+    `SELECT role, name, dropped FROM ${SPEC_TABLE} ORDER BY role, position`,
+  );
+  for (const [role, name, gone] of reader.getRows()) {
+    if (role === 'key') spec.keys.push(String(name));
+    else spec.sums.push(String(name));
+    if (gone === true) dropped.add(String(name));
+  }
+  return { spec, dropped };
+}
+
+const sameSpec = (a: RollupSpec, b: RollupSpec) =>
+  JSON.stringify([a.keys, a.sums]) === JSON.stringify([b.keys, b.sums]);
+
 /**
  * Brings the file in line with the workspace's setting, on the writer `conn` before any other
- * use, and says whether it keeps rollups: with them on, creates and fills them when missing and
- * merges their rows (one transaction); with them off, drops them, so that turning them on again
- * rebuilds them whole; unset (tools that are not the workspace's server), keeps what the file has.
+ * use, and answers the rollups it keeps: with a spec, creates and fills them when missing or
+ * kept by other keys, and merges their rows (one transaction); `true`, the same with the file's
+ * own spec (none: counts only); `false`, drops them, so that turning them on again rebuilds
+ * them whole; unset (tools that are not the workspace's server), keeps what the file has.
  */
 export async function openRollups(
   conn: DuckDBConnection,
-  enabled: boolean | undefined,
+  setting: boolean | RollupSpec | undefined,
   collections: readonly CollectionEntry[],
-): Promise<boolean> {
-  const present = await hasRollups(conn);
-  if (enabled === undefined) return present;
-  if (!enabled) {
+): Promise<RollupLedger | undefined> {
+  const present = await hasTable(conn, 'rollup_15m');
+  const file = await fileSpec(conn);
+  if (setting === undefined && !present) return undefined;
+  if (setting === false) {
     if (present) await conn.run(`DROP TABLE ${ROLLUP_TABLE}`);
-    return false;
+    await conn.run(`DROP TABLE IF EXISTS ${SPEC_TABLE}`);
+    return undefined;
   }
+  const wanted = typeof setting === 'object' ? setting : file.spec;
+  const rebuild = !present || !sameSpec(wanted, file.spec);
+  const ledger = new RollupLedger(wanted, rebuild ? new Set() : file.dropped);
+  for (const entry of collections) entry.rollup = ledger;
   await conn.run('BEGIN TRANSACTION');
   try {
-    if (!present) {
+    if (rebuild) {
+      if (present) await conn.run(`DROP TABLE ${ROLLUP_TABLE}`);
+      await conn.run(`DROP TABLE IF EXISTS ${SPEC_TABLE}`);
       await conn.run(
-        `CREATE TABLE ${ROLLUP_TABLE} (collection_id INTEGER NOT NULL, span BIGINT NOT NULL, n BIGINT NOT NULL)`,
+        `CREATE TABLE ${SPEC_TABLE} (role VARCHAR NOT NULL, position INTEGER NOT NULL, name VARCHAR NOT NULL, dropped BOOLEAN NOT NULL)`,
       );
+      for (const [role, names] of [
+        ['key', wanted.keys],
+        ['sum', wanted.sums],
+      ] as const) {
+        for (const [i, name] of names.entries()) {
+          await conn.run(`INSERT INTO ${SPEC_TABLE} VALUES ($1, $2, $3, false)`, [role, i, name]);
+        }
+      }
+      await conn.run(`CREATE TABLE ${ROLLUP_TABLE} (${tableColumns(ledger).join(', ')})`);
       for (const entry of collections) {
         for (const segment of entry.segments) await addRollupRows(conn, entry, segment.table);
       }
     }
-    await mergeRows(conn);
+    await mergeRows(conn, ledger);
     await conn.run('COMMIT');
   } catch (error) {
     await conn.run('ROLLBACK').catch(() => undefined);
     throw error;
   }
-  return true;
+  return ledger;
+}
+
+/** The rollup table's columns with their types. */
+function tableColumns(ledger: RollupLedger): string[] {
+  const columns = ['collection_id INTEGER NOT NULL', 'span BIGINT NOT NULL'];
+  ledger.keys.forEach((_, i) => {
+    columns.push(`${quoteIdentifier(keyColumnName(i))} VARCHAR`);
+  });
+  columns.push('n BIGINT NOT NULL');
+  ledger.sums.forEach((_, i) => {
+    const p = sumColumnPrefix(i);
+    for (const limb of ['h', 'm', 'l']) columns.push(`${p}_${limb} HUGEINT`);
+    columns.push(`${p}_r DOUBLE[]`, `${p}_n BIGINT`);
+  });
+  return columns;
+}
+
+/** The key columns' names, quoted, in order. */
+const keyColumns = (ledger: RollupLedger) =>
+  ledger.keys.map((_, i) => quoteIdentifier(keyColumnName(i)));
+
+/**
+ * Brings the writers' view of keys a merge cleared in line with the file, at the start of a
+ * writer transaction: a key whose clearing committed is no longer written; one whose merge
+ * rolled back is written and read again, as the file still keeps it.
+ */
+export async function settleDrops(conn: DuckDBConnection, ledger: RollupLedger): Promise<void> {
+  if (ledger.pending.size === 0) return;
+  const reader = await conn.runAndReadAll(
+    `SELECT name FROM ${SPEC_TABLE} WHERE role = 'key' AND dropped`,
+  );
+  const dropped = new Set(reader.getRows().map(([name]) => String(name)));
+  for (const key of ledger.keys) {
+    if (!ledger.pending.has(key.name)) continue;
+    key.written = !dropped.has(key.name);
+    key.dropped = dropped.has(key.name);
+  }
+  ledger.pending.clear();
 }
 
 /**
- * Adds the counts of the events of `relation` (a table with a BIGINT `timestamp` column) to
+ * Adds the events of `relation` (a table with BIGINT `timestamp` and the payload `json`) to
  * `entry`'s rollups, inside the caller's transaction.
  */
 export async function addRollupRows(
@@ -104,76 +247,210 @@ export async function addRollupRows(
   entry: CollectionEntry,
   relation: string,
 ): Promise<void> {
+  const ledger = entry.rollup;
+  if (!ledger) return;
+  await settleDrops(conn, ledger);
   const params = new SqlParams();
+  const keys = ledger.keys.map((k) =>
+    k.written ? stringFormSql('"json"', k.name, (v) => params.text(v)) : 'NULL::VARCHAR',
+  );
+  // The parts of `collection/duckdb/aggregate-sql.ts`, as the raw statements add them.
+  const sums = ledger.sums.map((name, i) => {
+    const parts = sumPartsSql(numericForm(stringFormSql('"json"', name, (v) => params.text(v))));
+    return {
+      inner: `${parts} AS p${i}`,
+      outer: `p${i}.h::HUGEINT, p${i}.m::HUGEINT, p${i}.l::HUGEINT, p${i}.r, p${i}.n`,
+    };
+  });
+  const groups = ['span', ...keys.map((_, i) => `g${i}`)];
+  const keyed = keys.map((k, i) => `${k} AS g${i}`);
   const result = await runPrepared(
     conn,
     `INSERT INTO ${ROLLUP_TABLE}
-     SELECT ${params.integer(entry.id)}, ${spanSql('"timestamp"')} AS span, count(*) FROM ${relation} GROUP BY span`,
+     SELECT ${params.integer(entry.id)}, ${groups.join(', ')}, n${sums.map((s) => `, ${s.outer}`).join('')} FROM (
+       SELECT ${groups.join(', ')}, count(*) AS n${sums.map((s) => `, ${s.inner}`).join('')}
+       FROM (SELECT ${spanSql('"timestamp"')} AS span, ${['"json"', ...keyed].join(', ')} FROM ${relation})
+       GROUP BY ${groups.join(', ')}
+     )`,
     params,
   );
-  if (entry.rollup) entry.rollup.unmerged += Number(result.rowsChanged);
+  ledger.unmerged += Number(result.rowsChanged);
+}
+
+/**
+ * What an INSERT … RETURNING gives for the rollups of the rows it inserted (their timestamps,
+ * then each key's string form and each metric's numeric form). DuckDB takes no parameter in a
+ * RETURNING list: the keys' pointers are string literals, quoted by DuckDB's client, of names
+ * the server's own configuration declared (`rollup-spec.ts`), never a request's.
+ */
+export function returningSql(entry: CollectionEntry): string {
+  const ledger = entry.rollup;
+  const columns = ['"timestamp"'];
+  if (!ledger) return columns[0] as string;
+  for (const k of ledger.keys) {
+    columns.push(k.written ? stringFormSql('"json"', k.name, quotedString) : 'NULL::VARCHAR');
+  }
+  for (const name of ledger.sums) {
+    columns.push(numericForm(stringFormSql('"json"', name, quotedString)));
+  }
+  return columns.join(', ');
 }
 
 /** Span rows written per statement, at most. */
 const ROWS_PER_INSERT = 1000;
 
-/**
- * Adds the counts of events just inserted (their `timestamps`, as the caller holds them or an
- * INSERT's RETURNING gives them) to `entry`'s rollups, inside the caller's transaction: counted
- * here rather than by reading the inserted relation again, which a batch's text would have to
- * be split anew for.
- */
-export async function addSpanCounts(
-  conn: DuckDBConnection,
-  entry: CollectionEntry,
-  timestamps: readonly number[],
-): Promise<void> {
-  const counts = new Map<number, number>();
-  for (const ts of timestamps) {
-    const span = Math.floor(ts / SPAN_SECONDS);
-    counts.set(span, (counts.get(span) ?? 0) + 1);
-  }
-  const spans = [...counts];
-  for (let i = 0; i < spans.length; i += ROWS_PER_INSERT) {
-    const params = new SqlParams();
-    const id = params.integer(entry.id);
-    const tuples = spans
-      .slice(i, i + ROWS_PER_INSERT)
-      .map(([span, n]) => `(${id}, ${params.integer(span)}, ${params.integer(n)})`);
-    await runPrepared(conn, `INSERT INTO ${ROLLUP_TABLE} VALUES ${tuples.join(', ')}`, params);
-  }
-  // Counted before the commit: a rolled-back batch only brings the next merge forward.
-  if (entry.rollup) entry.rollup.unmerged += spans.length;
+const GRID_SCALE = 2 ** 90;
+const GRID_LIMIT = 2 ** 96;
+const LIMB = (1n << 62n) - 1n;
+
+/** One rollup row being added up: its count and, per metric, the exact sum's parts. */
+interface RowSums {
+  span: number;
+  keys: Array<string | null>;
+  n: number;
+  sums: Array<{ grid: bigint; rest: number[]; count: number }>;
 }
 
 /**
- * Rewrites the rollups of every span that has more than one row as one row, inside the caller's
- * transaction: one scan of the (small) table, and rows deleted and written only for the spans
- * appended to since the last merge.
+ * Adds the rows just inserted (`rows`: as {@link returningSql} reads them, or only their
+ * timestamps when the rollups keep counts alone) to `entry`'s rollups, inside the caller's
+ * transaction: added up here rather than by reading the inserted relation again, which a
+ * batch's text would have to be split anew for. A metric's value on the fixed-point grid of
+ * `collection/plan/exact-sum.ts` adds to the row's grid integer, any other to its list, so the
+ * parts re-add to the exact sum whichever limbs carry it.
  */
-async function mergeRows(conn: DuckDBConnection): Promise<void> {
+export async function addSpanRows(
+  conn: DuckDBConnection,
+  entry: CollectionEntry,
+  rows: ReadonlyArray<readonly unknown[]>,
+): Promise<void> {
+  const ledger = entry.rollup;
+  if (!ledger) return;
+  const keyCount = ledger.keys.length;
+  const sumCount = ledger.sums.length;
+  const groups = new Map<string, RowSums>();
+  for (const row of rows) {
+    const span = Math.floor(Number(row[0]) / SPAN_SECONDS);
+    const keys = row
+      .slice(1, 1 + keyCount)
+      .map((v) => (v === null || v === undefined ? null : String(v)));
+    const id = keyCount ? JSON.stringify([span, keys]) : String(span);
+    let group = groups.get(id);
+    if (!group) {
+      group = {
+        span,
+        keys,
+        n: 0,
+        sums: Array.from({ length: sumCount }, () => ({ grid: 0n, rest: [], count: 0 })),
+      };
+      groups.set(id, group);
+    }
+    group.n += 1;
+    for (let i = 0; i < sumCount; i++) {
+      const x = row[1 + keyCount + i];
+      if (x === null || x === undefined) continue;
+      const value = Number(x);
+      const sum = group.sums[i] as RowSums['sums'][number];
+      sum.count += 1;
+      const scaled = Math.abs(value) * GRID_SCALE;
+      if (Math.abs(value) < GRID_LIMIT && Number.isInteger(scaled)) {
+        sum.grid += value < 0 ? -BigInt(scaled) : BigInt(scaled);
+      } else sum.rest.push(value);
+    }
+  }
+  const all = [...groups.values()];
+  for (let i = 0; i < all.length; i += ROWS_PER_INSERT) {
+    const params = new SqlParams();
+    const id = params.integer(entry.id);
+    const tuples = all.slice(i, i + ROWS_PER_INSERT).map((g) => {
+      const values = [id, params.integer(g.span)];
+      for (const k of g.keys) values.push(k === null ? 'NULL' : params.text(k));
+      values.push(params.integer(g.n));
+      for (const s of g.sums) {
+        const high = s.grid >> 124n;
+        values.push(
+          params.value(high, HUGEINT),
+          params.value((s.grid >> 62n) & LIMB, HUGEINT),
+          params.value(s.grid & LIMB, HUGEINT),
+          s.rest.length ? params.value(listValue(s.rest), LIST(DOUBLE)) : 'NULL',
+          params.integer(s.count),
+        );
+      }
+      return `(${values.join(', ')})`;
+    });
+    await runPrepared(conn, `INSERT INTO ${ROLLUP_TABLE} VALUES ${tuples.join(', ')}`, params);
+  }
+  // Counted before the commit: a rolled-back batch only brings the next merge forward.
+  ledger.unmerged += all.length;
+}
+
+/**
+ * Rewrites the rollups of every span that has more than one row per key values as one row per
+ * key values, inside the caller's transaction: one scan of the (small) table, and rows deleted
+ * and written only for the spans appended to since the last merge. A key past
+ * {@link MAX_KEY_VALUES} string forms first stops being rolled up (`ledger`'s keys say so before
+ * the commit, so no reader takes its cleared column for missing values).
+ */
+async function mergeRows(conn: DuckDBConnection, ledger: RollupLedger): Promise<void> {
+  await settleDrops(conn, ledger);
+  const keys = keyColumns(ledger);
+  if (keys.length) {
+    const counts = await conn.runAndReadAll(
+      `SELECT ${keys.map((k) => `count(DISTINCT ${k})`).join(', ')} FROM ${ROLLUP_TABLE}`,
+    );
+    const distinct = (counts.getRows()[0] ?? []).map(Number);
+    const over = ledger.keys.filter((k, i) => !k.dropped && (distinct[i] ?? 0) > MAX_KEY_VALUES);
+    for (const key of over) {
+      const i = ledger.keys.indexOf(key);
+      key.dropped = true;
+      ledger.pending.add(key.name);
+      await conn.run(`UPDATE ${SPEC_TABLE} SET dropped = true WHERE role = 'key' AND name = $1`, [
+        key.name,
+      ]);
+      await conn.run(`UPDATE ${ROLLUP_TABLE} SET ${keys[i]} = NULL`);
+    }
+  }
+  const sums = ledger.sums.flatMap((_, i) => {
+    const p = sumColumnPrefix(i);
+    return [
+      `sum(${p}_h)::HUGEINT`,
+      `sum(${p}_m)::HUGEINT`,
+      `sum(${p}_l)::HUGEINT`,
+      `flatten(list(${p}_r) FILTER (WHERE ${p}_r IS NOT NULL))`,
+      `sum(${p}_n)::BIGINT`,
+    ];
+  });
+  const groups = ['collection_id', 'span', ...keys];
+  const distinct = keys.length ? `count(DISTINCT [${keys.join(', ')}])` : '1';
   await conn.run(
     `CREATE TEMP TABLE rollup_merged AS
-     SELECT collection_id, span, sum(n)::BIGINT AS n FROM ${ROLLUP_TABLE}
-     GROUP BY ALL HAVING count(*) > 1`,
+     SELECT ${groups.join(', ')}, sum(n)::BIGINT AS n${sums.map((s) => `, ${s}`).join('')}
+     FROM ${ROLLUP_TABLE} SEMI JOIN (
+       SELECT collection_id, span FROM ${ROLLUP_TABLE}
+       GROUP BY collection_id, span HAVING count(*) > ${distinct}
+     ) USING (collection_id, span)
+     GROUP BY ${groups.join(', ')}`,
   );
   await conn.run(
-    `DELETE FROM ${ROLLUP_TABLE} AS r USING rollup_merged AS m
+    `DELETE FROM ${ROLLUP_TABLE} AS r USING (SELECT DISTINCT collection_id, span FROM rollup_merged) AS m
      WHERE r.collection_id = m.collection_id AND r.span = m.span`,
   );
-  await conn.run(`INSERT INTO ${ROLLUP_TABLE} SELECT * FROM rollup_merged ORDER BY ALL`);
+  await conn.run(
+    `INSERT INTO ${ROLLUP_TABLE} SELECT * FROM rollup_merged ORDER BY collection_id, span`,
+  );
   await conn.run('DROP TABLE rollup_merged');
 }
 
 /**
- * Merges the rollups' rows (one per collection and span) inside a writer transaction that runs
- * alone (compaction, or the workspace's periodic merge), when the workspace keeps them.
+ * Merges the rollups' rows (one per collection, span and key values) inside a writer
+ * transaction that runs alone (compaction, or the workspace's periodic merge), when the
+ * workspace keeps them.
  */
 export async function coalesceRollups(
   conn: DuckDBConnection,
   ledger: RollupLedger | undefined,
 ): Promise<void> {
   if (!ledger) return;
-  await mergeRows(conn);
+  await mergeRows(conn, ledger);
   ledger.unmerged = 0;
 }

@@ -37,6 +37,11 @@ export class SqlParams {
     return this.#add(value, BOOLEAN);
   }
 
+  /** A parameter of the given type. */
+  value(value: DuckDBValue, type: DuckDBType): string {
+    return this.#add(value, type);
+  }
+
   /** A VARCHAR[] parameter. */
   texts(values: readonly string[]): string {
     return this.#add(listValue([...values]), LIST(VARCHAR));

@@ -9,7 +9,8 @@ import {
 } from './catalog.ts';
 import { openLoaderInstance, openWorkspaceInstance, payloadColumnType } from './db-config.ts';
 import { type PlainValue, readPrepared } from './prepared-statements.ts';
-import { coalesceRollups, openRollups, RollupLedger } from './rollups.ts';
+import type { RollupSpec } from './rollup-spec.ts';
+import { coalesceRollups, openRollups, type RollupLedger } from './rollups.ts';
 import type { Statement } from './sql-params.ts';
 
 /** A connection to a workspace's database, named here so that layers above never import DuckDB. */
@@ -38,10 +39,12 @@ export interface WorkspaceDbOptions {
   uncompressed?: boolean;
   /**
    * Keeps event counts per 15-minute span at ingest, which Count queries whose buckets are
-   * whole spans read instead of the events (`rollups.ts`). `true` builds them when missing,
+   * whole spans read instead of the events (`rollups.ts`), per value of the spec's keys and with
+   * its metrics' sums. A spec builds them when missing or kept by other keys, `true` builds them
+   * when missing (keeping the file's keys),
    * `false` drops them; unset keeps (and keeps up) what the file has.
    */
-  rollups?: boolean;
+  rollups?: boolean | RollupSpec;
 }
 
 /** The writer's view of one transaction: collections it touches come back as drafts. */
@@ -94,14 +97,14 @@ export class WorkspaceDb {
     maxReaders: number,
     /** The directory SQL may read files from, when opened with one (see the options). */
     readonly stagingDir?: string,
-    /** Whether the workspace keeps rollups (see the options). */
-    readonly rollups = false,
+    /** The workspace's rollups, when it keeps them (see the options). */
+    ledger: RollupLedger | undefined = undefined,
   ) {
     this.#instance = instance;
     this.#writer = writer;
     this.#maxReaders = maxReaders;
     this.#payloadType = payloadType;
-    this.#ledger = rollups ? new RollupLedger() : undefined;
+    this.#ledger = ledger;
     for (const entry of catalog.list()) entry.rollup = this.#ledger;
   }
 

@@ -1,10 +1,10 @@
 import type { Catalog, CollectionEntry, TypedKey } from '../../../storage/duckdb/catalog.ts';
-import { ROLLUP_TABLE, SPAN_SECONDS } from '../../../storage/duckdb/rollups.ts';
 import type { NamedParams } from '../../../storage/duckdb/sql-params.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import type { BoundQuery } from '../bound-query.ts';
+import { bindRollup } from './bind-rollup.ts';
 import { fieldsSql } from './field-sql.ts';
 import { type BoundFilters, boundFilters } from './filter-sql.ts';
 
@@ -54,11 +54,26 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
    * these and adds its own under other names.
    */
   params: NamedParams;
+  /** Where the workspace keeps rollups (`storage/duckdb/rollups.ts`): what they hold of the query. */
+  rollup?: BoundRollup;
+}
+
+/** The rollups as a query reads them (`bind-rollup.ts`). */
+export interface BoundRollup {
+  table: string;
+  /** The collection's id in their table. */
+  collectionId: number;
+  /** Seconds of one span. */
+  spanSeconds: number;
   /**
-   * Where the workspace keeps rollups (`storage/duckdb/rollups.ts`): the collection's id in
-   * their table, and the seconds of one span.
+   * The filter lists over the rollups' key columns, or null where a condition reads a key they
+   * do not hold or compares one as they cannot (`includes`, `excludes`).
    */
-  rollup?: { table: string; collectionId: number; spanSeconds: number };
+  where: BoundFilters | null;
+  /** The split's string form in the rollups, or null where the split is not a rolled-up key. */
+  split: string | null;
+  /** The prefix of the metric's sum columns (`_h`, `_m`, `_l`, `_r`, `_n`), or null. */
+  sum: string | null;
 }
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */
@@ -87,9 +102,7 @@ export function bindDuckDbQuery(catalog: Catalog, plan: CollectionPlan): DuckDbB
     splitSql: query.split === null ? null : (sql.get(query.split)?.string ?? null),
     where,
     params,
-    ...(entry?.rollup
-      ? { rollup: { table: ROLLUP_TABLE, collectionId: entry.id, spanSeconds: SPAN_SECONDS } }
-      : {}),
+    ...(entry?.rollup ? { rollup: bindRollup(query, entry.id, entry.rollup, params) } : {}),
   };
 }
 

@@ -1,0 +1,34 @@
+/*
+ * What a workspace's rollups are kept by (`rollups.ts`), checked without loading DuckDB, so
+ * that the CLI can refuse a bad declaration first.
+ */
+
+/** Declared keys and metrics, at most: each multiplies the rows or widens them. */
+export const MAX_ROLLUP_KEYS = 8;
+
+/** What a workspace's rollups are kept by: top-level payload keys (names without a dot). */
+export interface RollupSpec {
+  /** Keys whose values rows are kept per (low-cardinality: splits and `=` filters read them). */
+  keys: readonly string[];
+  /** Metrics whose exact Sum and Avg parts rows keep. */
+  sums: readonly string[];
+}
+
+/**
+ * A spec from declared names: top-level keys (no dot), each once, at most
+ * {@link MAX_ROLLUP_KEYS} of each; throws a RangeError saying which name is not.
+ */
+export function rollupSpec(keys: readonly string[] = [], sums: readonly string[] = []): RollupSpec {
+  for (const list of [keys, sums]) {
+    if (list.length > MAX_ROLLUP_KEYS) {
+      throw new RangeError(`at most ${MAX_ROLLUP_KEYS} rollup keys and ${MAX_ROLLUP_KEYS} sums`);
+    }
+    for (const [i, name] of list.entries()) {
+      if (name === '' || name.includes('.')) {
+        throw new RangeError(`rollup key '${name}' is not a top-level key (a name without a dot)`);
+      }
+      if (list.indexOf(name) !== i) throw new RangeError(`rollup key '${name}' is named twice`);
+    }
+  }
+  return { keys: [...keys], sums: [...sums] };
+}
