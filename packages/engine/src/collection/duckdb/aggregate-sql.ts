@@ -1,43 +1,13 @@
 import type { Aggregation } from '@analytics-chart/protocol';
+import { sumPartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import { QUANTILE } from '../plan/collection-plan.ts';
 
 /** 2^64, by which the ranking keys of Sum and Avg scale values down so that sums never overflow. */
 const SCALE = '18446744073709551616.0::DOUBLE';
 
-/** Powers of two as exact DOUBLE literals, for the fixed-point limbs of `plan/exact-sum.ts`. */
-const P2 = {
-  m34: '5.820766091346740722656250e-11::DOUBLE',
-  p28: '2.68435456e8::DOUBLE',
-  p62: '4.611686018427387904e18::DOUBLE',
-  p90: '1.237940039285380274899124224e27::DOUBLE',
-  p96: '7.9228162514264337593543950336e28::DOUBLE',
-};
-
-/**
- * The parts of the exact sum of `m` (`plan/exact-sum.ts`): a struct of the three limb sums of
- * |m|·2^90 (62 bits each, signed by m, summed as BIGINT into HUGEINT) for the values on that
- * grid, the other values as a list, and the count, as `plan/exact-sum.ts`'s `readSumParts` reads
- * them once run has made the struct a plain object. Integer sums do not depend on the order
- * the threads add in.
- */
-export function sumPartsSql(m: string, condition = 'TRUE'): string {
-  const a = `abs(${m})`;
-  const grid = `(${a} < ${P2.p96} AND ${a} * ${P2.p90} = floor(${a} * ${P2.p90}))`;
-  const only = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
-  const off = `FILTER (WHERE (${condition}) AND NOT ${grid})`;
-  // Off-grid values are zeroed before the integer conversion, which sees every row.
-  const on = `(CASE WHEN ${grid} THEN ${a} ELSE 0 END)`;
-  const high = `floor(${on} * ${P2.m34})`;
-  const top = `floor(${on} * ${P2.p28})`;
-  const limb = (x: string) => `sum((sign(${m}) * ${x})::BIGINT)${only}`;
-  return `{'h': ${limb(high)}, 'm': ${limb(`(${top} - ${high} * ${P2.p62})`)}, 'l': ${limb(
-    `(${on} * ${P2.p90} - ${top} * ${P2.p62})`,
-  )}, 'r': list(${m}) ${off}, 'n': count(${m})${only}}`;
-}
-
 /**
  * The aggregate over a numeric expression `m` (ignored by Count), optionally restricted to the
- * rows where `condition` holds. Sum and Avg are their parts ({@link sumPartsSql}, read by
+ * rows where `condition` holds. Sum and Avg are their parts (`sumPartsSql`, read by
  * `plan/exact-sum.ts`'s `readAggregate`); where SQL must order by them, {@link aggregateOrderSql} is the key.
  * Percentiles are {@link percentileSql}.
  */

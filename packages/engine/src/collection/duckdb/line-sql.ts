@@ -1,5 +1,6 @@
 import { LIMITS } from '@analytics-chart/protocol';
 import { BIGINT, LIST, listValue, VARCHAR } from '../../storage/duckdb/duckdb-api.ts';
+import { sumPartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import type { BoundRollup, DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
@@ -8,7 +9,7 @@ import { rollupRead } from '../plan/rollup-eligibility.ts';
 import { MAX_SPLIT_CELLS, rankCandidatesSql } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
-import { aggregateOrderSql, aggregateSql, sumPartsSql } from './aggregate-sql.ts';
+import { aggregateOrderSql, aggregateSql } from './aggregate-sql.ts';
 import {
   type RollupWindow,
   rollupCellsStatement,

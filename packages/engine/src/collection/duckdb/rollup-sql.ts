@@ -1,11 +1,11 @@
 import type { Aggregation } from '@analytics-chart/protocol';
 import { BIGINT } from '../../storage/duckdb/duckdb-api.ts';
+import { sumPartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import type { BoundRollup, DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import { type CalendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import type { RollupRead } from '../plan/rollup-eligibility.ts';
 import type { BucketPlan } from '../plan/time-buckets.ts';
-import { sumPartsSql } from './aggregate-sql.ts';
 import { bucketKeySql } from './line-sql.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sumPartsSql } from '../../collection/duckdb/aggregate-sql.ts';
 import { jsonPointer } from '../key-path.ts';
 import { type CollectionEntry, ENGINE_SCHEMA } from './catalog.ts';
 import { DOUBLE, HUGEINT, LIST, listValue, quotedString } from './duckdb-api.ts';
+import { sumPartsSql } from './exact-sum-sql.ts';
 import { numericForm, storedStringForm } from './key-typing.ts';
 import { runPrepared } from './prepared-statements.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
@@ -254,7 +254,7 @@ export async function addRollupRows(
   const keys = ledger.keys.map((k) =>
     k.written ? stringFormSql('"json"', k.name, (v) => params.text(v)) : 'NULL::VARCHAR',
   );
-  // The parts of `collection/duckdb/aggregate-sql.ts`, as the raw statements add them.
+  // The parts of `exact-sum-sql.ts`, as the raw statements add them.
   const sums = ledger.sums.map((name, i) => {
     const parts = sumPartsSql(numericForm(stringFormSql('"json"', name, (v) => params.text(v))));
     return {
