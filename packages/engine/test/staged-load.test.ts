@@ -2,9 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import { stagedFilesRelation } from '../src/ingest/event-records.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
 import { StagedLoad } from '../src/ingest/staged-load.ts';
 import { appendStaged } from '../src/storage/duckdb/cluster-rows.ts';
+import { SqlParams } from '../src/storage/duckdb/sql-params.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 
 /**
@@ -71,4 +73,23 @@ test('a load cut into runs: each event once, seq in file order, each run ordered
   } finally {
     await db.close();
   }
+});
+
+test('the key is chosen on a sample of a few staged files spread over the load, not all of them', () => {
+  // DuckDB opens a statement's files side by side, each with its own buffer: a 10M-event load
+  // stages about 125 files, and reading all of them at once ran out of the load's memory.
+  const files = Array.from({ length: 125 }, (_, i) => ({
+    file: `/staged/${i}.csv`,
+    longest: 100,
+    events: 80_000,
+  }));
+  const params = new SqlParams();
+  const sample = stagedFilesRelation(files, params, { limit: 20_000 });
+  const read = (sql: string) => (sql.match(/read_csv\(/g) ?? []).length;
+  expect(read(sample)).toBe(8);
+  const named = params.values.filter((v) => typeof v === 'string');
+  expect(named[0]).toBe('/staged/0.csv');
+  expect(named.at(-1)).toBe('/staged/124.csv');
+  // The load itself reads every file.
+  expect(read(stagedFilesRelation(files, new SqlParams(), { base: 0 }))).toBe(125);
 });

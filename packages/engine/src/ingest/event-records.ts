@@ -80,17 +80,35 @@ export interface StagedFile {
 }
 
 /**
+ * Staged files a sample reads at most: DuckDB opens the files of one statement side by side,
+ * each with a read buffer of its own, so a sample of every file of a large load would need
+ * more memory than the load has.
+ */
+const SAMPLED_FILES = 8;
+
+/** At most `count` of `files`, evenly spread from the first to the last. */
+function spread<T>(files: readonly T[], count: number): readonly T[] {
+  if (files.length <= count) return files;
+  return Array.from(
+    { length: count },
+    (_, i) => files[Math.round((i * (files.length - 1)) / (count - 1))] as T,
+  );
+}
+
+/**
  * The SQL relation `(ts, payload, ord)` of staged files read in the order given, `ord` counting
- * from `base` in that order; with `limit`, about that many events in all, the first ones of each
- * file (a sample that reads a few blocks of each). Each file is read on one thread, so its rows come in file
- * order; DuckDB reads the files side by side.
+ * from `base` in that order; with `limit`, about that many events in all, the first ones of
+ * {@link SAMPLED_FILES} files spread over the load (a sample that reads a few blocks of each).
+ * Each file is read on one thread, so its rows come in file order; DuckDB reads the files side
+ * by side.
  */
 export function stagedFilesRelation(
-  files: readonly StagedFile[],
+  all: readonly StagedFile[],
   params: SqlParams,
   options: { base: number } | { limit: number },
 ): string {
   let base = 'base' in options ? options.base : 0;
+  const files = 'limit' in options ? spread(all, SAMPLED_FILES) : all;
   const perFile = 'limit' in options ? Math.max(1, Math.ceil(options.limit / files.length)) : 0;
   const parts = files.map((f) => {
     const rows = stagedRelation(f.file, f.longest, params);

@@ -242,18 +242,18 @@ async function chooseStagedKey(
   await conn.run(
     `CREATE TEMP TABLE load_sample AS SELECT ${names.join(', ')} FROM ${segment.table} LIMIT 0`,
   );
-  try {
-    await insertEvents(
-      conn,
-      upTo,
-      rows.keys,
-      (params) => rows.source(params, { limit: SAMPLE_ROWS }),
-      sample,
-    );
-    return await chooseClusterKey(conn, upTo, { ...segment, table: sample });
-  } finally {
-    await conn.run(`DROP TABLE IF EXISTS ${sample}`);
-  }
+  await insertEvents(
+    conn,
+    upTo,
+    rows.keys,
+    (params) => rows.source(params, { limit: SAMPLE_ROWS }),
+    sample,
+  );
+  const key = await chooseClusterKey(conn, upTo, { ...segment, table: sample });
+  // Not in a finally: a failure has aborted the transaction, and a DROP would only replace its
+  // message with DuckDB's "transaction is aborted".
+  await conn.run(`DROP TABLE IF EXISTS ${sample}`);
+  return key;
 }
 
 /** The top-level key `field` of `entry`, if segment has its string column. */
