@@ -300,7 +300,7 @@ describe('load', () => {
   }, 90_000);
 
   test('a clustered load killed with SIGKILL at any point leaves none of its events or all of them', async () => {
-    // Large enough that the load runs for a while, through the scratch pass and the ordered copy.
+    // Large enough that the load runs for a while, through the staging and the ordered runs.
     const events = Array.from({ length: 100_000 }, (_, i) => ({
       timestamp: 1_700_000_000 + Math.floor(i / 10),
       json: { i, kind: ['a', 'b', 'c'][i % 3], [`x${i % 3}`]: i },
@@ -309,12 +309,12 @@ describe('load', () => {
       join(dir, 'killed.ndjson'),
       `${events.map((e) => JSON.stringify(e)).join('\n')}\n`,
     );
-    // The killed loads leave their staging directories (scratch databases included) behind.
+    // The killed loads leave their staging directories behind.
     const staging = join(dir, 'staging-killed');
     mkdirSync(staging);
     const seen = new Set<number>();
     // One load left alone says how long a load takes on this machine; the kills land at ten
-    // points from start-up to past its end, through the scratch pass and the ordered copy.
+    // points from start-up to past its end, through the staging and the ordered runs.
     const began = Date.now();
     const whole = await run(['load', '--data', 'data-killed-whole', 'killed.ndjson'], {
       TMPDIR: staging,

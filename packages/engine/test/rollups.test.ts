@@ -11,13 +11,8 @@ import { planBuckets } from '../src/collection/plan/time-buckets.ts';
 import { createEngine } from '../src/index.ts';
 import { appendRecords } from '../src/ingest/append-events.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
-import { LoadScratch } from '../src/ingest/load-scratch.ts';
 import { StagedLoad } from '../src/ingest/staged-load.ts';
-import {
-  appendClustered,
-  appendStaged,
-  clusterCollection,
-} from '../src/storage/duckdb/cluster-rows.ts';
+import { appendStaged, clusterCollection } from '../src/storage/duckdb/cluster-rows.ts';
 import {
   coalesceRollups,
   MAX_KEY_VALUES,
@@ -315,7 +310,7 @@ describe('rollups hold the events’ counts', () => {
     expect(await disagreements(db)).toEqual([]);
     await db.close();
 
-    // Loads, written as they go and clustered through a scratch database.
+    // Loads, written as they go and staged then ordered in.
     const staging = join(dataDir, 'staging');
     mkdirSync(staging);
     const ndjson = join(dataDir, 'events.ndjson');
@@ -327,11 +322,6 @@ describe('rollups hold the events’ counts', () => {
     );
     db = await WorkspaceDb.open(file, { rollups: true, stagingDir: staging });
     expect((await loadNdjson(db, DEFAULT_COLLECTION, ndjson, { workers: 1 })).events).toBe(400);
-    expect(await disagreements(db)).toEqual([]);
-    const scratch = await LoadScratch.attach(db, join(staging, 'scratch.duckdb'));
-    expect((await loadNdjson(db, 'loaded', ndjson, { workers: 1, scratch })).events).toBe(400);
-    await appendClustered(db, 'loaded', await scratch.tables(), { field: 'event' });
-    await scratch.detach();
     expect(await disagreements(db)).toEqual([]);
     // The CLI's clustered load: the staged chunks typed and ordered straight into the collection.
     const staged = new StagedLoad(db, 'staged');

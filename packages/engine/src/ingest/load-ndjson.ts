@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import { stagedRelation } from './event-records.ts';
 import { ChunkBuffers, fileChunks } from './file-chunks.ts';
-import type { LoadScratch } from './load-scratch.ts';
 import { LoadWriters } from './load-writers.ts';
 import type { ParsedChunk } from './ndjson-chunk.ts';
 import { defaultParseWorkers, NdjsonParsers } from './ndjson-parsers.ts';
@@ -37,11 +36,6 @@ export interface LoadOptions {
   /** DuckDB connections appending at once (default 2; see `LoadWriters`). */
   writers?: number;
   /**
-   * Append the events to this scratch database instead of the collection, for the clustering
-   * step to copy them in ordered; the collection's schema still grows as they need.
-   */
-  scratch?: LoadScratch;
-  /**
    * Leave the checked events in their staged files, taken by this instead of appended, for one
    * statement to type and order them into the collection afterwards; the collection's schema
    * still grows as they need. The staged files stay until the caller removes the staging
@@ -70,7 +64,7 @@ const ROW_GROUP = 122_880;
  * whole row groups of a large transaction straight to the database file, compressed, while
  * small ones go through the WAL and are compressed again at the next checkpoint, about three
  * times the work. Rows keep the file's order, and a load that fails or is stopped keeps what it
- * committed, a prefix of the file's good lines (in the scratch database, with `scratch`).
+ * committed, a prefix of the file's good lines (with `staged`, nothing until it is appended).
  */
 export async function loadNdjson(
   db: WorkspaceDb,
@@ -93,7 +87,6 @@ export async function loadNdjson(
       : await LoadWriters.open(db, collection, {
           writers: options.writers ?? 2,
           commitEvents: options.commitEvents ?? 4 * ROW_GROUP,
-          ...(options.scratch ? { scratch: options.scratch } : {}),
         });
     const appender = writers;
     const buffers = new ChunkBuffers(options.chunkBytes ?? 16 * 1024 * 1024);

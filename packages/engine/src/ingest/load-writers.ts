@@ -3,7 +3,6 @@ import { addKeyColumns, insertEvents, needsKeyColumns } from '../storage/duckdb/
 import type { SqlParams } from '../storage/duckdb/sql-params.ts';
 import type { WorkspaceConnection, WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
 import type { SeenKey } from './discover-keys.ts';
-import type { LoadScratch } from './load-scratch.ts';
 
 /** Staged events ready to append, in file order. */
 export interface StagedBatch {
@@ -46,7 +45,6 @@ export class LoadWriters {
   readonly #db: WorkspaceDb;
   readonly #collection: string;
   readonly #commitEvents: number;
-  readonly #scratch: LoadScratch | undefined;
   readonly #writers: Writer[] = [];
   #current = 0;
   /** The last commit queued: the next one waits for it. */
@@ -54,28 +52,19 @@ export class LoadWriters {
   #failure: unknown;
   #failed = false;
 
-  private constructor(
-    db: WorkspaceDb,
-    collection: string,
-    commitEvents: number,
-    scratch: LoadScratch | undefined,
-  ) {
+  private constructor(db: WorkspaceDb, collection: string, commitEvents: number) {
     this.#db = db;
     this.#collection = collection;
     this.#commitEvents = commitEvents;
-    this.#scratch = scratch;
   }
 
-  /**
-   * Opens `count` writer connections to `db` (at least one). With a `scratch`, the events go to
-   * its tables instead of the collection's (the collection's schema still grows as they need).
-   */
+  /** Opens `count` writer connections to `db` (at least one). */
   static async open(
     db: WorkspaceDb,
     collection: string,
-    options: { writers: number; commitEvents: number; scratch?: LoadScratch },
+    options: { writers: number; commitEvents: number },
   ): Promise<LoadWriters> {
-    const writers = new LoadWriters(db, collection, options.commitEvents, options.scratch);
+    const writers = new LoadWriters(db, collection, options.commitEvents);
     for (let i = 0; i < Math.max(1, options.writers); i++) {
       writers.#writers.push({
         conn: await db.connect(),
@@ -103,13 +92,7 @@ export class LoadWriters {
         await writer.conn.run('BEGIN TRANSACTION');
         writer.open = true;
       }
-      const written = await insertEvents(
-        writer.conn,
-        entry,
-        batch.keys,
-        batch.source,
-        this.#scratch?.table(entry.segments.length - 1),
-      );
+      const written = await insertEvents(writer.conn, entry, batch.keys, batch.source);
       if (written !== batch.events) {
         throw new Error(`staged ${batch.events} events, but DuckDB read ${written}`);
       }
@@ -154,10 +137,6 @@ export class LoadWriters {
         await addKeyColumns(tx, await tx.collection(this.#collection), keys);
       });
       entry = this.#db.catalog.get(this.#collection) as CollectionEntry;
-    }
-    if (this.#scratch?.needsColumns(entry)) {
-      await this.finish();
-      await this.#scratch.mirror((this.#writers[0] as Writer).conn, entry);
     }
     return entry;
   }

@@ -13,7 +13,7 @@ import {
 } from './catalog.ts';
 import { insertEvents } from './key-typing.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
-import { addRollupRows, coalesceRollups } from './rollups.ts';
+import { coalesceRollups } from './rollups.ts';
 import type { SqlParams } from './sql-params.ts';
 import type { WorkspaceDb } from './workspace-db.ts';
 
@@ -81,70 +81,6 @@ export async function clusterCollection(
   });
 }
 
-/**
- * Appends the rows of `scratch` (per segment of `collection`, a table with that segment's columns
- * holding rows in ingest order) to the collection, each segment's ordered by its clustering key
- * (chosen on the scratch rows, see {@link chooseClusterKey}, or `options.field`), then
- * `timestamp`, then ingest order, carried in `seq` after the ingest order of every row the
- * segment held before; a segment for which no key qualifies gets its rows in ingest order. The
- * rows already in the collection keep their order: the new ones form a run of their own, which
- * its row groups' min/max skip as well. One write transaction: the load commits whole.
- */
-export async function appendClustered(
-  db: WorkspaceDb,
-  collection: string,
-  scratch: ReadonlyMap<number, string>,
-  options: ClusterOptions = {},
-): Promise<ClusteredSegment[]> {
-  if (!db.catalog.get(collection)) return [];
-  return db.write(async (tx) => {
-    const { conn } = tx;
-    const entry = await tx.collection(collection);
-    const done: ClusteredSegment[] = [];
-    for (const [n, segment] of entry.segments.entries()) {
-      const from = scratch.get(n);
-      if (!from) continue;
-      if (entry.rollup) await addRollupRows(conn, entry, from);
-      const key =
-        options.field === undefined
-          ? await chooseClusterKey(conn, entry, { ...segment, table: from })
-          : fieldKey(entry, segment, options.field);
-      const names = (await columnsOf(conn, entry.id, n)).map(quoteIdentifier);
-      if (!key) {
-        const copied = await conn.runAndReadAll(
-          `INSERT INTO ${segment.table} (${names.join(', ')}) SELECT ${names.join(', ')} FROM ${from}`,
-        );
-        done.push({
-          table: segment.table,
-          field: null,
-          rows: Number(copied.getRows()[0]?.[0] ?? 0),
-        });
-        continue;
-      }
-      const seq = quoteIdentifier(SEQ_COLUMN);
-      if (!segment.reordered) {
-        await conn.run(`ALTER TABLE ${segment.table} ADD COLUMN ${seq} BIGINT`);
-        segment.reordered = true;
-      }
-      // Every row already there has an ingest order below its count (row ids, or seq values that
-      // were row ids), so the new rows' orders start there.
-      const counted = await conn.runAndReadAll(`SELECT count(*) FROM ${segment.table}`);
-      const base = Number(counted.getRows()[0]?.[0] ?? 0);
-      const copied = await conn.runAndReadAll(
-        `INSERT INTO ${segment.table} (${names.join(', ')}, ${seq})
-         SELECT ${names.join(', ')}, rowid + ${base} FROM ${from}
-         ORDER BY ${keyColumn(key, 's')} NULLS LAST, "timestamp", rowid`,
-      );
-      done.push({
-        table: segment.table,
-        field: key.field,
-        rows: Number(copied.getRows()[0]?.[0] ?? 0),
-      });
-    }
-    return done;
-  });
-}
-
 /** Events staged for one segment, as {@link appendStaged} reads them. */
 export interface StagedRows {
   /** The key paths they hold. */
@@ -164,8 +100,8 @@ export interface StagedRows {
 
 /**
  * Appends staged events (per segment of `collection`, read from where the loader staged them)
- * typed and ordered in one statement per run of staged parts (see {@link StagedRows.runs}), as
- * {@link appendClustered} orders them: by the segment's clustering key (chosen on a sample of
+ * typed and ordered in one statement per run of staged parts (see {@link StagedRows.runs}), by
+ * the segment's clustering key (chosen on a sample of
  * the staged events, or `options.field`), then `timestamp`, then ingest order, carried in
  * `seq`; in ingest order where no key qualifies. Each run is an ordered run of its own, which
  * row groups' min/max skip as well. One write transaction: the load commits whole.

@@ -10,11 +10,6 @@ export interface WorkspaceDbOptions {
   threads?: number;
   /** WAL size that triggers an automatic checkpoint, e.g. `'256MB'` (DuckDB's default 16MB). */
   checkpointThreshold?: string;
-  /**
-   * Writes every column uncompressed: for a loader whose rows go to a scratch database that is
-   * read once (compressing them would be work thrown away); the workspace gets only its schema.
-   */
-  uncompressed?: boolean;
 }
 
 /**
@@ -42,7 +37,6 @@ function workspaceDbConfig(options: WorkspaceDbOptions): Record<string, string> 
     threads: String(options.threads ?? 2),
     storage_compatibility_version: STORAGE_VERSION,
     ...(options.checkpointThreshold ? { checkpoint_threshold: options.checkpointThreshold } : {}),
-    ...(options.uncompressed ? { force_compression: 'uncompressed' } : {}),
   };
 }
 

@@ -273,7 +273,7 @@ export interface OrderedInsert {
  * batch does not hold are left NULL without being looked for, so the extraction does not grow
  * with the keys the collection has seen before. `source` gives the `(ts, payload)`
  * relation to read, adding its own parameters. Returns the number of rows written. `into` is
- * another table with the last segment's columns to append to instead (the loader's scratch).
+ * another table with the last segment's columns to append to instead (the load's key sample).
  * `timestamps`, the source's timestamps when the caller holds them, spare the rollups (when
  * kept) reading the inserted rows back; `ordered` sorts the rows on the way in (see
  * {@link OrderedInsert}).
@@ -346,7 +346,7 @@ export async function insertEvents(
        SELECT ${named.join(', ')}, ord FROM (${rows}) ORDER BY ${order.join(', ')}
      )`;
   }
-  // The loader's scratch rows count once they join the collection (`cluster-rows.ts`).
+  // Rows into another table (the load's key sample) are not the collection's: rollups skip them.
   if (entry.rollup && into === undefined) {
     if (timestamps && !entry.rollup.keyed) {
       const result = await runPrepared(conn, sql, params);

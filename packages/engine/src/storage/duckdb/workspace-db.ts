@@ -35,8 +35,6 @@ export interface WorkspaceDbOptions {
    * then opened with {@link openLoaderInstance}. Without it, no file is readable.
    */
   stagingDir?: string;
-  /** Writes every column uncompressed (see `db-config.ts`). */
-  uncompressed?: boolean;
   /**
    * Keeps event counts per 15-minute span at ingest, which Count queries whose buckets are
    * whole spans read instead of the events (`rollups.ts`), per value of the spec's keys and with
