@@ -104,38 +104,55 @@ export function aggregateSql(
   const only = condition === undefined ? '' : 'If';
   if (aggregation === 'Count') return `toFloat64(count${only}(${condition ?? ''}))`;
   if (aggregation === 'Sum' || aggregation === 'Avg') return sumPartsSql(m, condition);
-  params.level = QUANTILE[aggregation];
-  return percentileSql(m, '{level:Float64}', condition);
+  const level = QUANTILE[aggregation] as number;
+  params.level = level;
+  return percentileSql(m, '{level:Float64}', level >= 0.5, condition);
 }
 
 /**
  * The percentile rule both drivers write as the same IEEE steps (DuckDB's `percentileSql`):
  * the sorted values x, h = level·(n−1) as a double, lo = x[⌊h⌋], hi = x[⌈h⌉], d = h − ⌊h⌋, and
- * lo + d·(hi − lo); where hi − lo overflows, lo·(1 − d) + hi·d. NULL for no values.
+ * lo + d·(hi − lo); where hi − lo overflows, lo·(1 − d) + hi·d. NULL for no values. Only the
+ * values up to x[⌈h⌉] are put in order, from the nearer end (`high`: the level is 0.5 or more):
+ * the other values need not be, and sorting them all cost most of the query.
  */
-function percentileSql(m: string, level: string, condition?: string): string {
+function percentileSql(m: string, level: string, high: boolean, condition?: string): string {
   const values = condition === undefined ? `groupArray(${m})` : `groupArrayIf(${m}, ${condition})`;
-  // The steps are a lambda's on the sorted values, each bound once (a named step would be
-  // analysed again, with the metric in it, at every reference).
+  // The steps are a lambda's on the values, each bound once (a named step would be analysed
+  // again, with the metric in it, at every reference).
   const bind = (name: string, value: string, body: string) =>
     `arrayMap(${name} -> ${body}, [${value}])[1]`;
-  const at = (index: string) => `arrayElement(s, toInt64(${index}(h)) + 1)`;
+  // x[i] (0-based) of the sorted values: from the end of the largest n − ⌊h⌋ in descending
+  // order, or from the start of the smallest ⌈h⌉ + 1 in ascending order. Both are read in one
+  // step, as a pair, so that the steps after it carry no array.
+  const sorted = high
+    ? 'arrayPartialReverseSort(toUInt64(toInt64(length(s)) - toInt64(floor(h))), s)'
+    : 'arrayPartialSort(toUInt64(toInt64(ceil(h)) + 1), s)';
+  const at = (index: string) =>
+    high
+      ? `arrayElement(x, toInt64(length(x)) - toInt64(${index}(h)))`
+      : `arrayElement(x, toInt64(${index}(h)) + 1)`;
+  const pair = `arrayMap(x -> (${at('floor')}, ${at('ceil')}), [${sorted}])[1]`;
   const step = bind(
-    'lo',
-    at('floor'),
+    'p',
+    pair,
     bind(
-      'hi',
-      at('ceil'),
+      'lo',
+      'p.1',
       bind(
-        'd',
-        'h - floor(h)',
-        bind('near', 'lo + d * (hi - lo)', 'if(isFinite(near), near, lo * (1. - d) + hi * d)'),
+        'hi',
+        'p.2',
+        bind(
+          'd',
+          'h - floor(h)',
+          bind('near', 'lo + d * (hi - lo)', 'if(isFinite(near), near, lo * (1. - d) + hi * d)'),
+        ),
       ),
     ),
   );
   return bind(
     's',
-    `arraySort(${values})`,
+    values,
     `if(length(s) = 0, NULL, ${bind('h', `${level} * (toFloat64(length(s)) - 1.)`, step)})`,
   );
 }
