@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -183,6 +183,7 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
   };
 
   const sessions = sessionPool(options.path);
+  const queryLog = process.env.CHDB_QUERY_LOG;
   // Where a large insert's data waits for ClickHouse to read it (see stageInsertData).
   const spool = mkdtempSync(join(tmpdir(), 'chdb-insert-'));
 
@@ -272,6 +273,13 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
       });
       const output = Buffer.from(result.bytes);
       const elapsed = process.hrtime.bigint() - started;
+      // A developer's profile of the tests' queries: CHDB_QUERY_LOG=<file> appends each one's
+      // milliseconds and statement (whole when slower than 80 ms).
+      if (queryLog) {
+        const ms = Number(elapsed) / 1e6;
+        const text = ms > 80 ? `${sql} ${JSON.stringify(params)}` : sql.slice(0, 120);
+        appendFileSync(queryLog, `${ms.toFixed(1)}\t${text.replace(/\s+/g, ' ')}\n`);
+      }
       const summary = {
         read_rows: String(result.rowsRead),
         read_bytes: String(result.bytesRead),
