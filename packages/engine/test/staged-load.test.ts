@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
@@ -37,6 +37,17 @@ test('a load cut into runs: each event once, seq in file order, each run ordered
     expect(loaded.events).toBe(events.length);
     const runs = staged.segments().get(0)?.runs ?? [];
     expect(runs.length).toBeGreaterThanOrEqual(4);
+    // The runs are cut by the staged files' real sizes: whole files, at most 20,000 bytes a run.
+    const sizes = readdirSync(staging)
+      .sort((a, b) => Number(a.match(/\d+/)?.[0]) - Number(b.match(/\d+/)?.[0]))
+      .map((name) => statSync(join(staging, name)).size);
+    let cuts = 0;
+    let bytes = Number.POSITIVE_INFINITY;
+    for (const size of sizes) {
+      if (bytes + size > 20_000) [cuts, bytes] = [cuts + 1, 0];
+      bytes += size;
+    }
+    expect(runs.length).toBe(cuts);
     expect(runs.reduce((sum, r) => sum + r.events, 0)).toBe(events.length);
     await appendStaged(db, 'c', staged.segments(), { field: 'event' });
 
@@ -82,6 +93,7 @@ test('the key is chosen on a sample of a few staged files spread over the load, 
     file: `/staged/${i}.csv`,
     longest: 100,
     events: 80_000,
+    bytes: 16_000_000,
   }));
   const params = new SqlParams();
   const sample = stagedFilesRelation(files, params, { limit: 20_000 });

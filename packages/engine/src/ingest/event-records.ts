@@ -77,6 +77,8 @@ export interface StagedFile {
   longest: number;
   /** Its events' count. */
   events: number;
+  /** Its size in bytes. */
+  bytes: number;
 }
 
 /**

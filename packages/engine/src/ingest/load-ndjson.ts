@@ -105,6 +105,7 @@ export async function loadNdjson(
           events: parsed.events,
           file: stagedFile,
           longest: parsed.longest,
+          bytes: parsed.bytes,
         });
         result.events += parsed.events;
       } else if (parsed.events > 0 && appender) {

@@ -46,6 +46,8 @@ export interface ParsedChunk {
   events: number;
   /** The longest staged payload, in UTF-8 bytes. */
   longest: number;
+  /** The staged file's size in bytes (0 when nothing was staged). */
+  bytes: number;
   bad: BadLine[];
   keys: SeenKey[];
   /** The buffer the job's bytes were in, handed back for the next chunk. */
@@ -91,6 +93,7 @@ export function parseChunk(job: ChunkJob): ParsedChunk {
     lines,
     events,
     longest,
+    bytes: events > 0 ? out.length : 0,
     bad,
     keys: discovery.keys,
     buffer: bytes.buffer as ArrayBuffer,
@@ -151,6 +154,7 @@ function parseClickHouseChunk(job: ChunkJob, target: ClickHouseChunk): ParsedChu
     lines: scan.lines,
     events: count,
     longest: 0,
+    bytes: 0,
     bad: scan.bad,
     keys,
     buffer: bytes.buffer as ArrayBuffer,
@@ -172,6 +176,11 @@ class StagingBuffer {
 
   reset(): void {
     this.#length = 0;
+  }
+
+  /** The records' bytes so far. */
+  get length(): number {
+    return this.#length;
   }
 
   #room(bytes: number): Buffer {

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import type { CollectionEntry } from '../storage/duckdb/catalog.ts';
 import { addKeyColumns, needsKeyColumns } from '../storage/duckdb/key-typing.ts';
 import type { SqlParams } from '../storage/duckdb/sql-params.ts';
@@ -63,7 +62,12 @@ export class StagedLoad {
       segment = { files: [], keys: new Map() };
       this.#segments.set(n, segment);
     }
-    segment.files.push({ file: chunk.file, longest: chunk.longest, events: chunk.events });
+    segment.files.push({
+      file: chunk.file,
+      longest: chunk.longest,
+      events: chunk.events,
+      bytes: chunk.bytes,
+    });
     for (const key of chunk.keys) {
       const path = JSON.stringify(key.path);
       if (!segment.keys.has(path)) segment.keys.set(path, key);
@@ -97,13 +101,12 @@ function runsOf(files: readonly StagedFile[], limit: number): StagedFile[][] {
   const runs: StagedFile[][] = [];
   let bytes = Number.POSITIVE_INFINITY;
   for (const f of files) {
-    const size = statSync(f.file).size;
-    if (bytes + size > limit) {
+    if (bytes + f.bytes > limit) {
       runs.push([]);
       bytes = 0;
     }
     (runs.at(-1) as StagedFile[]).push(f);
-    bytes += size;
+    bytes += f.bytes;
   }
   return runs;
 }

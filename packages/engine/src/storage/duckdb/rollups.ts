@@ -242,7 +242,7 @@ export async function settleDrops(conn: DuckDBConnection, ledger: RollupLedger):
  * Adds the events of `relation` (a table with BIGINT `timestamp` and the payload `json`) to
  * `entry`'s rollups, inside the caller's transaction.
  */
-export async function addRollupRows(
+async function addRollupRows(
   conn: DuckDBConnection,
   entry: CollectionEntry,
   relation: string,
