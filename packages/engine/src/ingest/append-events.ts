@@ -30,6 +30,6 @@ export async function appendRecords(
     discovered,
     (params) => recordsRelation(records, params),
     undefined,
-    records.map((r) => r.timestamp),
+    records,
   );
 }

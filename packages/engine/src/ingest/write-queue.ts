@@ -104,7 +104,7 @@ export class WriteQueue {
           keys,
           (params) => recordsRelation(records, params),
           undefined,
-          records.map((r) => r.timestamp),
+          records,
         );
       }
     });

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { EventRecord } from '../ingest-batch.ts';
 import { JSON_TOKENS } from '../json-tokens.ts';
 import { fieldName, jsonPointer } from '../key-path.ts';
 import type { SeenKey } from '../seen-key.ts';
@@ -12,6 +13,7 @@ import {
   segmentTable,
 } from './catalog.ts';
 import { readPrepared, runPrepared } from './prepared-statements.ts';
+import { rollupRowsOf } from './rollup-forms.ts';
 import { addSpanRows, returningSql, settleDrops } from './rollups.ts';
 import { SqlParams } from './sql-params.ts';
 import type { WriteTransaction } from './workspace-db.ts';
@@ -274,8 +276,8 @@ export interface OrderedInsert {
  * with the keys the collection has seen before. `source` gives the `(ts, payload)`
  * relation to read, adding its own parameters. Returns the number of rows written. `into` is
  * another table with the last segment's columns to append to instead (the load's key sample).
- * `timestamps`, the source's timestamps when the caller holds them, spare the rollups (when
- * kept) reading the inserted rows back; `ordered` sorts the rows on the way in (see
+ * `records`, the source's events when the caller holds them, spare the rollups (when kept)
+ * reading the inserted rows back where their forms are sure in JavaScript (`rollup-forms.ts`); `ordered` sorts the rows on the way in (see
  * {@link OrderedInsert}).
  */
 export async function insertEvents(
@@ -284,7 +286,7 @@ export async function insertEvents(
   present: readonly SeenKey[],
   source: (params: SqlParams) => string,
   into?: string,
-  timestamps?: readonly number[],
+  records?: readonly EventRecord[],
   ordered?: OrderedInsert,
 ): Promise<number> {
   const segment = entry.segments[entry.segments.length - 1] as Segment;
@@ -348,17 +350,18 @@ export async function insertEvents(
   }
   // Rows into another table (the load's key sample) are not the collection's: rollups skip them.
   if (entry.rollup && into === undefined) {
-    if (timestamps && !entry.rollup.keyed) {
+    await settleDrops(conn, entry.rollup);
+    const known = records
+      ? entry.rollup.keyed
+        ? rollupRowsOf(entry.rollup, records)
+        : records.map((r) => [r.timestamp])
+      : undefined;
+    if (known) {
       const result = await runPrepared(conn, sql, params);
-      await addSpanRows(
-        conn,
-        entry,
-        timestamps.map((ts) => [ts]),
-      );
+      await addSpanRows(conn, entry, known);
       return Number(result.rowsChanged);
     }
     // Keys and metrics are read from the inserted rows' payloads, as the rollups keep them.
-    await settleDrops(conn, entry.rollup);
     const inserted = await readPrepared(conn, `${sql} RETURNING ${returningSql(entry)}`, params);
     await addSpanRows(conn, entry, inserted);
     return inserted.length;

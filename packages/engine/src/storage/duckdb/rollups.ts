@@ -1,7 +1,7 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { jsonPointer } from '../key-path.ts';
 import { type CollectionEntry, ENGINE_SCHEMA } from './catalog.ts';
-import { DOUBLE, HUGEINT, LIST, listValue, quotedString } from './duckdb-api.ts';
+import { BIGINT, DOUBLE, HUGEINT, LIST, listValue, quotedString, VARCHAR } from './duckdb-api.ts';
 import { sumPartsSql } from './exact-sum-sql.ts';
 import { numericForm, storedStringForm } from './key-typing.ts';
 import { runPrepared } from './prepared-statements.ts';
@@ -296,9 +296,6 @@ export function returningSql(entry: CollectionEntry): string {
   return columns.join(', ');
 }
 
-/** Span rows written per statement, at most. */
-const ROWS_PER_INSERT = 1000;
-
 const GRID_SCALE = 2 ** 90;
 const GRID_LIMIT = 2 ** 96;
 const LIMB = (1n << 62n) - 1n;
@@ -359,27 +356,59 @@ export async function addSpanRows(
     }
   }
   const all = [...groups.values()];
-  for (let i = 0; i < all.length; i += ROWS_PER_INSERT) {
-    const params = new SqlParams();
-    const id = params.integer(entry.id);
-    const tuples = all.slice(i, i + ROWS_PER_INSERT).map((g) => {
-      const values = [id, params.integer(g.span)];
-      for (const k of g.keys) values.push(k === null ? 'NULL' : params.text(k));
-      values.push(params.integer(g.n));
-      for (const s of g.sums) {
-        const high = s.grid >> 124n;
-        values.push(
-          params.value(high, HUGEINT),
-          params.value((s.grid >> 62n) & LIMB, HUGEINT),
-          params.value(s.grid & LIMB, HUGEINT),
-          s.rest.length ? params.value(listValue(s.rest), LIST(DOUBLE)) : 'NULL',
-          params.integer(s.count),
-        );
-      }
-      return `(${values.join(', ')})`;
-    });
-    await runPrepared(conn, `INSERT INTO ${ROLLUP_TABLE} VALUES ${tuples.join(', ')}`, params);
+  if (all.length === 0) return;
+  // One statement of a few list parameters, unnested side by side: its text is the same for
+  // every batch, so DuckDB prepares it once, however many rows a batch touches.
+  const params = new SqlParams();
+  const list = (values: DuckDBValue[], type: DuckDBType) =>
+    `unnest(${params.value(listValue(values), LIST(type))})`;
+  const columns = [
+    params.integer(entry.id),
+    list(
+      all.map((g) => g.span),
+      BIGINT,
+    ),
+  ];
+  for (let k = 0; k < keyCount; k++) {
+    columns.push(
+      list(
+        all.map((g) => g.keys[k] ?? null),
+        VARCHAR,
+      ),
+    );
   }
+  columns.push(
+    list(
+      all.map((g) => g.n),
+      BIGINT,
+    ),
+  );
+  for (let i = 0; i < sumCount; i++) {
+    const sums = all.map((g) => g.sums[i] as RowSums['sums'][number]);
+    columns.push(
+      list(
+        sums.map((s) => s.grid >> 124n),
+        HUGEINT,
+      ),
+      list(
+        sums.map((s) => (s.grid >> 62n) & LIMB),
+        HUGEINT,
+      ),
+      list(
+        sums.map((s) => s.grid & LIMB),
+        HUGEINT,
+      ),
+      list(
+        sums.map((s) => (s.rest.length ? listValue(s.rest) : null)),
+        LIST(DOUBLE),
+      ),
+      list(
+        sums.map((s) => s.count),
+        BIGINT,
+      ),
+    );
+  }
+  await runPrepared(conn, `INSERT INTO ${ROLLUP_TABLE} SELECT ${columns.join(', ')}`, params);
   // Counted before the commit: a rolled-back batch only brings the next merge forward.
   ledger.unmerged += all.length;
 }
