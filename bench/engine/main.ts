@@ -18,7 +18,7 @@
  * default 3 up to 2M events and 1 above), and on the ClickHouse served over HTTP `engine load
  * --clickhouse` against the same INSERT sent over HTTP (file to queryable, L rounds), `/api/bulk-log` in batches of 1,000 over eight
  * connections on both drivers, also into collections that have seen 10, 300 and 3,000 other keys
- * (DuckDB), and the serving process's memory. It ends with the targets, each met or not.
+ * and with rollups by two keys on against off (DuckDB), and the serving process's memory. It ends with the targets, each met or not.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -969,6 +969,45 @@ export async function run(args: string[]): Promise<void> {
   const memory = server ? memoryOf(server.pid as number) : { rss: 0, peak: 0 };
   peakRss = Math.max(peakRss, memory.rss);
 
+  // Bulk ingest with rollups on against off: two fresh `engine serve`s, one keeping rollups by
+  // event and plan with the sums of price, sent the same batches in alternating rounds.
+  let rollupIngest: { off: number; on: number; events: number } | undefined;
+  if (withDuckDb) {
+    const side = (name: string, flags: string[]) => {
+      const child = runChild(['serve', '--port', '0', '--data', join(dir, name), ...flags], {
+        ANALYTICS_API_KEY: KEY,
+      });
+      children.push(child);
+      return child;
+    };
+    const sides = [
+      side('ingest-off', []),
+      side('ingest-on', ['--rollup-keys', 'event,plan', '--rollup-sums', 'price']),
+    ];
+    const [offUrl, onUrl] = await Promise.all(sides.map(listening));
+    const roundEvents = 20_000;
+    const rounds = Math.max(6, Math.min(20, Math.floor(bulkEvents / roundEvents)));
+    const bodies = batches('rollup_ingest', demoEvents(roundEvents * (rounds + 1), 13, now));
+    const warm = bodies.slice(0, roundEvents / 1000);
+    await send(offUrl as string, warm);
+    await send(onUrl as string, warm);
+    const rates = { off: [] as number[], on: [] as number[] };
+    for (let r = 1; r <= rounds; r++) {
+      const round = bodies.slice((r * roundEvents) / 1000, ((r + 1) * roundEvents) / 1000);
+      const order = r % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const);
+      for (const which of order) {
+        const s = performance.now();
+        await send((which === 'off' ? offUrl : onUrl) as string, round);
+        rates[which].push(rate(roundEvents, ms(s)));
+      }
+    }
+    rollupIngest = {
+      off: Math.round(median(rates.off)),
+      on: Math.round(median(rates.on)),
+      events: roundEvents * rounds,
+    };
+  }
+
   for (const a of [agent, queryAgent, floorAgent, chAgent, chEngineAgent]) a.destroy();
   process.off('exit', stopServers);
   stopServers();
@@ -1006,7 +1045,14 @@ export async function run(args: string[]): Promise<void> {
         serverForHttp: median(chServerCpu.http),
       },
     },
-    bulk: { events: bulkEvents, rate: bulk, rateCh: bulkCh, keyedEvents, keyed: keyedRates },
+    bulk: {
+      events: bulkEvents,
+      rate: bulk,
+      rateCh: bulkCh,
+      keyedEvents,
+      keyed: keyedRates,
+      rollups: rollupIngest,
+    },
     memory: { ...memory, highest: peakRss },
   });
   log(
@@ -1063,6 +1109,8 @@ interface Measured {
     rateCh: number;
     keyedEvents: number;
     keyed: Array<{ keys: number; rate: number }>;
+    /** Events/s of alternating rounds into a serve without rollups and one with keyed rollups. */
+    rollups?: { off: number; on: number; events: number };
   };
   memory: { rss: number; peak: number; highest: number };
 }
@@ -1175,6 +1223,15 @@ function report(measured: Measured): void {
       `${pad(`/api/bulk-log, DuckDB, into ${keys.toLocaleString('en-US')} keys`, 46)}${num(r.toLocaleString('en-US'), 11)}${num(fmt(bulk.keyedEvents / r), 10)}   (${bulk.keyedEvents.toLocaleString('en-US')} demo events carrying none of them)`,
     );
   }
+  if (bulk.rollups) {
+    const { off, on, events } = bulk.rollups;
+    log(
+      `${pad('/api/bulk-log, DuckDB, rollups off', 46)}${num(off.toLocaleString('en-US'), 11)}${num(fmt(events / off), 10)}   (fresh serve; alternating rounds of 20,000 demo events with the next line)`,
+    );
+    log(
+      `${pad('/api/bulk-log, DuckDB, rollups by event, plan', 46)}${num(on.toLocaleString('en-US'), 11)}${num(fmt(events / on), 10)}   (fresh serve, --rollup-keys event,plan --rollup-sums price; ${fmt(on / off, 2)}x the rate without)`,
+    );
+  }
   if (withDuckDb) {
     log('');
     log(
@@ -1247,6 +1304,12 @@ function report(measured: Measured): void {
       const slowdown = fewest.rate / most.rate;
       log(
         `  bulk ingest into ${most.keys.toLocaleString('en-US')} keys within 1.5x of ${fewest.keys}: ${verdict(slowdown <= 1.5)} (${fmt(slowdown, 2)}x)`,
+      );
+    }
+    if (bulk.rollups) {
+      const ratio = bulk.rollups.on / bulk.rollups.off;
+      log(
+        `  ingest with rollups on at least 0.85x the rate with them off: ${verdict(ratio >= 0.85)} (${fmt(ratio, 2)}x)`,
       );
     }
     log(
