@@ -18,7 +18,7 @@ import { EngineError, QUERY_TIMED_OUT } from './engine-error.ts';
 import { BodyParsers, defaultBodyWorkers } from './ingest/body-parsers.ts';
 import { type IngestKind, parseIngestBody } from './ingest/ingest-body.ts';
 import { parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
-import { type RollupSpec, rollupSpec } from './storage/duckdb/rollup-spec.ts';
+import { type RollupSpec, rollupSpec } from './storage/rollup-spec.ts';
 import type { IngestBatch } from './storage/ingest-batch.ts';
 import type { StorageFailure } from './storage/storage-failure.ts';
 
