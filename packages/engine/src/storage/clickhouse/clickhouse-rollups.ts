@@ -14,7 +14,7 @@ import { clickHouseStringLiteral, quoteClickHouseIdentifier } from './clickhouse
  * A materialized view adds every insert into the event table to an AggregatingMergeTree, whatever
  * the events' time, so late events land in their old spans with no work of the engine's; readers
  * add a span's rows up, as its parts may not be merged yet. The table's comment holds the spec it
- * was built with; opening a workspace with another spec (or none) builds it anew from the events
+ * was built with, once it was filled (a table without one is read by no engine); opening a workspace with another spec (or none) builds it anew from the events
  * in one INSERT … SELECT, which counts twice what another engine inserts meanwhile: build them
  * while only this engine writes to the workspace.
  *
@@ -100,7 +100,7 @@ export class ClickHouseRollups {
   }
 }
 
-/** The rollup table's DDL, its comment the spec. */
+/** The rollup table's DDL, without the comment that says it is complete. */
 function tableSql(table: string, spec: RollupSpec): string {
   const columns = ['collection LowCardinality(String)', 'span Int64'];
   spec.keys.forEach((_, i) => {
@@ -124,8 +124,7 @@ function tableSql(table: string, spec: RollupSpec): string {
   ];
   return `CREATE TABLE ${table} (${columns.join(', ')})
 ENGINE = AggregatingMergeTree ORDER BY (${order.join(', ')})
-SETTINGS allow_nullable_key = 1
-COMMENT ${clickHouseStringLiteral(specComment(spec))}`;
+SETTINGS allow_nullable_key = 1`;
 }
 
 const specComment = (spec: RollupSpec) => JSON.stringify({ keys: spec.keys, sums: spec.sums });
@@ -215,6 +214,8 @@ export async function openClickHouseRollups(
   if (typeof setting === 'object' && existing && specComment(existing) === specComment(setting)) {
     return new ClickHouseRollups(client, database, existing);
   }
+  // Without rollups to drop, nothing more to do (most opens: a DDL statement is not free).
+  if (setting === false && !present) return undefined;
   await client.command({ query: `DROP VIEW IF EXISTS ${view}` });
   await client.command({ query: `DROP TABLE IF EXISTS ${table}` });
   if (setting === false) return undefined;
@@ -226,6 +227,10 @@ export async function openClickHouseRollups(
   });
   await client.command({
     query: `INSERT INTO ${table} ${rollupSelectSql(events, spec, columns)}`,
+  });
+  // Only a table whose rows were all added says what it keeps: one cut short is built again.
+  await client.command({
+    query: `ALTER TABLE ${table} MODIFY COMMENT ${clickHouseStringLiteral(specComment(spec))}`,
   });
   return new ClickHouseRollups(client, database, spec);
 }
