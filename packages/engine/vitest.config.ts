@@ -35,7 +35,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'clickhouse',
-          include: ['test/clickhouse/*.test.ts', ...CONFORMANCE],
+          // rollup-requests.test.ts compares rollups on and off on either driver.
+          include: ['test/clickhouse/*.test.ts', 'test/rollup-requests.test.ts', ...CONFORMANCE],
           globalSetup: ['test/clickhouse/global-setup.ts'],
           provide: { driver: 'clickhouse' },
           // One chdb server answers every file's queries in turn, setup hooks included.

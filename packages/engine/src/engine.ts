@@ -18,8 +18,8 @@ import { EngineError, QUERY_TIMED_OUT } from './engine-error.ts';
 import { BodyParsers, defaultBodyWorkers } from './ingest/body-parsers.ts';
 import { type IngestKind, parseIngestBody } from './ingest/ingest-body.ts';
 import { parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
-import { type RollupSpec, rollupSpec } from './storage/duckdb/rollup-spec.ts';
 import type { IngestBatch } from './storage/ingest-batch.ts';
+import { type RollupSpec, rollupSpec } from './storage/rollup-spec.ts';
 import type { StorageFailure } from './storage/storage-failure.ts';
 
 /** How an engine is set up. */
@@ -153,6 +153,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         workspaces: names,
         memoryLimit,
         log: (sentence) => logError(sentence, undefined),
+        rollups: clickHouseRollups(names, options.rollups),
         // ClickHouse stops a query at its own limit; the client waits a little longer for that answer.
         requestTimeoutMs:
           Math.max(
@@ -190,6 +191,18 @@ function rollupSpecs(
     }
   }
   return specs;
+}
+
+/**
+ * What each ClickHouse workspace keeps: its spec, or false (dropped) where the option leaves it
+ * out, as on DuckDB.
+ */
+function clickHouseRollups(
+  names: readonly string[],
+  option: EngineOptions['rollups'],
+): Record<string, RollupSpec | false> {
+  const specs = rollupSpecs(names, option);
+  return Object.fromEntries(names.map((name) => [name, specs[name] ?? false]));
 }
 
 /** The default `logError`: standard error, with the failure where there is one. */

@@ -429,17 +429,16 @@ describe('load', () => {
     expect(missing.stderr).toMatch(/cannot read .*missing\.ndjson/);
   }, 30_000);
 
-  test('--rollups is for DuckDB files: with --clickhouse it is a usage mistake', async () => {
+  test('--rollup-keys with --clickhouse is checked as on DuckDB, before ClickHouse is reached', async () => {
     const answers = await Promise.all([
-      run(['load', '--rollups', '--clickhouse', 'http://127.0.0.1:9', 'x.ndjson']),
-      run(['serve', '--rollups', '--clickhouse', 'http://127.0.0.1:9'], {
+      run(['load', '--rollup-keys', 'a.b', '--clickhouse', 'http://127.0.0.1:9', 'x.ndjson']),
+      run(['serve', '--rollup-sums', 'v,v', '--clickhouse', 'http://127.0.0.1:9'], {
         ANALYTICS_API_KEY: 'cli-rollups-key',
       }),
     ]);
-    for (const { code, stderr } of answers) {
-      expect(code).toBe(2);
-      expect(stderr).toMatch(/--rollups keeps counts in DuckDB files, not ClickHouse/);
-    }
+    expect(answers.map((a) => a.code)).toEqual([2, 2]);
+    expect(answers[0]?.stderr).toMatch(/rollup key 'a\.b' is not a top-level key/);
+    expect(answers[1]?.stderr).toMatch(/rollup key 'v' is named twice/);
   }, 30_000);
 
   test('--rollup-keys and --rollup-sums take top-level keys, each once', async () => {

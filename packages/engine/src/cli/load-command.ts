@@ -7,6 +7,7 @@ import type { ClickHouseOptions } from '../drivers/clickhouse/clickhouse-driver.
 import { defaultParseWorkers, NdjsonParsers } from '../ingest/ndjson-parsers.ts';
 import type { StagedLoad } from '../ingest/staged-load.ts';
 import type { WorkspaceDb } from '../storage/duckdb/workspace-db.ts';
+import type { RollupSpec } from '../storage/rollup-spec.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { resolveUserPath } from './resolve-path.ts';
 import { rollupsOption } from './rollup-options.ts';
@@ -74,9 +75,6 @@ export async function loadCommand(
     throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
   }
   const rollups = rollupsOption(options);
-  if (rollups !== undefined && options.clickhouse !== undefined) {
-    throw new UsageError('--rollups keeps counts in DuckDB files, not ClickHouse (yet)');
-  }
   const file = resolveUserPath(positionals[0] as string);
   const size = await stat(file).then(
     (s) => s.size,
@@ -91,7 +89,7 @@ export async function loadCommand(
     if (options['cluster-by'] !== undefined || options['no-cluster'] !== undefined) {
       throw new UsageError('--cluster-by and --no-cluster order DuckDB files, not ClickHouse');
     }
-    return loadClickHouse(file, size, clickhouse, workspace, collection);
+    return loadClickHouse(file, size, clickhouse, workspace, collection, rollups);
   }
   // The loader stages checked events in a directory of its own that only it may read from SQL.
   const stagingDir = await mkdtemp(join(tmpdir(), 'analytics-engine-load-'));
@@ -194,6 +192,7 @@ async function loadClickHouse(
   clickhouse: ClickHouseOptions,
   workspace: string,
   collection: string,
+  rollups: RollupSpec | true | undefined,
 ): Promise<number> {
   const { loadIntoClickHouse } = await import('../drivers/load-into-clickhouse.ts');
   const report = loadReport();
@@ -202,6 +201,7 @@ async function loadClickHouse(
     const result = await loadIntoClickHouse(file, clickhouse, workspace, collection, {
       onBadLine: report.onBadLine,
       onProgress: report.onProgress,
+      ...(rollups ? { rollups } : {}),
     });
     report.end(result.badLines);
     const seconds = (performance.now() - started) / 1000;

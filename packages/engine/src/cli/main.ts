@@ -30,7 +30,8 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              --clickhouse URL keeps the workspaces in ClickHouse instead of --data (user and
              password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD); --clickhouse-sort-field KEY
              sorts a projection of the events by that top-level payload key (e.g. event);
-             --rollups keeps event counts per 15-minute span in each DuckDB file, which Count
+             --rollups keeps event counts per 15-minute span in each DuckDB file (on
+             ClickHouse, in a table a materialized view fills), which Count
              queries over four weeks or more of whole spans read instead of the events (built
              at start when missing;
              a serve without it drops them, a load keeps up what the file has);

@@ -1,4 +1,4 @@
-import { type RollupSpec, rollupSpec } from '../storage/duckdb/rollup-spec.ts';
+import { type RollupSpec, rollupSpec } from '../storage/rollup-spec.ts';
 import { UsageError } from './usage-error.ts';
 
 type Options = Record<string, string | boolean | undefined>;

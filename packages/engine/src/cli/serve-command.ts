@@ -94,9 +94,6 @@ export async function serveCommand(options: Options): Promise<number> {
   const workspaces = await workspacesFrom(options);
   const clickhouse = withSortField(options, clickhouseFrom(options));
   const rollups = rollupsOption(options);
-  if (clickhouse && rollups !== undefined) {
-    throw new UsageError('--rollups keeps counts in DuckDB files, not ClickHouse (yet)');
-  }
   const engine = await createEngine({
     dataDir,
     workspaces,

@@ -3,6 +3,7 @@ import { ChunkBuffers, fileChunks } from '../ingest/file-chunks.ts';
 import type { ParsedChunk } from '../ingest/ndjson-chunk.ts';
 import { defaultParseWorkers, NdjsonParsers } from '../ingest/ndjson-parsers.ts';
 import type { BadLine } from '../ingest/parse-ndjson.ts';
+import type { RollupSpec } from '../storage/rollup-spec.ts';
 import { type ClickHouseOptions, openClickHouseDriver } from './clickhouse/clickhouse-driver.ts';
 
 /** Bytes read and parsed at a time: one insert, one ClickHouse part each. */
@@ -23,6 +24,12 @@ export interface ClickHouseLoadOptions {
   onProgress?: (p: { bytesRead: number; totalBytes: number; events: number }) => void;
   /** Parse worker threads (default one per core, at most four; 0 parses on this thread). */
   workers?: number;
+  /**
+   * Rollups the workspace keeps from now on, built before the first insert (`true`: the ones
+   * it has, else counts alone; default: what the database has, which its materialized view
+   * keeps up during the load).
+   */
+  rollups?: RollupSpec | true;
 }
 
 /**
@@ -53,6 +60,7 @@ export async function loadIntoClickHouse(
       workspaces: [workspace],
       memoryLimit: '1GB',
       requestTimeoutMs: INSERT_TIMEOUT_MS,
+      ...(options.rollups ? { rollups: { [workspace]: options.rollups } } : {}),
     });
     const target = driver.workspaces.get(workspace);
     if (!target) throw new Error(`workspace ${workspace} was not opened`);

@@ -1,18 +1,14 @@
-import { createHash } from 'node:crypto';
 import type { Aggregation } from '@analytics-chart/protocol';
+import {
+  aliasOf,
+  P2,
+  sumPartAggregatesSql,
+  sumPartsTextSql,
+} from '../../storage/clickhouse/clickhouse-exact-sum-sql.ts';
 import { QUANTILE } from '../plan/collection-plan.ts';
 
 /** 2^64, by which the ranking keys of Sum and Avg scale values down so that sums never overflow. */
 const SCALE = 'toFloat64(18446744073709551616.)';
-
-/** Powers of two as exact Float64 literals, for the fixed-point limbs of `plan/exact-sum.ts`. */
-const P2 = {
-  m34: '5.820766091346740722656250e-11',
-  p28: '268435456.',
-  p62: '4611686018427387904.',
-  p90: '1237940039285380274899124224.',
-  p96: '79228162514264337593543950336.',
-};
 
 /**
  * The parts of the exact sum of `m` (`plan/exact-sum.ts`) as one text: the three limb sums of
@@ -32,26 +28,7 @@ const SHORT_METRIC = 400;
 
 /** The parts with each step on the metric named: fastest to run where the metric is short. */
 function sumPartsByName(metric: string, condition?: string): string {
-  const and = condition === undefined ? '' : ` AND (${condition})`;
-  // Each step is written once, named, and referred to by name.
-  const m = aliasOf('m', metric);
-  const a = aliasOf('a', `abs(${m.name})`);
-  const grid = aliasOf(
-    'g',
-    `${a.defined} < ${P2.p96} AND ${a.name} * ${P2.p90} = floor(${a.name} * ${P2.p90})`,
-  );
-  // Off-grid values (infinite scaled) are zeroed before the integer conversion: -If still
-  // converts every row.
-  const on = aliasOf('o', `if(${grid.name}, ${a.name}, 0.)`);
-  const high = aliasOf('h', `floor(${on.defined} * ${P2.m34})`);
-  const top = aliasOf('t', `floor(${on.name} * ${P2.p28})`);
-  // A Nullable sum over no rows is NULL, which would make the whole text NULL.
-  const limb = (x: string) =>
-    `coalesce(toString(sumIf(toInt128(sign(${m.name}) * ${x}), ${grid.name}${and})), '0')`;
-  const rest = `arrayStringConcat(arrayMap(x -> toString(reinterpretAsUInt64(x)), groupArrayIf(${m.name}, NOT ${grid.defined}${and})), ' ')`;
-  return `concat(${limb(high.defined)}, ' ', ${limb(`(${top.defined} - ${high.name} * ${P2.p62})`)}, ' ', ${limb(
-    `(${on.name} * ${P2.p90} - ${top.name} * ${P2.p62})`,
-  )}, ' ', toString(countIf(isNotNull(${m.defined})${and})), ' ', ${rest})`;
+  return sumPartsTextSql(sumPartAggregatesSql(metric, condition));
 }
 
 /**
@@ -77,16 +54,6 @@ function sumPartsByLambda(metric: string, condition?: string): string {
   const sums = `arrayStringConcat(arrayMap(s -> toString(s), arrayResize(sumForEach${only}(${limbs}${when}), 3, toInt128(0))), ' ')`;
   const rest = `arrayStringConcat(arrayMap(x -> toString(reinterpretAsUInt64(assumeNotNull(x))), groupArrayArray${only}(arrayFilter(x -> isNotNull(x) AND NOT (${grid('assumeNotNull(x)')}), [${m.name}])${when})), ' ')`;
   return `concat(${sums}, ' ', toString(countIf(isNotNull(${m.name})${and})), ' ', ${rest})`;
-}
-
-/**
- * An expression named once (`(expr AS name)`) and referred to by its name elsewhere in the same
- * SELECT, so that a long metric is not repeated; the name is a hash of the expression, and
- * ClickHouse accepts one name given twice to the same expression.
- */
-function aliasOf(kind: string, expr: string): { name: string; defined: string } {
-  const name = `__${kind}_${createHash('sha256').update(expr).digest('hex').slice(0, 16)}`;
-  return { name, defined: `(${expr} AS ${name})` };
 }
 
 /**

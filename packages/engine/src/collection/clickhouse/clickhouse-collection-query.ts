@@ -42,9 +42,9 @@ export async function runClickHouseCollectionQuery(
 ): Promise<CollectionAnswer> {
   const { query, windows } = plan;
   refuseUncompiled(query);
-  // Bind reads the key columns; the renderers get the bound query and a run without them.
-  const { columns, ...rest } = run;
-  const bound = bindClickHouseQuery(plan, columns, run.database);
+  // Bind reads the key columns and rollups; the renderers get the bound query and a run without them.
+  const { columns, rollups, ...rest } = run;
+  const bound = bindClickHouseQuery(plan, columns, run.database, rollups);
   // Awaited inside, so that the run returns to its stage rather than through a wrapper.
   const read: ReadRows = async (statement) => (statement ? await readRows(rest, statement) : []);
   switch (query.graph_type) {

@@ -1,12 +1,15 @@
 import { LIMITS } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
+import type { ClickHouseBoundRollup } from '../bind/clickhouse/bind-clickhouse-rollup.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { isAdditive, type LinePlan, type LineWindow } from '../plan/collection-plan.ts';
+import { rollupRead } from '../plan/rollup-eligibility.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
 import { aggregateOrderSql, aggregateSql, sumPartsSql } from './clickhouse-aggregate-sql.ts';
+import { type ClickHouseRollupWindow, rollupCellsSql, rollupPopulationsSql } from './rollup-sql.ts';
 
 /**
  * The render stage of the six line kinds on ClickHouse: one statement per window of a line,
@@ -91,6 +94,29 @@ export function clickHouseLineSql(
     const key = units
       ? `intDiv(timestamp + ${params.add('Int64', UNIT_SHIFT)}, ${params.add('Int64', units.seconds)})`
       : keySql(plan, params);
+    const width = aggregation === 'Count' ? 1 : 2;
+    const partsAt = exact ? populations.map((_, p) => 1 + width * p) : [];
+    // Where rollups give the events' answer, the window reads them (`plan/rollup-eligibility.ts`).
+    const read = rollupWindow(bound, window, key, params, (r) => r.where !== null);
+    if (read?.rollup.where) {
+      const rw = read.rollup.where;
+      const rollupPopulations: Array<string | undefined> =
+        kind.value === 'ratio'
+          ? [rw.numerator, rw.denominator]
+          : kind.second === 'compare filters'
+            ? [undefined, rw.compare]
+            : [undefined];
+      const sql = rollupPopulationsSql(read, {
+        where,
+        populations,
+        rollupWhere:
+          kind.value === 'ratio'
+            ? `${rw.filters} AND (${rw.numerator} OR ${rw.denominator})`
+            : rw.filters,
+        rollupPopulations,
+      });
+      return done('populations', sql, { parts: partsAt });
+    }
     // Count's value is its own event count; other aggregations count events beside the value.
     const columns = populations.map((condition, i) =>
       aggregation === 'Count'
@@ -103,10 +129,7 @@ export function clickHouseLineSql(
        SELECT ${key} AS k, ${columns.join(', ')}${additive ? '' : ', grouping(k) AS g'}
        FROM ${bound.relation} WHERE ${inWindow} AND ${where}
        GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'})`;
-    const width = aggregation === 'Count' ? 1 : 2;
-    return done('populations', sql, {
-      parts: exact ? populations.map((_, p) => 1 + width * p) : [],
-    });
+    return done('populations', sql, { parts: partsAt });
   }
   const k = keySql(plan, params);
   const base = `SELECT ${bound.splitSql ?? "CAST(NULL, 'Nullable(String)')"} AS sp, ${k} AS k, ${m} AS m
@@ -126,6 +149,18 @@ export function clickHouseLineSql(
   }
   if (!ranked && (aggregation === 'Count' || exact)) {
     const cells = params.add('UInt32', MAX_SPLIT_CELLS + 1);
+    const read =
+      bound.splitSql !== null &&
+      rollupWindow(bound, window, k, params, (r) => r.where !== null && r.split !== null);
+    if (read && bound.splitSql !== null && read.rollup.where) {
+      const sql = rollupCellsSql(
+        read,
+        bound.splitSql,
+        { events: filters, rollup: read.rollup.where.filters },
+        cells,
+      );
+      return done('cells', sql, { text: [0], parts: aggregation === 'Count' ? [] : [3] });
+    }
     return done(
       'cells',
       `SELECT sp, k, count()${aggregation === 'Count' ? '' : `, ${sumPartsSql(metric)}`}
@@ -138,6 +173,34 @@ export function clickHouseLineSql(
     text: [1],
     parts: exact ? [3] : [],
   });
+}
+
+/**
+ * The window's rollup read, where the workspace keeps rollups that hold what the statement
+ * reads (`holds`, and for Sum and Avg the metric) and the window's buckets are whole spans;
+ * `key` is the statement's bucket key of `timestamp`.
+ */
+function rollupWindow(
+  bound: ClickHouseBoundQuery,
+  window: LineWindow,
+  key: string,
+  params: LineParams,
+  holds: (rollup: ClickHouseBoundRollup) => boolean,
+): ClickHouseRollupWindow | undefined {
+  const { rollup } = bound;
+  const plan = window.buckets;
+  if (!rollup || !plan) return undefined;
+  const { aggregation } = bound.query;
+  const summed = aggregation === 'Sum' || aggregation === 'Avg';
+  const read = rollupRead({
+    aggregation,
+    readable: holds(rollup) && (!summed || (bound.metricSql !== 'NULL' && rollup.sum !== null)),
+    plan,
+    lo: window.lo,
+    hi: window.hi,
+    spanSeconds: rollup.spanSeconds,
+  });
+  return read && { read, rollup, bound, aggregation, key, add: params.add };
 }
 
 /**

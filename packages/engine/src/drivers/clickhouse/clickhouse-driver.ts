@@ -14,6 +14,10 @@ import {
   KeyColumns,
   type KeyColumnsOptions,
 } from '../../storage/clickhouse/clickhouse-key-columns.ts';
+import {
+  type ClickHouseRollups,
+  openClickHouseRollups,
+} from '../../storage/clickhouse/clickhouse-rollups.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import {
   COLLECTIONS_TABLE,
@@ -23,6 +27,7 @@ import {
   workspaceSchema,
 } from '../../storage/clickhouse/clickhouse-schema.ts';
 import type { IngestBatch } from '../../storage/ingest-batch.ts';
+import type { RollupSpec } from '../../storage/rollup-spec.ts';
 import type { SeenKey } from '../../storage/seen-key.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
@@ -57,6 +62,12 @@ export interface ClickHouseDriverOptions {
   requestTimeoutMs: number;
   /** Where what the driver could not do without failing a request is told (a sentence, no SQL). */
   log?: (sentence: string) => void;
+  /**
+   * Per workspace, the rollups it keeps (`storage/clickhouse/clickhouse-rollups.ts`): a spec,
+   * `true` for the ones it has (else counts alone), or false to drop them; a workspace not named
+   * keeps what its database has (the loader, the export).
+   */
+  rollups?: Readonly<Record<string, RollupSpec | boolean>>;
 }
 
 /** Collections each workspace remembers as registered; past it, the memory starts over. */
@@ -86,6 +97,22 @@ export async function openClickHouseDriver(
       });
       workspaces.set(name, workspace);
       await workspace.columns.open();
+      const rollups = options.rollups?.[name];
+      if (typeof rollups === 'object') {
+        // The view reads the declared keys' form columns, which the insert's block holds.
+        await workspace.columns.ensure(
+          [...rollups.keys, ...rollups.sums].map((key) => ({
+            path: [key],
+            kinds: new Set(['string' as const]),
+          })),
+        );
+      }
+      workspace.rollups = await openClickHouseRollups(
+        workspace.client,
+        database,
+        rollups,
+        workspace.columns.lookup(),
+      );
     }
   } catch (error) {
     for (const w of workspaces.values()) await w.client.close();
@@ -128,6 +155,8 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
   /** The payload key paths with form columns in the event table. */
   readonly columns: KeyColumns;
   readonly #memoryLimit: string;
+  /** The workspace's rollups, where it keeps them; set once, at open. */
+  rollups: ClickHouseRollups | undefined;
   /** Collections known to be in the catalog, so ingest registers each one once per process. */
   readonly #known = new Set<string>();
   /**
@@ -161,10 +190,16 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
     };
   }
 
-  queryCollection(plan: CollectionPlan, limits: QueryLimits) {
+  async queryCollection(plan: CollectionPlan, limits: QueryLimits) {
     const columns = this.columns.lookup();
     const projections = sortProjectionServes(plan.query, this.columns.sortFields());
-    return runClickHouseCollectionQuery(plan, { ...this.#run(limits), columns, projections });
+    const rollups = await this.rollups?.lookup();
+    return runClickHouseCollectionQuery(plan, {
+      ...this.#run(limits),
+      columns,
+      projections,
+      ...(rollups ? { rollups } : {}),
+    });
   }
 
   querySql(query: SqlQuery, limits: QueryLimits) {

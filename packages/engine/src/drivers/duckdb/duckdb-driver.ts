@@ -4,9 +4,9 @@ import type { SqlQuery } from '@analytics-chart/protocol';
 import { collectionQuery } from '../../collection/duckdb/run-collection-query.ts';
 import { WriteQueue } from '../../ingest/write-queue.ts';
 import { runSqlQuery } from '../../sql-mode/duckdb/index.ts';
-import type { RollupSpec } from '../../storage/duckdb/rollup-spec.ts';
 import { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
 import type { IngestBatch } from '../../storage/ingest-batch.ts';
+import type { RollupSpec } from '../../storage/rollup-spec.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
 

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client-web';
 import type { KeyColumnLookup } from './clickhouse-key-columns.ts';
+import type { ClickHouseRollupLookup } from './clickhouse-rollups.ts';
 
 /** What one query on ClickHouse needs: the workspace's client and database, and its limits. */
 export interface ClickHouseRun {
@@ -13,6 +14,8 @@ export interface ClickHouseRun {
   memoryLimit: string;
   /** The payload key columns collection-mode queries may read (none: every field from the JSON). */
   columns?: KeyColumnLookup;
+  /** The workspace's rollups, where it keeps them (`clickhouse-rollups.ts`). */
+  rollups?: ClickHouseRollupLookup;
   /** False where no projection can serve the query, so ClickHouse does not weigh any. */
   projections?: boolean;
 }

@@ -15,8 +15,17 @@ export { clickHouseStringLiteral, quoteClickHouseIdentifier };
 export const EVENTS_TABLE = '_engine_events';
 /** The collection catalog of a workspace database. */
 export const COLLECTIONS_TABLE = '_engine_collections';
+/** The rollup table of a workspace database (`clickhouse-rollups.ts`). */
+export const ROLLUPS_TABLE = '_engine_rollup_15m';
+/** The materialized view that fills it. */
+export const ROLLUPS_VIEW = '_engine_rollup_15m_mv';
 /** Collection names that would collide with the engine's own tables. */
-export const RESERVED_NAMES = new Set([EVENTS_TABLE, COLLECTIONS_TABLE]);
+export const RESERVED_NAMES = new Set([
+  EVENTS_TABLE,
+  COLLECTIONS_TABLE,
+  ROLLUPS_TABLE,
+  ROLLUPS_VIEW,
+]);
 /** The view SQL mode's `FROM base` reads unless a collection is named `base`. */
 export const BASE_VIEW = 'base';
 

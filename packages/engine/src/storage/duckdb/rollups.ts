@@ -1,12 +1,12 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { jsonPointer } from '../key-path.ts';
+import { MAX_KEY_VALUES, type RollupSpec, SPAN_SECONDS } from '../rollup-spec.ts';
 import { type CollectionEntry, ENGINE_SCHEMA } from './catalog.ts';
 import { BIGINT, DOUBLE, HUGEINT, LIST, listValue, quotedString, VARCHAR } from './duckdb-api.ts';
 import { sumPartsSql } from './exact-sum-sql.ts';
 import { numericForm, storedStringForm } from './key-typing.ts';
 import { runPrepared } from './prepared-statements.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
-import type { RollupSpec } from './rollup-spec.ts';
 import { SqlParams } from './sql-params.ts';
 
 /**
@@ -26,23 +26,13 @@ import { SqlParams } from './sql-params.ts';
  * rollups on (or with other keys than the file's), and dropped when it is opened with them off.
  */
 
-/**
- * Seconds in one span of UTC time: every zone offset in use since 1972, and every instant one
- * changes, is a multiple of it, so each zone's Hour, Day, Week and Month is a union of spans.
- */
-export const SPAN_SECONDS = 900;
+export { MAX_KEY_VALUES, SPAN_SECONDS };
 
 /** The rollup table, schema-qualified and quoted. */
 export const ROLLUP_TABLE = `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier('rollup_15m')}`;
 
 /** The keys and metrics the rollups are kept by, in the order of their columns. */
 const SPEC_TABLE = `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier('rollup_spec')}`;
-
-/**
- * Distinct string forms a key may have across the workspace's rollups: past it, the key stops
- * being rolled up (its column is cleared and the rows merged), which bounds the rows per span.
- */
-export const MAX_KEY_VALUES = 64;
 
 /** The column of the i-th key's string forms. */
 export const keyColumnName = (i: number) => `k${i}`;

@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { RollupSpec } from '../rollup-spec.ts';
 import {
   CATALOG_DDL,
   Catalog,
@@ -9,7 +10,6 @@ import {
 } from './catalog.ts';
 import { openLoaderInstance, openWorkspaceInstance, payloadColumnType } from './db-config.ts';
 import { type PlainValue, readPrepared } from './prepared-statements.ts';
-import type { RollupSpec } from './rollup-spec.ts';
 import { coalesceRollups, openRollups, type RollupLedger } from './rollups.ts';
 import type { Statement } from './sql-params.ts';
 

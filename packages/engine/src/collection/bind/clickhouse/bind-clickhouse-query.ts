@@ -3,6 +3,7 @@ import {
   NO_KEY_COLUMNS,
 } from '../../../storage/clickhouse/clickhouse-key-columns.ts';
 import type { PayloadReader } from '../../../storage/clickhouse/clickhouse-readable-json.ts';
+import type { ClickHouseRollupLookup } from '../../../storage/clickhouse/clickhouse-rollups.ts';
 import { formColumnBase, formColumnsAllowed } from '../../../storage/clickhouse/clickhouse-rows.ts';
 import {
   EVENTS_TABLE,
@@ -11,6 +12,7 @@ import {
 import { comparePaths } from '../../../storage/key-path.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import type { BoundQuery } from '../bound-query.ts';
+import { bindClickHouseRollup, type ClickHouseBoundRollup } from './bind-clickhouse-rollup.ts';
 import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
 
 /**
@@ -56,6 +58,8 @@ export interface ClickHouseBoundQuery extends BoundQuery<ClickHouseField> {
    * statement's parameters from these and adds its own under other names.
    */
   params: Record<string, unknown>;
+  /** Where the workspace keeps rollups (`bind-clickhouse-rollup.ts`): what they hold of the query. */
+  rollup?: ClickHouseBoundRollup;
 }
 
 /**
@@ -66,6 +70,7 @@ export function bindClickHouseQuery(
   plan: CollectionPlan,
   columns: KeyColumnLookup = NO_KEY_COLUMNS,
   database = 'default',
+  rollups?: ClickHouseRollupLookup,
 ): ClickHouseBoundQuery {
   const relation = `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
   const fields = new Map<string, ClickHouseField>();
@@ -109,6 +114,7 @@ export function bindClickHouseQuery(
     numerator: list(query.numerator_filters),
     denominator: list(query.denominator_filters),
   };
+  if (rollups) bound.rollup = bindClickHouseRollup(query, bound, rollups);
   return bound;
 }
 

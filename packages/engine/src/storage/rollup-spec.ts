@@ -1,7 +1,20 @@
 /*
- * What a workspace's rollups are kept by (`rollups.ts`), checked without loading DuckDB, so
- * that the CLI can refuse a bad declaration first.
+ * What a workspace's rollups are kept by, on either driver (`duckdb/rollups.ts`,
+ * `clickhouse/clickhouse-rollups.ts`), checked without loading a database library, so that the
+ * CLI can refuse a bad declaration first.
  */
+
+/**
+ * Seconds in one span of UTC time: every zone offset in use since 1972, and every instant one
+ * changes, is a multiple of it, so each zone's Hour, Day, Week and Month is a union of spans.
+ */
+export const SPAN_SECONDS = 900;
+
+/**
+ * Distinct string forms a key may have across the workspace's rollups: past it, the key stops
+ * being rolled up (read), which bounds the rows per span a read adds up.
+ */
+export const MAX_KEY_VALUES = 64;
 
 /** Declared keys and metrics, at most: each multiplies the rows or widens them. */
 export const MAX_ROLLUP_KEYS = 8;

@@ -1,0 +1,310 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
+import { createClient } from '@clickhouse/client-web';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { loadIntoClickHouse } from '../../src/drivers/load-into-clickhouse.ts';
+import { createEngine, type Engine, type EngineOptions } from '../../src/index.ts';
+import { MAX_KEY_VALUES } from '../../src/storage/rollup-spec.ts';
+
+/**
+ * Rollups on ClickHouse (`storage/clickhouse/clickhouse-rollups.ts`): a materialized view keeps
+ * them, so events that arrive late land in their old spans; they survive a restart and are
+ * built from the events when the declaration changes or a build was cut short, dropped by an
+ * engine without them, and kept up by `engine load`'s inserts; and the planner really reads them (a row
+ * written into the rollup table by hand changes exactly the answers that read it), except for a
+ * key past the bound of distinct values, whose queries read the events. Every answer is compared
+ * byte for byte with an engine without rollups over the same events, and the day counts with
+ * counts made here from the events themselves. (`rollup-requests.test.ts` compares generated
+ * requests on both drivers.)
+ */
+
+const KEY = 'rollups-key';
+const NOW = Date.UTC(2024, 5, 1) / 1000;
+const START = Date.UTC(2024, 0, 1) / 1000;
+const DAY = 86_400;
+const url = inject('clickhouseUrl');
+const password = inject('clickhousePassword');
+const direct = createClient({ url, password });
+
+/** Rolled up by `event`, `plan` and `u` (which has more distinct values than the bound), with the sums of `ms`. */
+const SPEC = { keys: ['event', 'plan', 'u'], sums: ['ms'] };
+const U_VALUES = MAX_KEY_VALUES + 36;
+
+interface Event {
+  timestamp: number;
+  json: Record<string, unknown>;
+}
+
+/** `count` events spread over [from, to), deterministic in `seed`. */
+function events(seed: number, count: number, from: number, to: number): Event[] {
+  return Array.from({ length: count }, (_, i) => {
+    const x = (i * 7919 + seed * 104_729) % 1_000_003;
+    return {
+      timestamp: from + Math.floor(((x / 1_000_003) * (to - from)) / 1) - (i % 5 === 0 ? 1 : 0),
+      json: {
+        event: ['view', 'click', 'buy'][i % 3],
+        ...(i % 4 === 3 ? {} : { plan: i % 4 === 0 ? 'pro' : i % 4 === 1 ? 3 : 'free' }),
+        u: i % U_VALUES,
+        ms: i % 6 === 0 ? (i % 1000) / 10 : i % 1000,
+      },
+    };
+  });
+}
+
+/** Requests that read the rollups (whole spans of at least four weeks) and two on `u`, which must not. */
+const REQUESTS: Array<Record<string, unknown>> = [
+  { graph_type: 'Single Line', granularity: 'Day', IANA_time_zone: 'UTC' },
+  {
+    graph_type: 'Single Line',
+    granularity: 'Day',
+    IANA_time_zone: 'America/Los_Angeles',
+    aggregation: 'Sum',
+    metric: 'ms',
+    filters: [['plan', '=', 'pro']],
+  },
+  {
+    graph_type: 'Single Line',
+    granularity: 'Week',
+    IANA_time_zone: 'Europe/London',
+    aggregation: 'Avg',
+    metric: 'ms',
+    filters: [['plan', '≠', 3]],
+  },
+  { graph_type: 'Multi Line', granularity: 'Hour', IANA_time_zone: 'UTC', split: 'event' },
+  {
+    graph_type: 'Stacked Line',
+    granularity: 'Month',
+    IANA_time_zone: 'Asia/Tokyo',
+    split: 'plan',
+    aggregation: 'Sum',
+    metric: 'ms',
+  },
+  {
+    graph_type: 'Compare Line',
+    granularity: 'Day',
+    IANA_time_zone: 'UTC',
+    compare_filters: [['event', '=', 'buy']],
+  },
+  {
+    graph_type: 'Ratio Line',
+    granularity: 'Day',
+    IANA_time_zone: 'UTC',
+    numerator_filters: [['event', '=', 'buy']],
+    denominator_filters: [['plan', '>', 2]],
+  },
+  { graph_type: 'Multi Line', granularity: 'Day', IANA_time_zone: 'UTC', split: 'u' },
+  {
+    graph_type: 'Single Line',
+    granularity: 'Day',
+    IANA_time_zone: 'UTC',
+    filters: [['u', '=', 7]],
+  },
+];
+
+/** The window every request reads: January to April 2024 (four months of whole spans), and an odd second before. */
+const WINDOW = { start: START - 1, end: Date.UTC(2024, 4, 1) / 1000 - 1 };
+
+const places = {
+  on: `r${randomBytes(4).toString('hex')}_`,
+  off: `r${randomBytes(4).toString('hex')}_`,
+};
+let on: Engine;
+let off: Engine;
+const logged: Event[] = [];
+
+function open(
+  place: keyof typeof places,
+  rollups: EngineOptions['rollups'] = place === 'on' ? { default: SPEC } : false,
+): Promise<Engine> {
+  return createEngine({
+    dataDir: '/nonexistent',
+    clickhouse: { url, password, databasePrefix: places[place] },
+    workspaces: { default: KEY },
+    now: () => NOW,
+    rollups,
+    logError: () => undefined,
+  });
+}
+
+/** Sends events to both engines, concurrently, so that the group commit makes few inserts. */
+async function log(list: Event[]): Promise<void> {
+  logged.push(...list);
+  for (const engine of [on, off]) {
+    const answers = await Promise.all(
+      list.map((e) => engine.log({ api_key: KEY, timestamp: e.timestamp, json: e.json })),
+    );
+    for (const a of answers) expect(a.status).toBe(200);
+  }
+}
+
+/** The answer's text, for a byte-for-byte comparison. */
+async function text(engine: Engine, request: Record<string, unknown>): Promise<string> {
+  const r = await engine.query({ api_key: KEY, ...WINDOW, ...request });
+  return `${r.status} ${r.json ?? JSON.stringify(r.body)}`;
+}
+
+/** Each request's answer with rollups and without: the same text; the answers with them. */
+async function compareAll(): Promise<string[]> {
+  const answers: string[] = [];
+  for (const request of REQUESTS) {
+    const [a, b] = await Promise.all([text(on, request), text(off, request)]);
+    expect(a, JSON.stringify(request)).toBe(b);
+    answers.push(a);
+  }
+  return answers;
+}
+
+/** The first request's day counts (UTC) as counted here from the events sent. */
+function dayCounts(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const e of logged) {
+    if (e.timestamp < WINDOW.start || e.timestamp > WINDOW.end) continue;
+    const day = new Date(Math.floor(e.timestamp / DAY) * DAY * 1000).toISOString().slice(0, 10);
+    counts.set(day, (counts.get(day) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** The first request's answer as day → count. */
+function answeredDays(answer: string): Map<string, number> {
+  const body = JSON.parse(answer.slice(answer.indexOf(' ') + 1)) as {
+    result: Array<Record<string, string | number>>;
+  };
+  const days = new Map<string, number>();
+  for (const row of body.result) {
+    const value = Number(Object.entries(row).find(([k]) => k !== 'timestamp')?.[1] ?? 0);
+    if (value) days.set(String(row.timestamp).slice(0, 10), value);
+  }
+  return days;
+}
+
+async function rollupTables(prefix: string): Promise<string[]> {
+  const result = await direct.query({
+    query: `SELECT name FROM system.tables WHERE database = {db:String} AND name LIKE '_engine_rollup%' ORDER BY name`,
+    query_params: { db: `${prefix}default` },
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ name: string }>()).map((r) => r.name);
+}
+
+beforeAll(async () => {
+  [on, off] = await Promise.all([open('on'), open('off')]);
+  await log(events(1, 1500, START - 10 * DAY, NOW));
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([on?.close(), off?.close()]);
+  for (const prefix of Object.values(places)) {
+    await direct.command({ query: `DROP DATABASE IF EXISTS \`${prefix}default\`` });
+  }
+  await direct.close();
+});
+
+describe('rollups on ClickHouse', () => {
+  test('answer as the events do, and the day counts are the events counted here', async () => {
+    const [days] = await compareAll();
+    expect(answeredDays(days as string)).toEqual(dayCounts());
+    expect(await rollupTables(places.on)).toEqual(['_engine_rollup_15m', '_engine_rollup_15m_mv']);
+    expect(await rollupTables(places.off)).toEqual([]);
+  });
+
+  test('late events land in their old spans through the view', async () => {
+    const before = answeredDays((await compareAll())[0] as string);
+    // Events of January, sent after the spans they fall in were rolled up.
+    await log(events(2, 300, START, START + 31 * DAY));
+    const [days] = await compareAll();
+    const after = answeredDays(days as string);
+    expect(after).toEqual(dayCounts());
+    expect([...after.values()].reduce((a, b) => a + b)).toBe(
+      [...before.values()].reduce((a, b) => a + b) + 300,
+    );
+  });
+
+  test('a restart keeps them; another declaration builds them anew from the events', async () => {
+    await on.close();
+    on = await open('on');
+    await compareAll();
+    await on.close();
+    // Without `u` and with `ms` as a key too: the table is built again, in one INSERT … SELECT.
+    on = await open('on', { default: { keys: ['event', 'plan', 'ms'], sums: ['ms'] } });
+    await compareAll();
+    await log(events(3, 100, START, NOW));
+    await compareAll();
+    await on.close();
+    // A build cut short leaves a table without the comment that names its spec, and a row that
+    // would change every Count: the next start builds it again.
+    const table = `\`${places.on}default\`._engine_rollup_15m`;
+    await direct.command({ query: `ALTER TABLE ${table} MODIFY COMMENT ''` });
+    await direct.command({
+      query: `INSERT INTO ${table} (collection, span, n) VALUES ({c:String}, {span:Int64}, 5)`,
+      query_params: { c: DEFAULT_COLLECTION, span: (START + 40 * DAY) / 900 },
+    });
+    on = await open('on');
+    await compareAll();
+  });
+
+  test('an engine without them drops them, and answers the same', async () => {
+    await on.close();
+    on = await open('on', false);
+    expect(await rollupTables(places.on)).toEqual([]);
+    await compareAll();
+    await on.close();
+    on = await open('on');
+  });
+
+  test('a load into the workspace keeps them up: the view sees its inserts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rollups-load-'));
+    try {
+      const file = join(dir, 'events.ndjson');
+      const loaded = events(4, 400, START, NOW);
+      writeFileSync(file, `${loaded.map((e) => JSON.stringify(e)).join('\n')}\n`);
+      const result = await loadIntoClickHouse(
+        file,
+        { url, password, databasePrefix: places.on },
+        'default',
+        DEFAULT_COLLECTION,
+        { workers: 0 },
+      );
+      expect(result).toEqual({ events: 400, badLines: 0 });
+      // The engine without rollups takes the same events by its API, in a few group commits.
+      const answers = await Promise.all(
+        loaded.map((e) => off.log({ api_key: KEY, timestamp: e.timestamp, json: e.json })),
+      );
+      for (const answer of answers) expect(answer.status).toBe(200);
+      logged.push(...loaded);
+      const [days] = await compareAll();
+      expect(answeredDays(days as string)).toEqual(dayCounts());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the planner reads them: a row written into them by hand changes what reads them', async () => {
+    const answers = await compareAll();
+    // A hundred `view` events of plan `pro` and `u` 7 on 2024-02-10 at noon, one with `ms` 0.1
+    // (off the exact sums' grid), which the events sent do not hold.
+    const span = Date.UTC(2024, 1, 10, 12) / 1000 / 900;
+    await direct.command({
+      query: `INSERT INTO \`${places.on}default\`._engine_rollup_15m
+                (collection, span, k0, k1, k2, kn2, n, s0_n, s0_r)
+              VALUES ({c:String}, {span:Int64}, 'view', 'pro', '7', 7, 100, 1, [0.1])`,
+      query_params: { c: DEFAULT_COLLECTION, span },
+    });
+    const changed: number[] = [];
+    for (const [i, request] of REQUESTS.entries()) {
+      if ((await text(on, request)) !== answers[i]) changed.push(i);
+      // The engine without rollups never changes.
+      expect(await text(off, request)).toBe(answers[i]);
+    }
+    // Every request on `event` and `plan` reads the row (Sum and Avg its off-grid value) but the
+    // Ratio Line (neither `buy` nor a plan above 2); the two on `u`, past the bound, read the events.
+    expect(changed).toEqual([0, 1, 2, 3, 4, 5]);
+    const days = answeredDays((await text(on, REQUESTS[0] as Record<string, unknown>)).toString());
+    const expected = dayCounts();
+    expected.set('2024-02-10', (expected.get('2024-02-10') ?? 0) + 100);
+    expect(days).toEqual(expected);
+  });
+});
