@@ -43,8 +43,10 @@ export interface EngineOptions {
    * ingest, which Count queries over whole spans read instead of the events, with the same
    * answer; off by default. A record names each workspace's (`*`: every workspace's) rolled-up
    * `keys` (top-level keys that splits and `=`, `≠`, `<`, `>` filters read) and `sums`
-   * (metrics whose Sum and Avg they keep). A workspace opened without them drops them; opened with them again, or with other
-   * keys, it rebuilds them from its events.
+   * (metrics whose Sum and Avg they keep). A DuckDB workspace opened without them drops them;
+   * opened with them again, or with other keys, it rebuilds them from its events. A ClickHouse
+   * workspace, which several engines may share, keeps and reads what it has unless the option
+   * is `false`.
    */
   rollups?:
     | boolean
@@ -194,15 +196,17 @@ function rollupSpecs(
 }
 
 /**
- * What each ClickHouse workspace keeps: its spec, or false (dropped) where the option leaves it
- * out, as on DuckDB.
+ * What each ClickHouse workspace keeps: its spec where the option names it, nothing for every
+ * workspace with `false`, and elsewhere what the database has. Unlike a DuckDB file, a ClickHouse
+ * workspace is shared by every replica of the engine, so one started without the option must
+ * not drop the rollups the others keep.
  */
 function clickHouseRollups(
   names: readonly string[],
   option: EngineOptions['rollups'],
 ): Record<string, RollupSpec | false> {
-  const specs = rollupSpecs(names, option);
-  return Object.fromEntries(names.map((name) => [name, specs[name] ?? false]));
+  if (option === false) return Object.fromEntries(names.map((name) => [name, false]));
+  return rollupSpecs(names, option);
 }
 
 /** The default `logError`: standard error, with the failure where there is one. */

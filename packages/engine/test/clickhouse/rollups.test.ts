@@ -115,16 +115,17 @@ let on: Engine;
 let off: Engine;
 const logged: Event[] = [];
 
+/** An engine on `place`'s databases; `'unset'` leaves the rollups option out. */
 function open(
   place: keyof typeof places,
-  rollups: EngineOptions['rollups'] = place === 'on' ? { default: SPEC } : false,
+  rollups: EngineOptions['rollups'] | 'unset' = place === 'on' ? { default: SPEC } : false,
 ): Promise<Engine> {
   return createEngine({
     dataDir: '/nonexistent',
     clickhouse: { url, password, databasePrefix: places[place] },
     workspaces: { default: KEY },
     now: () => NOW,
-    rollups,
+    ...(rollups === 'unset' ? {} : { rollups }),
     logError: () => undefined,
   });
 }
@@ -246,7 +247,12 @@ describe('rollups on ClickHouse', () => {
     await compareAll();
   });
 
-  test('an engine without them drops them, and answers the same', async () => {
+  test('an engine without the option keeps and reads them; one with false drops them', async () => {
+    await on.close();
+    // Another replica started without the option: the rollups the others keep stay.
+    on = await open('on', 'unset');
+    expect(await rollupTables(places.on)).not.toEqual([]);
+    await compareAll();
     await on.close();
     on = await open('on', false);
     expect(await rollupTables(places.on)).toEqual([]);
