@@ -162,6 +162,8 @@ beforeAll(async () => {
     dataDir: dir,
     workspaces: { default: KEY },
     now: () => NOW,
+    // Only queried: no body workers.
+    bodyWorkers: 0,
     ...storage,
   });
 }, 120_000);
