@@ -46,8 +46,12 @@ function run(args: string[], env: Record<string, string> = {}) {
   );
 }
 
+/**
+ * Opens an engine on what a command wrote, to query it. It is sent no ingest bodies, so it starts
+ * no body workers (threads that would each load the ingest modules for nothing).
+ */
 async function withEngine<T>(dataDir: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const engine = await createEngine({ dataDir, workspaces: { default: 'k' } });
+  const engine = await createEngine({ dataDir, workspaces: { default: 'k' }, bodyWorkers: 0 });
   try {
     return await fn(engine);
   } finally {

@@ -41,7 +41,8 @@ const EVENTS: Array<[string, string]> = [
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startServer({ now: () => at('2024-12-01T00:00:00Z') });
+  // Every body here is small enough to be parsed inline: the engine (and each restart) starts no body workers.
+  server = await startServer({ now: () => at('2024-12-01T00:00:00Z'), bodyWorkers: 0 });
   const events = EVENTS.map(([id, iso]) => ({ timestamp: at(iso), json: { id } })).sort(
     (x, y) => x.timestamp - y.timestamp,
   );

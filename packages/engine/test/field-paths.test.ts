@@ -29,6 +29,8 @@ beforeAll(async () => {
     dataDir: dir,
     workspaces: { default: KEY },
     now: () => NOW,
+    // No body here is past the inline limit: no body workers.
+    bodyWorkers: 0,
     ...driverOptions(),
   });
 });

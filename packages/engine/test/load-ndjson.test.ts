@@ -172,7 +172,11 @@ describe('several writers', () => {
     // The reference: the same events through /api/log, twice, so that in the second round
     // every typed column exists from the first row on, as it does for a loaded chunk.
     const logDir = join(dir, 'writers-log');
-    const engine = await createEngine({ dataDir: logDir, workspaces: { default: 'k' } });
+    const engine = await createEngine({
+      dataDir: logDir,
+      workspaces: { default: 'k' },
+      bodyWorkers: 0,
+    });
     for (const _round of [1, 2]) {
       for (const { timestamp, json } of events) {
         const answer = await engine.log({ api_key: 'k', collection: 'writers', timestamp, json });
@@ -319,7 +323,11 @@ describe('the loader stores what /api/log stores', () => {
     // columns are added when a key first shows a kind of value, so rows written before that
     // lack it; in the second round every column exists, as it does for a loaded chunk.
     const logDir = join(dir, 'log');
-    const engine = await createEngine({ dataDir: logDir, workspaces: { default: 'k' } });
+    const engine = await createEngine({
+      dataDir: logDir,
+      workspaces: { default: 'k' },
+      bodyWorkers: 0,
+    });
     const refusals: BadLine[] = [];
     for (const round of [1, 2]) {
       for (const [i, line] of EQUIVALENCE_LINES.entries()) {

@@ -14,7 +14,8 @@ let server: TestServer;
 const events: FixtureEvent[] = fixtureEvents();
 
 beforeAll(async () => {
-  server = await startServer({ now: () => NOW });
+  // Every body here is small enough to be parsed inline: the engine (and each restart) starts no body workers.
+  server = await startServer({ now: () => NOW, bodyWorkers: 0 });
   await ingest(server, events);
   // On ClickHouse each of the fixture's 1,613 requests is an insert of its own.
 }, 240_000);

@@ -27,7 +27,8 @@ const EVENTS = [
 ].sort((a, b) => a.timestamp - b.timestamp);
 
 beforeAll(async () => {
-  server = await startServer({ workspaces: { default: KEY }, now: () => NOW });
+  // Every body here is small enough to be parsed inline: the engine (and each restart) starts no body workers.
+  server = await startServer({ workspaces: { default: KEY }, now: () => NOW, bodyWorkers: 0 });
   for (const e of EVENTS) {
     const r = await server.post('/api/log', { api_key: KEY, collection: 'base', ...e });
     expect(r.status).toBe(200);

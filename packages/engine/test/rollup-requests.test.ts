@@ -210,6 +210,7 @@ const places = { on: driverOptions(), off: driverOptions() };
 let on: Engine;
 let off: Engine;
 
+// Engines sent objects, never request bytes: no body workers.
 function open(rollups: boolean): Promise<Engine> {
   return createEngine({
     dataDir: rollups ? dirs.on : dirs.off,
@@ -218,6 +219,7 @@ function open(rollups: boolean): Promise<Engine> {
     now: () => NOW,
     rollups: rollups ? { default: { keys: ['event', 'plan'], sums: ['ms'] } } : false,
     logError: () => undefined,
+    bodyWorkers: 0,
   });
 }
 

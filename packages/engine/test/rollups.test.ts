@@ -233,6 +233,7 @@ describe('rollups hold the events’ counts', () => {
         workspaces: { default: 'k' },
         rollups: true,
         now: () => T2024 + 30 * DAY,
+        bodyWorkers: 0,
       });
     let engine = await open();
     for (let i = 0; i < 48; i++) {
@@ -279,7 +280,12 @@ describe('rollups hold the events’ counts', () => {
   test('through logs, bulk logs, late events, compaction, loads and turning them off and on', async () => {
     const dataDir = tempDir('agree');
     const file = join(dataDir, 'default.duckdb');
-    let engine = await createEngine({ dataDir, workspaces: { default: 'k' }, rollups: true });
+    let engine = await createEngine({
+      dataDir,
+      workspaces: { default: 'k' },
+      rollups: true,
+      bodyWorkers: 0,
+    });
     const spread = (n: number, from: number, step: number) =>
       Array.from({ length: n }, (_, i) => from + i * step);
     // One event at a time (new keys take the writer's path, known ones the appenders').
@@ -343,7 +349,7 @@ describe('rollups hold the events’ counts', () => {
     db = await WorkspaceDb.open(file, { rollups: false });
     expect(await hasRollupTable(db)).toBe(false);
     await db.close();
-    engine = await createEngine({ dataDir, workspaces: { default: 'k' } });
+    engine = await createEngine({ dataDir, workspaces: { default: 'k' }, bodyWorkers: 0 });
     expect(
       (await engine.log({ api_key: 'k', timestamp: T2024 + 5, json: { event: 'off' } })).status,
     ).toBe(200);
@@ -369,6 +375,7 @@ describe('rollups hold the events’ counts', () => {
         workspaces: { default: 'k' },
         rollups: { default: { keys, sums: ['v'] } },
         now: () => T2024 + 30 * DAY,
+        bodyWorkers: 0,
       });
     let engine = await open(['event']);
     for (let i = 0; i < 40; i++) {
@@ -500,8 +507,17 @@ describe('rollups hold the events’ counts', () => {
       await appendRecords(tx, await tx.collection(DEFAULT_COLLECTION), records);
     });
     await offDb.close();
-    const engine = await createEngine({ dataDir: on, workspaces: { default: 'k' }, rollups: true });
-    const reference = await createEngine({ dataDir: off, workspaces: { default: 'k' } });
+    const engine = await createEngine({
+      dataDir: on,
+      workspaces: { default: 'k' },
+      rollups: true,
+      bodyWorkers: 0,
+    });
+    const reference = await createEngine({
+      dataDir: off,
+      workspaces: { default: 'k' },
+      bodyWorkers: 0,
+    });
     // Long enough a window that its Counts read rollups (MIN_ROLLUP_SPANS).
     const window = { start: T2024 - 1, end: T2024 + 30 * DAY };
     // One event per request, a live stream's shape: each batch appends a row to its span.

@@ -17,7 +17,8 @@ const TIMES: number[] = [
 const EVENTS = TIMES.map((timestamp, id) => ({ timestamp, json: { id, odd: id % 2 === 1 } }));
 
 beforeAll(async () => {
-  server = await startServer({ now: () => NOW });
+  // Every body here is small enough to be parsed inline: the engine (and each restart) starts no body workers.
+  server = await startServer({ now: () => NOW, bodyWorkers: 0 });
   await ingest(server, EVENTS, 'pages');
 });
 

@@ -20,7 +20,13 @@ let engine: Engine;
 const events: FixtureEvent[] = [];
 
 async function open() {
-  engine = await createEngine({ dataDir: dir, workspaces: { default: KEY }, now: () => NOW });
+  // Sent objects, never request bytes: no body workers.
+  engine = await createEngine({
+    dataDir: dir,
+    workspaces: { default: KEY },
+    now: () => NOW,
+    bodyWorkers: 0,
+  });
 }
 
 async function send(jsons: Array<Record<string, unknown>>, timestamp: number) {

@@ -83,6 +83,8 @@ beforeAll(async () => {
     now: () => NOW,
     sqlTimeoutMs: TIME_LIMIT_MS,
     memoryLimit: '512MB',
+    // No body here is past the inline limit: no body workers.
+    bodyWorkers: 0,
     logError: (message) => internalErrors.push(message),
   });
   const served = await serveEngine({ engine, port: 0, host: '127.0.0.1' });

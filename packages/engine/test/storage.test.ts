@@ -83,7 +83,11 @@ describe('jsonPointer', () => {
 describe('workspace database', () => {
   test('collections with any name get a view of exactly timestamp and json', async () => {
     const dir = tempDir();
-    const engine = await createEngine({ dataDir: dir, workspaces: { default: 'k' } });
+    const engine = await createEngine({
+      dataDir: dir,
+      workspaces: { default: 'k' },
+      bodyWorkers: 0,
+    });
     for (const collection of ['plain', 'with "quotes"', 'spaces and.dots']) {
       const answer = await engine.log({ api_key: 'k', collection, json: { a: 1 }, timestamp: 10 });
       expect(answer.status).toBe(200);
@@ -115,10 +119,18 @@ describe('workspace database', () => {
 
   test('the catalog and data survive a reopen', async () => {
     const dir = tempDir();
-    const first = await createEngine({ dataDir: dir, workspaces: { default: 'k' } });
+    const first = await createEngine({
+      dataDir: dir,
+      workspaces: { default: 'k' },
+      bodyWorkers: 0,
+    });
     await first.log({ api_key: 'k', json: { device: { os: 'ios' }, n: '5' }, timestamp: 10 });
     await first.close();
-    const second = await createEngine({ dataDir: dir, workspaces: { default: 'k' } });
+    const second = await createEngine({
+      dataDir: dir,
+      workspaces: { default: 'k' },
+      bodyWorkers: 0,
+    });
     const answer = await second.query({
       api_key: 'k',
       graph_type: 'Table',
@@ -133,7 +145,11 @@ describe('workspace database', () => {
 
   test(`an event with more than ${MAX_TYPED_KEYS} keys is answered on every one of them`, async () => {
     const dir = tempDir();
-    const engine = await createEngine({ dataDir: dir, workspaces: { default: 'k' } });
+    const engine = await createEngine({
+      dataDir: dir,
+      workspaces: { default: 'k' },
+      bodyWorkers: 0,
+    });
     const json: Record<string, number | string> = {};
     for (let i = 0; i < MAX_TYPED_KEYS + 10; i++) json[`key_${i}`] = i;
     await engine.log({ api_key: 'k', json, timestamp: 100 });

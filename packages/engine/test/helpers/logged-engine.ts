@@ -7,7 +7,7 @@ import { driverOptions } from './driver.ts';
 
 /**
  * An engine on this run's driver holding `events`, each sent through `/api/log` in order (as its
- * `text` where it has one).
+ * `text` where it has one). It is sent objects, never request bytes, so it starts no body workers.
  */
 export async function loggedEngine(
   name: string,
@@ -20,6 +20,7 @@ export async function loggedEngine(
     dataDir: dir,
     workspaces: { default: key },
     now: () => now,
+    bodyWorkers: 0,
     ...driverOptions(),
   });
   for (const e of events) {

@@ -40,16 +40,39 @@ export interface WallReading {
 }
 
 export function wallAt(seconds: number, zone: string): WallReading {
-  const parts: Record<string, number> = {};
-  for (const part of formatOf(zone).formatToParts(new Date(seconds * 1000))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  const format = formatOf(zone);
+  // The formatted text read back is several times cheaper than formatToParts; any text not of
+  // the shape en-US gives (M/D/YYYY, HH:MM:SS) is read through the parts instead.
+  const text = SHOWN.exec(format.format(seconds * 1000));
+  let year: number;
+  let month: number;
+  let day: number;
+  let hour: number;
+  let minute: number;
+  let second: number;
+  if (text) {
+    [month, day, year, hour, minute, second] = text.slice(1).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+  } else {
+    const parts: Record<string, number> = {};
+    for (const part of format.formatToParts(new Date(seconds * 1000))) {
+      if (part.type !== 'literal') parts[part.type] = Number(part.value);
+    }
+    ({ year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = parts);
   }
-  const { year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = parts;
   const utc = new Date(0);
   utc.setUTCFullYear(year, month - 1, day);
   utc.setUTCHours(hour, minute, second, 0);
   return { year, month, day, hour, minute, second, seconds: utc.getTime() / 1000 };
 }
+
+const SHOWN = /^(\d{1,2})\/(\d{1,2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
 
 const offsetAt = (seconds: number, zone: string) => wallAt(seconds, zone).seconds - seconds;
 
