@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BEYOND_DOUBLES } from '../src/collection/plan/number-rule.ts';
 import type { Engine } from '../src/index.ts';
 import { DRIVER } from './helpers/driver.ts';
+import { type DuckDbTwin, duckdbTwin } from './helpers/duckdb-twin.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { loggedEngine } from './helpers/logged-engine.ts';
 import {
@@ -19,20 +20,28 @@ import { referenceAnswer } from './helpers/reference.ts';
  * The number rule (docs/query-semantics.md) on generated values: magnitudes past 2^53, 2^63 and
  * 2^64, next to the largest double, subnormals, −0, and strings with exponents, trailing zeros,
  * underscores and other numeric-looking text, in filters, splits and every aggregation. Each
- * answer must be the reference's; one the reference cannot write as JSON must be the 400.
+ * answer must be the reference's; one the reference cannot write as JSON must be the 400. On
+ * ClickHouse each answer must also be DuckDB's, byte for byte (`helpers/duckdb-twin.ts`).
  */
 
 const EVENTS = events();
 let engine: Engine;
 
 let logged: Awaited<ReturnType<typeof loggedEngine>> | undefined;
+let twin: DuckDbTwin | undefined;
 
 beforeAll(async () => {
-  logged = await loggedEngine('number-rule', KEY, EVENTS, NOW);
+  [logged, twin] = await Promise.all([
+    loggedEngine('number-rule', KEY, EVENTS, NOW),
+    duckdbTwin('number-rule', KEY, EVENTS, NOW),
+  ]);
   engine = logged.engine;
-});
+}, 120_000);
 
-afterAll(() => logged?.close());
+afterAll(async () => {
+  await logged?.close();
+  await twin?.close();
+});
 
 async function check(body: Record<string, unknown>): Promise<void> {
   const request = {
@@ -44,6 +53,7 @@ async function check(body: Record<string, unknown>): Promise<void> {
   };
   const expected = referenceAnswer(EVENTS, request, NOW);
   const answer = await engine.query(request);
+  await twin?.expectSame(request, answer);
   const label = `${DRIVER} ${JSON.stringify(body)}`;
   if (!finite(expected)) {
     expect(answer, label).toMatchObject({ status: 400, body: { error: BEYOND_DOUBLES } });

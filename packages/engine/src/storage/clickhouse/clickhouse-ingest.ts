@@ -63,16 +63,24 @@ export async function insertTsv(
   token: string,
   skipUnknown = false,
 ): Promise<void> {
+  const table = `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
+  // Forms JavaScript was not sure of are empty fields (a field is never empty otherwise).
+  const defaults = skipUnknown || text.includes('\t\t');
+  // Columns the list leaves out (added since this engine read the table's) get their DEFAULT
+  // without the format's defaults: those make ClickHouse prepare every column's DEFAULT per insert.
+  const columns = skipUnknown
+    ? ''
+    : ` (${text.slice(0, text.indexOf('\n')).split('\t').map(quoteClickHouseIdentifier).join(', ')})`;
   const result = await client.exec({
-    query: `INSERT INTO ${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)} FORMAT TabSeparatedWithNames\n${text}`,
+    query: `INSERT INTO ${table}${columns} FORMAT TabSeparatedWithNames\n${text}`,
     clickhouse_settings: {
       async_insert: 0,
       insert_distributed_sync: 1,
       insert_deduplicate: 1,
       insert_deduplication_token: token,
-      // Forms JavaScript was not sure of are empty fields: ClickHouse computes their DEFAULT.
-      input_format_tsv_empty_as_default: 1,
-      input_format_defaults_for_omitted_fields: 1,
+      // An empty field is a form ClickHouse computes: its column's DEFAULT.
+      input_format_tsv_empty_as_default: defaults ? 1 : 0,
+      input_format_defaults_for_omitted_fields: defaults ? 1 : 0,
       // The answer starts only once the insert is done, so a failure is never a 200.
       wait_end_of_query: 1,
       ...(skipUnknown ? { input_format_skip_unknown_fields: 1 } : {}),
