@@ -124,7 +124,11 @@ describe('serve --clickhouse', () => {
         }
       }
     });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Killed once writes are flowing, however busy the machine: after 20 acknowledgements.
+    const until = Date.now() + 30_000;
+    while (acknowledged < 20 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     victim.child.kill('SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, 200));
     stop = true;
