@@ -18,7 +18,8 @@ import { SqlParams } from './sql-params.ts';
  * appended (one per span and key values a batch touches), because DuckDB appends from
  * concurrent transactions never conflict while updates of one row would; readers add a span's
  * rows up, and the writer merges them when it runs alone: at open, at compaction, and whenever
- * {@link MERGE_AFTER_ROWS} rows have been appended since the last merge, so that a
+ * {@link MERGE_AFTER_ROWS} rows ({@link KEYED_MERGE_AFTER_ROWS} with keys or sums) have been
+ * appended since the last merge, so that a
  * long-running server's rollups stay near one row per span and key values.
  *
  * The table exists exactly while it is complete, and every write keeps it while it exists: it
@@ -50,6 +51,13 @@ export function spanSql(ts: string): string {
  */
 export const MERGE_AFTER_ROWS = 512;
 
+/**
+ * The same for rollups kept by keys or with sums, whose batches append a row per span and key
+ * values they touch: they merge after more rows, so that a merge, which runs alone, does not
+ * hold up the writers every few batches.
+ */
+export const KEYED_MERGE_AFTER_ROWS = 4096;
+
 /** A workspace's rollups as its writers and readers see them. */
 export class RollupLedger {
   /** Rows appended since the last merge. */
@@ -75,7 +83,7 @@ export class RollupLedger {
 
   /** Whether enough rows were appended since the last merge to merge them now. */
   get due(): boolean {
-    return this.unmerged >= MERGE_AFTER_ROWS;
+    return this.unmerged >= (this.keyed ? KEYED_MERGE_AFTER_ROWS : MERGE_AFTER_ROWS);
   }
 
   /** The column of a key's string forms, where it is rolled up. */
