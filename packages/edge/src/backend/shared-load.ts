@@ -23,7 +23,11 @@ export async function sharedLoad(
   staleMs: number,
   load: () => Promise<LoadedResult>,
 ): Promise<LoadedResult> {
-  const freshAt = (r: { fetchedAt: number }) => Date.now() < r.fetchedAt + ttlMs;
+  // An answer loaded after this request arrived is as fresh as one it could load itself, even
+  // when a stalled process read it after the freshness window had passed.
+  const asked = Date.now();
+  const freshAt = (r: { fetchedAt: number }) =>
+    r.fetchedAt >= asked || Date.now() < r.fetchedAt + ttlMs;
   try {
     const found = await shared.read(key);
     if (found && freshAt(found)) return found;
@@ -40,6 +44,10 @@ export async function sharedLoad(
     return load();
   }
   try {
+    // The holder may have stored its answer and let go between this replica's last look and its
+    // lock: look once more before loading.
+    const theirs = await shared.read(key).catch(() => undefined);
+    if (theirs && freshAt(theirs)) return theirs;
     const loaded = await load();
     const fetchedAt = Date.now();
     await shared.write(key, { ...loaded, fetchedAt }, ttlMs + staleMs).catch(() => {});

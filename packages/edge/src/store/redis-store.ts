@@ -95,7 +95,12 @@ const MAX_LEASES = 50_000;
 function within<T>(ms: number, promise: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreUnavailableError('Redis did not answer in time')), ms);
+    // The timer and a reply that arrived during a stalled event loop come due together, and
+    // timers run first: one more turn lets that reply win, so a busy process is not a slow Redis.
+    timer = setTimeout(
+      () => setImmediate(() => reject(new StoreUnavailableError('Redis did not answer in time'))),
+      ms,
+    );
   });
   return Promise.race([promise, late])
     .catch((error: unknown) => {
