@@ -3,7 +3,8 @@
  * [--keep] [--load-only]`: the engine on generated demo events, on both storage drivers (`--driver` picks one;
  * `--events` takes `1M`, `10M`, `30M`). `--wide` runs only the wide-events section
  * (`wide-events.ts`), written to `bench/results/engine-wide.md`; `--load-only` stops after the
- * DuckDB load rounds and prints their figures.
+ * DuckDB load rounds and prints their figures. From 50M events (or with `--scale`) it runs
+ * `scale.ts` instead: rollup-answered queries at that size against 1M, on DuckDB.
  *
  * For each query the median end-to-end time over HTTP of `engine serve` (a child process) on
  * DuckDB and of `engine serve --clickhouse` on ClickHouse's HTTP interface (chdb behind the
@@ -52,6 +53,7 @@ import {
   clickHouseInsert,
   openClickHouseBaseline,
 } from './clickhouse-baseline.ts';
+import { runScale, SCALE_FROM } from './scale.ts';
 import { runWideEvents } from './wide-events.ts';
 
 /**
@@ -84,6 +86,12 @@ interface Options {
   loadOnly: boolean;
   keep: boolean;
 }
+
+/** The argument after `name`, or an empty string. */
+const argAfter = (args: string[], name: string) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? String(args[at + 1] ?? '') : '';
+};
 
 /** `1000000`, `1_000_000`, `1M`, `10M`, `300k`. */
 function eventCount(text: string): number {
@@ -380,6 +388,14 @@ export async function run(args: string[]): Promise<void> {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+    return;
+  }
+  if (args.includes('--scale') || eventCount(argAfter(args, '--events')) >= SCALE_FROM) {
+    await runScale(eventCount(argAfter(args, '--events') || '100M'), {
+      engine: runChild,
+      listening,
+      log,
+    });
     return;
   }
   const options = parseOptions(args);
