@@ -60,6 +60,14 @@ export interface WriteTransaction {
   commit(): Promise<void>;
 }
 
+/** A read that ran past its time limit; its message reads as DuckDB's interruption does. */
+export class PastTimeLimitError extends Error {
+  constructor() {
+    super('INTERRUPT Error: the statement ran past its time limit');
+    this.name = 'PastTimeLimitError';
+  }
+}
+
 /**
  * One workspace: a DuckDB file opened once with the locked-down configuration, the catalog
  * mirror, a pool of reader connections, a writer whose transactions run one at a time and
@@ -142,15 +150,21 @@ export class WorkspaceDb {
   async read<T>(fn: (conn: DuckDBConnection) => Promise<T>, timeoutMs?: number): Promise<T> {
     const conn = await this.#acquire();
     let repeat: ReturnType<typeof setInterval> | undefined;
+    let expired = false;
     const timer =
       timeoutMs === undefined
         ? undefined
         : setTimeout(() => {
+            expired = true;
             conn.interrupt();
             repeat = setInterval(() => conn.interrupt(), 5);
           }, timeoutMs);
     try {
-      return await fn(conn);
+      const result = await fn(conn);
+      // Finished before the interrupt landed but after the limit (a busy process runs the timer
+      // late): answered as interrupted all the same, so a limit means one thing under any load.
+      if (expired) throw new PastTimeLimitError();
+      return result;
     } finally {
       clearTimeout(timer);
       clearInterval(repeat);
