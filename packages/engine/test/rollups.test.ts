@@ -139,7 +139,15 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     const hi = T2024 + 30 * DAY - 1;
     const plan = window('Hour', 'UTC', lo, hi);
     expect(
-      rollupRead({ aggregation: 'Count', readable: true, plan, lo, hi, spanSeconds: 900 }),
+      rollupRead({
+        aggregation: 'Count',
+        readable: true,
+        metricKept: false,
+        plan,
+        lo,
+        hi,
+        spanSeconds: 900,
+      }),
     ).toEqual({
       firstSpan: lo / 900,
       lastSpan: (hi + 1) / 900 - 1,
@@ -152,7 +160,15 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     const hi = T2024 + 30 * DAY + 1000;
     const plan = window('Day', 'America/Los_Angeles', lo, hi);
     expect(
-      rollupRead({ aggregation: 'Count', readable: true, plan, lo, hi, spanSeconds: 900 }),
+      rollupRead({
+        aggregation: 'Count',
+        readable: true,
+        metricKept: false,
+        plan,
+        lo,
+        hi,
+        spanSeconds: 900,
+      }),
     ).toEqual({
       firstSpan: T2024 / 900 + 1,
       lastSpan: (T2024 + 30 * DAY) / 900,
@@ -171,6 +187,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
       return rollupRead({
         aggregation: 'Count',
         readable: true,
+        metricKept: false,
         plan,
         lo,
         hi,
@@ -190,7 +207,15 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     for (const zone of ['Asia/Kathmandu', 'Asia/Kolkata', 'Pacific/Chatham']) {
       const plan = window('Hour', zone, lo, hi);
       expect(
-        rollupRead({ aggregation: 'Count', readable: true, plan, lo, hi, spanSeconds: 900 }),
+        rollupRead({
+          aggregation: 'Count',
+          readable: true,
+          metricKept: false,
+          plan,
+          lo,
+          hi,
+          spanSeconds: 900,
+        }),
       ).toBeDefined();
     }
     const lo1971 = Date.UTC(1971, 5, 1) / 1000;
@@ -199,6 +224,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
       rollupRead({
         aggregation: 'Count',
         readable: true,
+        metricKept: false,
         plan,
         lo: lo1971,
         hi: lo1971 + 30 * DAY - 1,
@@ -213,12 +239,17 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     // Minute buckets over such a window pass the bucket cap no more: a shorter one's plan, whose width alone decides.
     const minute = window('Minute', 'UTC', lo, lo + 12 * DAY - 1);
     const hour = window('Hour', 'UTC', lo, hi);
-    const read = (aggregation: 'Count' | 'Sum' | 'P90', readable: boolean, plan = hour) =>
-      rollupRead({ aggregation, readable, plan, lo, hi, spanSeconds: 900 });
+    const read = (
+      aggregation: 'Count' | 'Sum' | 'P90',
+      readable: boolean,
+      plan = hour,
+      metricKept = true,
+    ) => rollupRead({ aggregation, readable, metricKept, plan, lo, hi, spanSeconds: 900 });
     expect(read('Count', true, minute)).toBeUndefined();
     expect(read('P90', true)).toBeUndefined();
     expect(read('Count', false)).toBeUndefined();
     expect(read('Sum', false)).toBeUndefined();
+    expect(read('Sum', true, hour, false)).toBeUndefined();
     expect(read('Sum', true)).toBeDefined();
     expect(read('Count', true)).toBeDefined();
   });

@@ -191,10 +191,10 @@ function rollupWindow(
   const plan = window.buckets;
   if (!rollup || !plan) return undefined;
   const { aggregation } = bound.query;
-  const summed = aggregation === 'Sum' || aggregation === 'Avg';
   const read = rollupRead({
     aggregation,
-    readable: holds(rollup) && (!summed || (bound.metricSql !== 'NULL' && rollup.sum !== null)),
+    readable: holds(rollup),
+    metricKept: bound.metricSql !== 'NULL' && rollup.sum !== null,
     plan,
     lo: window.lo,
     hi: window.hi,

@@ -189,10 +189,10 @@ function rollupWindow(
   if (!rollup || !plan) return undefined;
   const { aggregation } = bound.query;
   const m = bound.metricSql;
-  const summed = aggregation === 'Sum' || aggregation === 'Avg';
   const read = rollupRead({
     aggregation,
-    readable: holds(rollup) && (!summed || (m !== null && rollup.sum !== null)),
+    readable: holds(rollup),
+    metricKept: m !== null && rollup.sum !== null,
     plan,
     lo: window.lo,
     hi: window.hi,

@@ -22,11 +22,12 @@ export const MIN_ROLLUP_SPANS = 2688;
 export interface RollupRequest {
   aggregation: Aggregation;
   /**
-   * Whether the rollups hold what the statement reads of its events besides their time: every
-   * key its conditions and split read (rolled-up keys, compared by `=`, `≠`, `<` or `>`) and,
-   * for Sum and Avg, its metric.
+   * Whether the rollups hold the keys the statement reads of its events besides their time:
+   * every key its conditions and split read (rolled-up keys, compared by `=`, `≠`, `<` or `>`).
    */
   readable: boolean;
+  /** Whether the rollups keep the sums of the statement's metric (what Sum and Avg read). */
+  metricKept: boolean;
   plan: BucketPlan;
   /** The window's first and last second. */
   lo: number;
@@ -47,8 +48,9 @@ export interface RollupRequest {
  * {@link MIN_ROLLUP_SPANS} whole spans, which their events answer sooner. Undefined: read raw.
  */
 export function rollupRead(request: RollupRequest): RollupRead | undefined {
-  const { aggregation, readable, plan, lo, hi, spanSeconds: span } = request;
+  const { aggregation, readable, metricKept, plan, lo, hi, spanSeconds: span } = request;
   if (!['Count', 'Sum', 'Avg'].includes(aggregation) || !readable) return undefined;
+  if (aggregation !== 'Count' && !metricKept) return undefined;
   if (lo > hi || lo < 86_400) return undefined;
   let segments: readonly OffsetSegment[];
   if (plan.clock) {
