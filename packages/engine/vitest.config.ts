@@ -44,6 +44,16 @@ export default defineConfig({
           hookTimeout: 30_000,
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'clickhouse-rollups',
+          include: CLUSTERED_CONFORMANCE,
+          globalSetup: ['test/clickhouse/global-setup.ts'],
+          // Workspaces keeping rollups by a materialized view, as duckdb-clustered keeps them.
+          provide: { driver: 'clickhouse', rollups: true },
+        },
+      },
     ],
   },
 });

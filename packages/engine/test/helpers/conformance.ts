@@ -24,8 +24,9 @@ export const CONFORMANCE = [
 
 /**
  * The conformance suites whose events go in through `ingest()` (`test/helpers/engine-server.ts`),
- * the one path that clusters a collection in the `duckdb-clustered` project. The others load
- * their own events another way, so a clustered run of them would repeat the `duckdb` run exactly.
+ * the one path that clusters a collection in the `duckdb-clustered` project and keeps rollups
+ * there and in `clickhouse-rollups`. The others load their own events another way, so a run of
+ * them in those projects would repeat the plain one exactly.
  */
 export const CLUSTERED_CONFORMANCE = [
   'test/queries.test.ts',

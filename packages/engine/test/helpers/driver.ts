@@ -42,22 +42,23 @@ function providedClustered(): boolean {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Set by the `duckdb-clustered` project: workspaces keep rollups. */
+    /** Set by the `duckdb-clustered` and `clickhouse-rollups` projects: workspaces keep rollups. */
     rollups: boolean;
   }
 }
 
 /**
- * True in the `duckdb-clustered` project, whose conformance suites run with every workspace
- * keeping rollups (`storage/duckdb/rollups.ts`) as well, so that Count queries over enough whole
- * 15-minute spans read them: every answer must stay the same. (`rollup-requests.test.ts`
- * compares generated requests with them on and off in the `duckdb` project.)
+ * True in the `duckdb-clustered` and `clickhouse-rollups` projects, whose conformance suites run
+ * with every workspace keeping rollups (`storage/duckdb/rollups.ts`, and on ClickHouse the
+ * materialized view of `storage/clickhouse/clickhouse-rollups.ts`), so that queries over enough
+ * whole 15-minute spans read them: every answer must stay the same. (`rollup-requests.test.ts`
+ * compares generated requests with them on and off on both drivers.)
  */
 export const ROLLUPS: boolean = providedRollups();
 
 function providedRollups(): boolean {
   try {
-    return DRIVER === 'duckdb' && inject('rollups') === true;
+    return inject('rollups') === true;
   } catch {
     return false;
   }
@@ -75,12 +76,15 @@ export const ROLLUP_SPECS = {
 export const ON_CLICKHOUSE = DRIVER === 'clickhouse';
 
 /**
- * The options that put a test engine on this run's driver: for DuckDB nothing but rollups in
- * the project that keeps them (the caller's `dataDir`), for ClickHouse the shared server and databases of a prefix no other engine uses.
+ * The options that put a test engine on this run's driver: rollups in the projects that keep
+ * them, and for ClickHouse the shared server and databases of a prefix no other engine uses
+ * (DuckDB's files are in the caller's `dataDir`).
  */
 export function driverOptions(): Pick<EngineOptions, 'clickhouse' | 'rollups'> {
-  if (!ON_CLICKHOUSE) return ROLLUPS ? { rollups: ROLLUP_SPECS } : {};
+  const rollups = ROLLUPS ? { rollups: ROLLUP_SPECS } : {};
+  if (!ON_CLICKHOUSE) return rollups;
   return {
+    ...rollups,
     clickhouse: {
       url: inject('clickhouseUrl'),
       password: inject('clickhousePassword'),
