@@ -777,6 +777,66 @@ describe('automatic rollup keys', () => {
     expect(busy.due({ ...spec, keys: declared }, { keys: 0, sums: 0 }).keys).toEqual([]);
   });
 
+  test('an added key that stops past the cap stays stopped through another addition and is gone after a restart', async () => {
+    const file = join(tempDir('auto-stop'), 'default.duckdb');
+    const setting = { keys: ['event'], sums: [], auto: true };
+    const write = (db: WorkspaceDb, from: number, n: number, json: (i: number) => object) =>
+      db.write(async (tx) => {
+        const records = Array.from({ length: n }, (_, i) => ({
+          timestamp: T2024 + (from + i) * 600,
+          payload: JSON.stringify(json(i)),
+        }));
+        await appendRecords(tx, await tx.collection(DEFAULT_COLLECTION), records);
+      });
+    const specRows = (db: WorkspaceDb) =>
+      db.read(async (conn) => {
+        const r = await conn.runAndReadAll(
+          'SELECT role, name, dropped, auto FROM _engine.rollup_spec ORDER BY role, position',
+        );
+        return r.getRowsJS();
+      });
+    let db = await WorkspaceDb.open(file, { rollups: setting });
+    await write(db, 0, 30, (i) => ({ event: `e${i % 2}`, plan: `p${i % 3}`, country: 'fr' }));
+    expect(await db.keyValueCount('plan')).toBe(3);
+    expect(await db.extendRollups({ keys: ['plan'], sums: [] })).toEqual({
+      keys: ['event', 'plan'],
+      sums: [],
+      auto: true,
+    });
+    await write(db, 100, MAX_KEY_VALUES + 6, (i) => ({
+      event: 'e1',
+      plan: `q${i}`,
+      country: 'de',
+    }));
+    expect(await db.keyValueCount('plan')).toBe(3 + MAX_KEY_VALUES + 6);
+    expect(await disagreements(db)).toEqual([]);
+    await db.close();
+    // The merge at open stops it; another addition keeps its column empty.
+    db = await WorkspaceDb.open(file, { rollups: setting });
+    await db.extendRollups({ keys: ['country'], sums: [] });
+    expect(await specRows(db)).toEqual([
+      ['key', 'event', false, false],
+      ['key', 'plan', true, true],
+      ['key', 'country', false, true],
+    ]);
+    const columns = await db.read(async (conn) => {
+      const r = await conn.runAndReadAll(
+        `SELECT count(k1), count(DISTINCT k2), sum(n) FROM ${ROLLUP_TABLE}`,
+      );
+      return r.getRowsJS()[0]?.map(Number);
+    });
+    expect(columns).toEqual([0, 2, 30 + MAX_KEY_VALUES + 6]);
+    expect(await disagreements(db)).toEqual([]);
+    await db.close();
+    db = await WorkspaceDb.open(file, { rollups: setting });
+    expect(await specRows(db)).toEqual([
+      ['key', 'event', false, false],
+      ['key', 'country', false, true],
+    ]);
+    expect(await disagreements(db)).toEqual([]);
+    await db.close();
+  });
+
   test('keys and a metric enough queries use are added and backfilled, answers equal with rollups off; a key past the cap is not', async () => {
     // A bulk log a day (one timestamp each, in odd places of their spans).
     const days = Array.from({ length: 40 }, (_, d) => ({

@@ -173,17 +173,20 @@ async function fileSpec(conn: DuckDBConnection): Promise<{
   spec: RollupSpec;
   dropped: Set<string>;
   added: { keys: Set<string>; sums: Set<string> };
+  /** Whether the spec table says which the engine added (files from before do not). */
+  labelled: boolean;
 }> {
   const spec = { keys: [] as string[], sums: [] as string[] };
   const dropped = new Set<string>();
   const added = { keys: new Set<string>(), sums: new Set<string>() };
-  if (!(await hasTable(conn, 'rollup_spec'))) return { spec, dropped, added };
+  if (!(await hasTable(conn, 'rollup_spec'))) return { spec, dropped, added, labelled: false };
   const columns = await conn.runAndReadAll(
     `SELECT count(*) FROM duckdb_columns()
      WHERE database_name = current_database() AND schema_name = $1 AND table_name = 'rollup_spec' AND column_name = 'auto'`,
     [ENGINE_SCHEMA],
   );
-  const auto = Number(columns.getRows()[0]?.[0] ?? 0) > 0 ? 'auto' : 'false';
+  const labelled = Number(columns.getRows()[0]?.[0] ?? 0) > 0;
+  const auto = labelled ? 'auto' : 'false';
   const reader = await conn.runAndReadAll(
     `SELECT role, name, dropped, ${auto} FROM ${SPEC_TABLE} ORDER BY role, position`,
   );
@@ -193,7 +196,7 @@ async function fileSpec(conn: DuckDBConnection): Promise<{
     if (gone === true) dropped.add(String(name));
     if (byEngine === true) (role === 'key' ? added.keys : added.sums).add(String(name));
   }
-  return { spec, dropped, added };
+  return { spec, dropped, added, labelled };
 }
 
 /**
@@ -261,7 +264,9 @@ export async function openRollups(
     keys: [...added.keys].sort(),
     sums: [...added.sums].sort(),
   });
-  const relabel = present && !sameSpec(sorted(ledger.added), sorted(file.added));
+  const relabel =
+    present &&
+    (!sameSpec(sorted(ledger.added), sorted(file.added)) || (ledger.auto && !file.labelled));
   for (const entry of collections) entry.rollup = ledger;
   await conn.run('BEGIN TRANSACTION');
   try {
@@ -354,10 +359,13 @@ export async function extendRollups(
   for (const name of [...add.keys, ...add.sums]) {
     if (!AUTO_KEY_NAME.test(name)) throw new RangeError('not a name the engine adds by itself');
   }
+  await settleDrops(conn, ledger);
   const { keys, sums } = ledger.spec;
+  // A key that stopped stays stopped (its column empty) rather than being grouped by again.
+  const stopped = new Set(ledger.keys.filter((k) => k.dropped).map((k) => k.name));
   const next = new RollupLedger(
     { keys: [...keys, ...add.keys], sums: [...sums, ...add.sums], auto: ledger.auto },
-    new Set(),
+    stopped,
     { keys: [...ledger.added.keys, ...add.keys], sums: [...ledger.added.sums, ...add.sums] },
   );
   await buildRollups(conn, next, collections, true);
