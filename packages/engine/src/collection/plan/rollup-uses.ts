@@ -20,6 +20,7 @@ export function rollupUses(plan: CollectionPlan): RollupUses | undefined {
   const read = rollupRead({
     aggregation,
     readable: true,
+    metricKept: true,
     plan: buckets,
     lo: line.main.lo,
     hi: line.main.hi,
