@@ -43,7 +43,9 @@ export interface EngineOptions {
    * ingest, which Count queries over whole spans read instead of the events, with the same
    * answer; off by default. A record names each workspace's (`*`: every workspace's) rolled-up
    * `keys` (top-level keys that splits and `=`, `≠`, `<`, `>` filters read) and `sums`
-   * (metrics whose Sum and Avg they keep). A DuckDB workspace opened without them drops them;
+   * (metrics whose Sum and Avg they keep); with `auto: true` (DuckDB only), the engine adds
+   * the keys and metrics that enough of its queries use (see the README's rollups section). A
+   * DuckDB workspace opened without them drops them;
    * opened with them again, or with other keys, it rebuilds them from its events. A ClickHouse
    * workspace, which several engines may share, keeps and reads what it has unless the option
    * is `false`.
@@ -51,7 +53,9 @@ export interface EngineOptions {
   rollups?:
     | boolean
     | readonly string[]
-    | Readonly<Record<string, { keys?: readonly string[]; sums?: readonly string[] }>>;
+    | Readonly<
+        Record<string, { keys?: readonly string[]; sums?: readonly string[]; auto?: boolean }>
+      >;
   /** Largest request body in bytes for the HTTP app (default 10 MiB). */
   maxBodyBytes?: number;
   /**
@@ -169,6 +173,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         memoryLimit,
         threads: options.threads ?? 2,
         rollups: rollupSpecs(names, options.rollups),
+        log: (sentence) => logError(sentence, undefined),
       });
   return new EngineFront({ ...options, logError }, driver);
 }
@@ -185,11 +190,11 @@ function rollupSpecs(
     } else if (typeof option === 'object' && !Array.isArray(option)) {
       const declarations = option as Record<
         string,
-        { keys?: readonly string[]; sums?: readonly string[] }
+        { keys?: readonly string[]; sums?: readonly string[]; auto?: boolean }
       >;
       // No workspace is named `*` (names are letters, digits, `_` and `-`).
       const declared = declarations[name] ?? declarations['*'];
-      if (declared) specs[name] = rollupSpec(declared.keys, declared.sums);
+      if (declared) specs[name] = rollupSpec(declared.keys, declared.sums, declared.auto === true);
     }
   }
   return specs;
@@ -206,7 +211,13 @@ function clickHouseRollups(
   option: EngineOptions['rollups'],
 ): Record<string, RollupSpec | false> {
   if (option === false) return Object.fromEntries(names.map((name) => [name, false]));
-  return rollupSpecs(names, option);
+  const specs = rollupSpecs(names, option);
+  if (Object.values(specs).some((spec) => spec.auto)) {
+    throw new Error(
+      'createEngine: automatic rollup keys (auto) are DuckDB-only for now; declare the keys on ClickHouse',
+    );
+  }
+  return specs;
 }
 
 /** The default `logError`: standard error, with the failure where there is one. */

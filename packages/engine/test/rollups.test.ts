@@ -4,9 +4,16 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
+import {
+  type CollectionQuery,
+  DEFAULT_COLLECTION,
+  isSqlQuery,
+  parseQueryRequest,
+} from '@analytics-chart/protocol';
 import { afterAll, describe, expect, test } from 'vitest';
+import { planCollectionQuery } from '../src/collection/plan/collection-plan.ts';
 import { MIN_ROLLUP_SPANS, rollupRead } from '../src/collection/plan/rollup-eligibility.ts';
+import { rollupUses } from '../src/collection/plan/rollup-uses.ts';
 import { planBuckets } from '../src/collection/plan/time-buckets.ts';
 import { createEngine } from '../src/index.ts';
 import { appendRecords } from '../src/ingest/append-events.ts';
@@ -20,6 +27,13 @@ import {
   ROLLUP_TABLE,
 } from '../src/storage/duckdb/rollups.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
+import {
+  AUTO_MIN_QUERIES,
+  MAX_AUTO_KEYS,
+  MAX_REMEMBERED_NAMES,
+  MAX_ROLLUP_KEYS,
+} from '../src/storage/rollup-spec.ts';
+import { RollupUsage } from '../src/storage/rollup-usage.ts';
 import { API_KEY } from './helpers/engine-server.ts';
 
 /**
@@ -682,4 +696,277 @@ describe('rollups hold the events’ counts', () => {
     },
     60_000,
   );
+});
+
+describe('automatic rollup keys', () => {
+  const now = T2024 + 40 * DAY;
+  const plan = (request: Record<string, unknown>) => {
+    const parsed = parseQueryRequest({
+      graph_type: 'Single Line',
+      start: T2024 - 1,
+      end: now,
+      IANA_time_zone: 'UTC',
+      granularity: 'Day',
+      aggregation: 'Count',
+      ...request,
+    });
+    if (!parsed.ok || isSqlQuery(parsed.value)) throw new Error('not a collection query');
+    return planCollectionQuery(parsed.value as CollectionQuery, now);
+  };
+
+  test('a query counts the keys and metric rollups would need, only where rollups could answer it', () => {
+    expect(
+      rollupUses(
+        plan({
+          graph_type: 'Ratio Line',
+          aggregation: 'Avg',
+          metric: 'v',
+          split: 'plan',
+          filters: [['country', '=', 'fr']],
+          numerator_filters: [['event', '≠', 'x']],
+          denominator_filters: [['n', '>', 3]],
+        }),
+      ),
+    ).toEqual({ keys: ['country', 'event', 'n', 'plan'], sums: ['v'] });
+    expect(rollupUses(plan({ split: 'plan' }))).toEqual({ keys: ['plan'], sums: [] });
+    for (const unfit of [
+      { split: 'plan', granularity: 'Minute', start: now - 3 * HOUR },
+      { split: 'plan', start: now - 7 * DAY },
+      { split: 'plan', aggregation: 'P90', metric: 'v' },
+      { split: 'plan', graph_type: 'Table' },
+      { split: 'plan', filters: [['event', 'includes', 'x']] },
+      { split: 'device.os' },
+      { split: 'pl an' },
+    ]) {
+      expect(rollupUses(plan(unfit))).toBeUndefined();
+    }
+  });
+
+  test('the usage counts keep what is used often within their bound, and pick at most the maximum', () => {
+    const usage = new RollupUsage();
+    for (let i = 0; i < 5 * MAX_REMEMBERED_NAMES; i++) {
+      usage.observe({ keys: [`once${i}`], sums: [] });
+      if (i % 50 === 0) usage.observe({ keys: ['often'], sums: ['v'] });
+      expect(usage.size).toBeLessThanOrEqual(MAX_REMEMBERED_NAMES);
+    }
+    expect(usage.size).toBe(MAX_REMEMBERED_NAMES);
+    expect(usage.queries('key', 'often')).toBe(Math.ceil((5 * MAX_REMEMBERED_NAMES) / 50));
+    expect(usage.queries('sum', 'v')).toBe(Math.ceil((5 * MAX_REMEMBERED_NAMES) / 50));
+    expect(usage.queries('key', 'once0')).toBe(0);
+    const spec = { keys: [] as string[], sums: [] as string[], auto: true };
+    const busy = new RollupUsage();
+    for (let q = 0; q < AUTO_MIN_QUERIES - 1; q++) {
+      busy.observe({ keys: ['a', 'b', 'c', 'd', 'e'], sums: ['v'] });
+    }
+    expect(busy.due(spec, { keys: 0, sums: 0 })).toEqual({ keys: [], sums: [] });
+    // a, b, c, d, e: 19, 20, 21, 22, 23 queries.
+    busy.observe({ keys: ['e', 'd', 'c', 'b'], sums: [] });
+    busy.observe({ keys: ['e', 'd', 'c'], sums: ['v'] });
+    busy.observe({ keys: ['e', 'd'], sums: [] });
+    busy.observe({ keys: ['e'], sums: [] });
+    expect(MAX_AUTO_KEYS).toBe(3);
+    expect(busy.due(spec, { keys: 0, sums: 0 })).toEqual({ keys: ['e', 'd', 'c'], sums: ['v'] });
+    busy.refuse('key', 'd');
+    expect(busy.due({ ...spec, keys: ['e'] }, { keys: 1, sums: 0 })).toEqual({
+      keys: ['c', 'b'],
+      sums: ['v'],
+    });
+    expect(busy.due({ ...spec, keys: ['e', 'c'] }, { keys: 2, sums: 0 }).keys).toEqual(['b']);
+    expect(busy.due({ ...spec, keys: ['e', 'c', 'b'] }, { keys: 3, sums: 0 }).keys).toEqual([]);
+    const declared = Array.from({ length: MAX_ROLLUP_KEYS }, (_, i) => `x${i}`);
+    expect(busy.due({ ...spec, keys: declared }, { keys: 0, sums: 0 }).keys).toEqual([]);
+  });
+
+  test('an added key that stops past the cap stays stopped through another addition and is gone after a restart', async () => {
+    const file = join(tempDir('auto-stop'), 'default.duckdb');
+    const setting = { keys: ['event'], sums: [], auto: true };
+    const write = (db: WorkspaceDb, from: number, n: number, json: (i: number) => object) =>
+      db.write(async (tx) => {
+        const records = Array.from({ length: n }, (_, i) => ({
+          timestamp: T2024 + (from + i) * 600,
+          payload: JSON.stringify(json(i)),
+        }));
+        await appendRecords(tx, await tx.collection(DEFAULT_COLLECTION), records);
+      });
+    const specRows = (db: WorkspaceDb) =>
+      db.read(async (conn) => {
+        const r = await conn.runAndReadAll(
+          'SELECT role, name, dropped, auto FROM _engine.rollup_spec ORDER BY role, position',
+        );
+        return r.getRowsJS();
+      });
+    let db = await WorkspaceDb.open(file, { rollups: setting });
+    await write(db, 0, 30, (i) => ({ event: `e${i % 2}`, plan: `p${i % 3}`, country: 'fr' }));
+    expect(await db.keyValueCount('plan')).toBe(3);
+    expect(await db.extendRollups({ keys: ['plan'], sums: [] })).toEqual({
+      keys: ['event', 'plan'],
+      sums: [],
+      auto: true,
+    });
+    await write(db, 100, MAX_KEY_VALUES + 6, (i) => ({
+      event: 'e1',
+      plan: `q${i}`,
+      country: 'de',
+    }));
+    expect(await db.keyValueCount('plan')).toBe(3 + MAX_KEY_VALUES + 6);
+    expect(await disagreements(db)).toEqual([]);
+    await db.close();
+    // The merge at open stops it; another addition keeps its column empty.
+    db = await WorkspaceDb.open(file, { rollups: setting });
+    await db.extendRollups({ keys: ['country'], sums: [] });
+    expect(await specRows(db)).toEqual([
+      ['key', 'event', false, false],
+      ['key', 'plan', true, true],
+      ['key', 'country', false, true],
+    ]);
+    const columns = await db.read(async (conn) => {
+      const r = await conn.runAndReadAll(
+        `SELECT count(k1), count(DISTINCT k2), sum(n) FROM ${ROLLUP_TABLE}`,
+      );
+      return r.getRowsJS()[0]?.map(Number);
+    });
+    expect(columns).toEqual([0, 2, 30 + MAX_KEY_VALUES + 6]);
+    expect(await disagreements(db)).toEqual([]);
+    await db.close();
+    db = await WorkspaceDb.open(file, { rollups: setting });
+    expect(await specRows(db)).toEqual([
+      ['key', 'event', false, false],
+      ['key', 'country', false, true],
+    ]);
+    expect(await disagreements(db)).toEqual([]);
+    await db.close();
+  });
+
+  test('keys and a metric enough queries use are added and backfilled, answers equal with rollups off; a key past the cap is not', async () => {
+    // A bulk log a day (one timestamp each, in odd places of their spans).
+    const days = Array.from({ length: 40 }, (_, d) => ({
+      timestamp: T2024 + d * DAY + (d % 24) * HOUR + (d % 5) * 61,
+      jsons: Array.from({ length: 8 }, (_, j) => {
+        const i = d * 8 + j;
+        return { plan: `p${i % 3}`, user: `u${i % 100}`, ...(i % 4 ? { v: (i % 7) / 10 } : {}) };
+      }),
+    }));
+    const logs: string[] = [];
+    const open = (dataDir: string, rollups: Parameters<typeof createEngine>[0]['rollups']) =>
+      createEngine({
+        dataDir,
+        workspaces: { default: 'k' },
+        now: () => now,
+        bodyWorkers: 0,
+        logError: (message) => logs.push(message),
+        ...(rollups === undefined ? {} : { rollups }),
+      });
+    const autoDir = tempDir('auto');
+    let auto = await open(autoDir, { '*': { keys: ['event'], auto: true } });
+    const off = await open(tempDir('auto-off'), undefined);
+    for (const engine of [auto, off]) {
+      for (const day of days) {
+        expect((await engine.bulkLog({ api_key: 'k', ...day })).status).toBe(200);
+      }
+    }
+    const shapes = [
+      { graph_type: 'Multi Line', split: 'plan' },
+      { filters: [['plan', '=', 'p1']] },
+      { graph_type: 'Multi Line', split: 'plan', aggregation: 'Sum', metric: 'v' },
+      { aggregation: 'Avg', metric: 'v', filters: [['plan', '≠', 'p2']] },
+      { graph_type: 'Multi Line', split: 'user' },
+    ];
+    const ask = (engine: typeof auto, shape: Record<string, unknown>) =>
+      engine.query({
+        api_key: 'k',
+        graph_type: 'Single Line',
+        start: T2024 - 1,
+        end: now,
+        IANA_time_zone: 'UTC',
+        granularity: 'Day',
+        aggregation: 'Count',
+        ...shape,
+      });
+    const expected = await Promise.all(shapes.map((shape) => ask(off, shape)));
+    for (const answer of expected) expect(answer.status).toBe(200);
+    const added = () => logs.filter((line) => line.includes('rollups now also kept by'));
+    // Each round's queries at once, beside the additions they start.
+    for (let round = 0; round < AUTO_MIN_QUERIES; round++) {
+      expect(await Promise.all(shapes.map((shape) => ask(auto, shape)))).toEqual(expected);
+    }
+    // The additions run beside the queries: wait for both (the key, then the metric's sums).
+    for (let wait = 0; wait < 200 && !added().some((l) => l.includes('sums of v')); wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(added().join('\n')).toMatch(/key plan/);
+    expect(added().join('\n')).toMatch(/sums of v/);
+    expect(added().join('\n')).not.toMatch(/user/);
+    for (const [i, shape] of shapes.entries()) expect(await ask(auto, shape)).toEqual(expected[i]);
+    // Events after the addition go into the new columns too.
+    const late = {
+      timestamp: T2024 + 20 * DAY + 7,
+      jsons: [{ plan: 'p1', v: 0.5 }, { plan: 'p4' }],
+    };
+    for (const engine of [auto, off]) {
+      expect((await engine.bulkLog({ api_key: 'k', ...late })).status).toBe(200);
+    }
+    const after = await Promise.all(shapes.map((shape) => ask(off, shape)));
+    expect(after).not.toEqual(expected);
+    for (const [i, shape] of shapes.entries()) expect(await ask(auto, shape)).toEqual(after[i]);
+    expected.splice(0, expected.length, ...after);
+    await auto.close();
+    const file = join(autoDir, 'default.duckdb');
+    const specRows = async (db: WorkspaceDb) =>
+      db.read(async (conn) => {
+        const r = await conn.runAndReadAll(
+          `SELECT role, name, dropped, auto FROM _engine.rollup_spec ORDER BY role, position`,
+        );
+        return r.getRowsJS();
+      });
+    let db = await WorkspaceDb.open(file);
+    expect(await specRows(db)).toEqual([
+      ['key', 'event', false, false],
+      ['key', 'plan', false, true],
+      ['sum', 'v', false, true],
+    ]);
+    // Backfilled: per span and plan, the rollups hold the events' counts.
+    const events_ = db.catalog.get(DEFAULT_COLLECTION)?.view;
+    const mismatches = await db.read(async (conn) => {
+      const r = await conn.runAndReadAll(
+        `WITH kept AS (SELECT span, k1 AS plan, sum(n) AS n FROM ${ROLLUP_TABLE} GROUP BY ALL),
+              counted AS (SELECT floor("timestamp" / 900)::BIGINT AS span,
+                                 json_extract_string("json", '$.plan') AS plan, count(*) AS n
+                          FROM ${events_} GROUP BY ALL)
+         SELECT * FROM kept FULL OUTER JOIN counted USING (span, plan)
+         WHERE kept.n IS DISTINCT FROM counted.n`,
+      );
+      return r.getRows();
+    });
+    expect(mismatches).toEqual([]);
+    // Tampering (never done but here) shows that a restart with auto keeps and reads the key.
+    const id = db.catalog.get(DEFAULT_COLLECTION)?.id;
+    await db.write(async (tx) => {
+      await tx.conn.run(
+        `INSERT INTO ${ROLLUP_TABLE} (collection_id, span, k0, k1, n) VALUES (${id}, ${(T2024 + DAY) / 900 + 3}, NULL, 'p1', 1000)`,
+      );
+    });
+    await db.close();
+    auto = await open(autoDir, { '*': { keys: ['event'], auto: true } });
+    const tampered = await ask(auto, shapes[1] as Record<string, unknown>);
+    const combined = (answer: unknown) =>
+      (answer as { body: { metadata: { combined: number } } }).body.metadata.combined;
+    expect(combined(tampered)).toBe(combined(expected[1]) + 1000);
+    await auto.close();
+    // Declaring the keys again without auto drops what the engine added.
+    auto = await open(autoDir, { '*': { keys: ['event'] } });
+    for (const [i, shape] of shapes.entries()) expect(await ask(auto, shape)).toEqual(expected[i]);
+    await auto.close();
+    db = await WorkspaceDb.open(file);
+    expect(await specRows(db)).toEqual([['key', 'event', false, false]]);
+    await db.close();
+    await off.close();
+    await expect(
+      createEngine({
+        dataDir: autoDir,
+        workspaces: { default: 'k' },
+        clickhouse: { url: 'http://127.0.0.1:9' },
+        rollups: { '*': { auto: true } },
+      }),
+    ).rejects.toThrow(/DuckDB-only/);
+  }, 60_000);
 });

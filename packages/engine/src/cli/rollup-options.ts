@@ -6,16 +6,31 @@ type Options = Record<string, string | boolean | undefined>;
 const list = (value: string | boolean | undefined) =>
   typeof value === 'string' ? value.split(',').map((name) => name.trim()) : [];
 
+/** The word in `--rollup-keys` that lets the engine add the keys and sums queries use. */
+const AUTO = 'auto';
+
 /**
  * What `--rollups`, `--rollup-keys KEY,…` and `--rollup-sums KEY,…` ask for: a spec (either
- * list implies `--rollups`), `true` for `--rollups` alone, or undefined without them.
+ * list implies `--rollups`; `auto` among the keys lets the engine add more, on DuckDB only),
+ * `true` for `--rollups` alone, or undefined without them.
  */
 export function rollupsOption(options: Options): RollupSpec | true | undefined {
   const keys = options['rollup-keys'];
   const sums = options['rollup-sums'];
   if (keys === undefined && sums === undefined) return options.rollups === true ? true : undefined;
+  const declared = list(keys);
+  const auto = declared.includes(AUTO);
+  if (auto && options.clickhouse !== undefined) {
+    throw new UsageError(
+      '--rollup-keys auto: automatic rollup keys are DuckDB-only for now; declare the keys with --clickhouse',
+    );
+  }
   try {
-    return rollupSpec(list(keys), list(sums));
+    return rollupSpec(
+      declared.filter((name) => name !== AUTO),
+      list(sums),
+      auto,
+    );
   } catch (error) {
     throw new UsageError(`--rollup-keys, --rollup-sums: ${(error as Error).message}`);
   }

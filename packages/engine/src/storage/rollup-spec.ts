@@ -25,13 +25,43 @@ export interface RollupSpec {
   keys: readonly string[];
   /** Metrics whose exact Sum and Avg parts rows keep. */
   sums: readonly string[];
+  /**
+   * Whether the engine adds keys and metrics that queries use (`rollup-usage.ts`) to the
+   * declared ones; only the DuckDB driver does yet.
+   */
+  auto?: boolean;
 }
+
+/** Queries a key (or metric) must be used by before the engine adds it to automatic rollups. */
+export const AUTO_MIN_QUERIES = 20;
+
+/**
+ * Keys, and metrics, the engine adds to a workspace's rollups at most: each added key
+ * multiplies the rows per span by up to {@link MAX_KEY_VALUES}, so fewer than may be declared.
+ */
+export const MAX_AUTO_KEYS = 3;
+
+/**
+ * Names a workspace's usage counts remember at most (keys and metrics together): past it, the
+ * least-used is forgotten, so that queries naming ever new keys cannot grow the engine's memory.
+ */
+export const MAX_REMEMBERED_NAMES = 128;
+
+/**
+ * Names the engine may add by itself: ones a query chose rather than the server's operator, so
+ * only plain names, which every statement may carry as a literal (`duckdb/rollups.ts`).
+ */
+export const AUTO_KEY_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * A spec from declared names: top-level keys (no dot), each once, at most
  * {@link MAX_ROLLUP_KEYS} of each; throws a RangeError saying which name is not.
  */
-export function rollupSpec(keys: readonly string[] = [], sums: readonly string[] = []): RollupSpec {
+export function rollupSpec(
+  keys: readonly string[] = [],
+  sums: readonly string[] = [],
+  auto = false,
+): RollupSpec {
   for (const list of [keys, sums]) {
     if (list.length > MAX_ROLLUP_KEYS) {
       throw new RangeError(`at most ${MAX_ROLLUP_KEYS} rollup keys and ${MAX_ROLLUP_KEYS} sums`);
@@ -43,5 +73,5 @@ export function rollupSpec(keys: readonly string[] = [], sums: readonly string[]
       if (list.indexOf(name) !== i) throw new RangeError(`rollup key '${name}' is named twice`);
     }
   }
-  return { keys: [...keys], sums: [...sums] };
+  return auto ? { keys: [...keys], sums: [...sums], auto } : { keys: [...keys], sums: [...sums] };
 }

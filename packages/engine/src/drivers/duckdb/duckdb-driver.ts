@@ -2,11 +2,13 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SqlQuery } from '@analytics-chart/protocol';
 import { collectionQuery } from '../../collection/duckdb/run-collection-query.ts';
+import { rollupUses } from '../../collection/plan/rollup-uses.ts';
 import { WriteQueue } from '../../ingest/write-queue.ts';
 import { runSqlQuery } from '../../sql-mode/duckdb/index.ts';
 import { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
 import type { IngestBatch } from '../../storage/ingest-batch.ts';
-import type { RollupSpec } from '../../storage/rollup-spec.ts';
+import { AUTO_MIN_QUERIES, MAX_KEY_VALUES, type RollupSpec } from '../../storage/rollup-spec.ts';
+import { RollupUsage, type RollupUses } from '../../storage/rollup-usage.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
 
@@ -22,6 +24,8 @@ export interface DuckDbDriverOptions {
   threads: number;
   /** The workspaces that keep rollups (`storage/duckdb/rollups.ts`), with what they keep them by. */
   rollups?: Readonly<Record<string, RollupSpec>>;
+  /** Where the keys the engine adds to rollups by itself, and failures to, are reported. */
+  log?: (sentence: string) => void;
 }
 
 /** Opens one DuckDB file per workspace: the embedded, default storage. */
@@ -35,7 +39,8 @@ export async function openDuckDbDriver(options: DuckDbDriverOptions): Promise<St
         threads: options.threads,
         rollups: options.rollups?.[name] ?? false,
       });
-      workspaces.set(name, new DuckDbWorkspace(db));
+      const auto = options.rollups?.[name]?.auto === true;
+      workspaces.set(name, new DuckDbWorkspace(db, auto ? { name, log: options.log } : undefined));
     }
   } catch (error) {
     for (const w of workspaces.values()) await w.db.close();
@@ -52,10 +57,85 @@ class DuckDbWorkspace implements DriverWorkspace {
   /** The collection folder's own function, called by the front without a step through here. */
   readonly queryCollection: DriverWorkspace['queryCollection'];
 
-  constructor(db: WorkspaceDb) {
+  /** With automatic rollup keys: what the workspace's queries used, and the addition under way. */
+  readonly #auto:
+    | { name: string; log?: (sentence: string) => void; usage: RollupUsage }
+    | undefined;
+  #extending: Promise<void> | undefined;
+
+  constructor(
+    db: WorkspaceDb,
+    auto?: { name: string; log?: ((sentence: string) => void) | undefined },
+  ) {
     this.db = db;
     this.writes = new WriteQueue(db);
-    this.queryCollection = collectionQuery(db);
+    const run = collectionQuery(db);
+    if (!auto) {
+      this.queryCollection = run;
+      return;
+    }
+    const state = {
+      name: auto.name,
+      usage: new RollupUsage(),
+      ...(auto.log ? { log: auto.log } : {}),
+    };
+    this.#auto = state;
+    this.queryCollection = (plan, limits) => {
+      const uses = rollupUses(plan);
+      if (uses) {
+        state.usage.observe(uses);
+        this.#extendWhenDue();
+      }
+      return run(plan, limits);
+    };
+  }
+
+  /**
+   * Starts adding the keys and sums that enough queries used to the rollups, one addition at a
+   * time and beside the queries: a key with more than {@link MAX_KEY_VALUES} values is refused
+   * first, on a reader.
+   */
+  #extendWhenDue(): void {
+    const auto = this.#auto;
+    const spec = this.db.rollupSpec;
+    if (!auto || !spec || this.#extending) return;
+    const due = auto.usage.due(spec, this.db.addedRollups);
+    if (due.keys.length === 0 && due.sums.length === 0) return;
+    this.#extending = this.#extend(due).finally(() => {
+      this.#extending = undefined;
+    });
+  }
+
+  async #extend(due: RollupUses): Promise<void> {
+    const auto = this.#auto;
+    if (!auto) return;
+    const keys: string[] = [];
+    try {
+      for (const key of due.keys) {
+        const values = await this.db.keyValueCount(key);
+        if (values > MAX_KEY_VALUES) auto.usage.refuse('key', key);
+        else keys.push(key);
+      }
+      if (keys.length === 0 && due.sums.length === 0) return;
+      const spec = await this.db.extendRollups({ keys, sums: due.sums });
+      if (!spec) return;
+      const added = [...keys.map((k) => `key ${k}`), ...due.sums.map((m) => `sums of ${m}`)].join(
+        ', ',
+      );
+      auto.log?.(
+        `workspace ${auto.name}: rollups now also kept by ${added} (used by at least ${AUTO_MIN_QUERIES} queries); keys ${spec.keys.join(', ') || 'none'}, sums ${spec.sums.join(', ') || 'none'}`,
+      );
+    } catch {
+      // Not tried again until a restart: the rollups stay as they were, and answers the same.
+      for (const key of keys) auto.usage.refuse('key', key);
+      for (const sum of due.sums) auto.usage.refuse('sum', sum);
+      auto.log?.(`workspace ${auto.name}: rollups could not be extended; they stay as they were`);
+    }
+  }
+
+  /** Waits for an addition to the rollups under way. */
+  async idle(): Promise<void> {
+    await this.#extending;
   }
 
   querySql(query: SqlQuery, limits: QueryLimits) {
@@ -88,6 +168,7 @@ class DuckDbDriver implements StorageDriver {
 
   async close(): Promise<void> {
     for (const w of this.workspaces.values()) {
+      await w.idle();
       await w.writes.idle();
       await w.db.close();
     }

@@ -1,11 +1,18 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { jsonPointer } from '../key-path.ts';
-import { MAX_KEY_VALUES, type RollupSpec, SPAN_SECONDS } from '../rollup-spec.ts';
+import {
+  AUTO_KEY_NAME,
+  MAX_KEY_VALUES,
+  MAX_ROLLUP_KEYS,
+  type RollupSpec,
+  SPAN_SECONDS,
+} from '../rollup-spec.ts';
+import type { RollupUses } from '../rollup-usage.ts';
 import { type CollectionEntry, ENGINE_SCHEMA } from './catalog.ts';
 import { BIGINT, DOUBLE, HUGEINT, LIST, listValue, quotedString, VARCHAR } from './duckdb-api.ts';
 import { sumPartsSql } from './exact-sum-sql.ts';
 import { numericForm, storedStringForm } from './key-typing.ts';
-import { runPrepared } from './prepared-statements.ts';
+import { readPrepared, runPrepared } from './prepared-statements.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
 import { SqlParams } from './sql-params.ts';
 
@@ -24,7 +31,8 @@ import { SqlParams } from './sql-params.ts';
  *
  * The table exists exactly while it is complete, and every write keeps it while it exists: it
  * is created and filled from the events in one transaction when a workspace is opened with
- * rollups on (or with other keys than the file's), and dropped when it is opened with them off.
+ * rollups on (or with other keys than the file's), or when the engine adds keys by itself
+ * ({@link extendRollups}), and dropped when it is opened with them off.
  */
 
 export { MAX_KEY_VALUES, SPAN_SECONDS };
@@ -68,17 +76,51 @@ export class RollupLedger {
    * once that merge is known to have committed, see {@link settleDrops}).
    */
   readonly keys: Array<{ name: string; dropped: boolean; written: boolean }>;
-  readonly sums: readonly string[];
+  readonly sums: string[];
   /** Keys a merge cleared whose commit is not known yet. */
   readonly pending = new Set<string>();
+  /** Whether the engine adds keys that queries use (`spec.auto`). */
+  readonly auto: boolean;
+  /** The keys and sums the engine added by itself rather than the workspace declared. */
+  readonly added: { keys: Set<string>; sums: Set<string> };
 
-  constructor(spec: RollupSpec, dropped: ReadonlySet<string> = new Set()) {
+  constructor(
+    spec: RollupSpec,
+    dropped: ReadonlySet<string> = new Set(),
+    added: { keys?: Iterable<string>; sums?: Iterable<string> } = {},
+  ) {
     this.keys = spec.keys.map((name) => ({
       name,
       dropped: dropped.has(name),
       written: !dropped.has(name),
     }));
     this.sums = [...spec.sums];
+    this.auto = spec.auto === true;
+    this.added = { keys: new Set(added.keys), sums: new Set(added.sums) };
+  }
+
+  /** The keys and sums the rows are kept by, in column order. */
+  get spec(): RollupSpec {
+    const names = { keys: this.keys.map((k) => k.name), sums: [...this.sums] };
+    return this.auto ? { ...names, auto: true } : names;
+  }
+
+  /**
+   * Takes over `next`'s keys and sums once the transaction that rebuilt the rollups for them
+   * committed: `next` keeps every column of this ledger where it was, so a statement bound
+   * before still reads the right ones.
+   */
+  adopt(next: RollupLedger): void {
+    this.keys.splice(
+      0,
+      this.keys.length,
+      ...next.keys.map((k) => ({ name: k.name, dropped: k.dropped, written: !k.dropped })),
+    );
+    this.sums.splice(0, this.sums.length, ...next.sums);
+    this.added.keys = next.added.keys;
+    this.added.sums = next.added.sums;
+    this.pending.clear();
+    this.unmerged = 0;
   }
 
   /** Whether enough rows were appended since the last merge to merge them now. */
@@ -123,22 +165,73 @@ async function hasTable(conn: DuckDBConnection, table: string): Promise<boolean>
   return Number(reader.getRows()[0]?.[0] ?? 0) > 0;
 }
 
-/** The spec the file's rollups were built with, and the keys that stopped being rolled up. */
-async function fileSpec(
-  conn: DuckDBConnection,
-): Promise<{ spec: RollupSpec; dropped: Set<string> }> {
+/**
+ * The spec the file's rollups were built with, the keys that stopped being rolled up, and the
+ * keys and sums the engine added by itself (a file from before automatic keys has none).
+ */
+async function fileSpec(conn: DuckDBConnection): Promise<{
+  spec: RollupSpec;
+  dropped: Set<string>;
+  added: { keys: Set<string>; sums: Set<string> };
+  /** Whether the spec table says which the engine added (files from before do not). */
+  labelled: boolean;
+}> {
   const spec = { keys: [] as string[], sums: [] as string[] };
   const dropped = new Set<string>();
-  if (!(await hasTable(conn, 'rollup_spec'))) return { spec, dropped };
-  const reader = await conn.runAndReadAll(
-    `SELECT role, name, dropped FROM ${SPEC_TABLE} ORDER BY role, position`,
+  const added = { keys: new Set<string>(), sums: new Set<string>() };
+  if (!(await hasTable(conn, 'rollup_spec'))) return { spec, dropped, added, labelled: false };
+  const columns = await conn.runAndReadAll(
+    `SELECT count(*) FROM duckdb_columns()
+     WHERE database_name = current_database() AND schema_name = $1 AND table_name = 'rollup_spec' AND column_name = 'auto'`,
+    [ENGINE_SCHEMA],
   );
-  for (const [role, name, gone] of reader.getRows()) {
-    if (role === 'key') spec.keys.push(String(name));
-    else spec.sums.push(String(name));
+  const labelled = Number(columns.getRows()[0]?.[0] ?? 0) > 0;
+  const auto = labelled ? 'auto' : 'false';
+  const reader = await conn.runAndReadAll(
+    `SELECT role, name, dropped, ${auto} FROM ${SPEC_TABLE} ORDER BY role, position`,
+  );
+  for (const [role, name, gone, byEngine] of reader.getRows()) {
+    const names = role === 'key' ? spec.keys : spec.sums;
+    names.push(String(name));
     if (gone === true) dropped.add(String(name));
+    if (byEngine === true) (role === 'key' ? added.keys : added.sums).add(String(name));
   }
-  return { spec, dropped };
+  return { spec, dropped, added, labelled };
+}
+
+/**
+ * What a workspace opened with `setting` keeps, given the file's spec: the declared keys and
+ * sums, and with `auto` also those the engine added before (keys still rolled up, within
+ * {@link MAX_ROLLUP_KEYS}), in the file's order so that an unchanged setting rebuilds nothing;
+ * `true` and unset keep the file's own.
+ */
+function wantedSpec(
+  setting: true | RollupSpec | undefined,
+  file: Awaited<ReturnType<typeof fileSpec>>,
+): { spec: RollupSpec; added: { keys: string[]; sums: string[] } } {
+  if (typeof setting !== 'object') {
+    return { spec: file.spec, added: { keys: [...file.added.keys], sums: [...file.added.sums] } };
+  }
+  if (!setting.auto) {
+    return {
+      spec: { keys: [...setting.keys], sums: [...setting.sums] },
+      added: { keys: [], sums: [] },
+    };
+  }
+  const merge = (declared: readonly string[], kept: readonly string[], added: Set<string>) => {
+    const auto = kept.filter(
+      (name) => !declared.includes(name) && added.has(name) && !file.dropped.has(name),
+    );
+    const room = auto.slice(0, Math.max(0, MAX_ROLLUP_KEYS - declared.length));
+    const names = kept.filter((name) => declared.includes(name) || room.includes(name));
+    return { names: [...names, ...declared.filter((name) => !names.includes(name))], auto: room };
+  };
+  const keys = merge(setting.keys, file.spec.keys, file.added.keys);
+  const sums = merge(setting.sums, file.spec.sums, file.added.sums);
+  return {
+    spec: { keys: keys.names, sums: sums.names, auto: true },
+    added: { keys: keys.auto, sums: sums.auto },
+  };
 }
 
 const sameSpec = (a: RollupSpec, b: RollupSpec) =>
@@ -164,31 +257,21 @@ export async function openRollups(
     await conn.run(`DROP TABLE IF EXISTS ${SPEC_TABLE}`);
     return undefined;
   }
-  const wanted = typeof setting === 'object' ? setting : file.spec;
-  const rebuild = !present || !sameSpec(wanted, file.spec);
-  const ledger = new RollupLedger(wanted, rebuild ? new Set() : file.dropped);
+  const wanted = wantedSpec(setting, file);
+  const rebuild = !present || !sameSpec(wanted.spec, file.spec);
+  const ledger = new RollupLedger(wanted.spec, rebuild ? new Set() : file.dropped, wanted.added);
+  const sorted = (added: RollupLedger['added']) => ({
+    keys: [...added.keys].sort(),
+    sums: [...added.sums].sort(),
+  });
+  const relabel =
+    present &&
+    (!sameSpec(sorted(ledger.added), sorted(file.added)) || (ledger.auto && !file.labelled));
   for (const entry of collections) entry.rollup = ledger;
   await conn.run('BEGIN TRANSACTION');
   try {
-    if (rebuild) {
-      if (present) await conn.run(`DROP TABLE ${ROLLUP_TABLE}`);
-      await conn.run(`DROP TABLE IF EXISTS ${SPEC_TABLE}`);
-      await conn.run(
-        `CREATE TABLE ${SPEC_TABLE} (role VARCHAR NOT NULL, position INTEGER NOT NULL, name VARCHAR NOT NULL, dropped BOOLEAN NOT NULL)`,
-      );
-      for (const [role, names] of [
-        ['key', wanted.keys],
-        ['sum', wanted.sums],
-      ] as const) {
-        for (const [i, name] of names.entries()) {
-          await conn.run(`INSERT INTO ${SPEC_TABLE} VALUES ($1, $2, $3, false)`, [role, i, name]);
-        }
-      }
-      await conn.run(`CREATE TABLE ${ROLLUP_TABLE} (${tableColumns(ledger).join(', ')})`);
-      for (const entry of collections) {
-        for (const segment of entry.segments) await addRollupRows(conn, entry, segment.table);
-      }
-    }
+    if (rebuild) await buildRollups(conn, ledger, collections, present);
+    else if (relabel) await writeSpecTable(conn, ledger);
     await mergeRows(conn, ledger);
     await conn.run('COMMIT');
   } catch (error) {
@@ -196,6 +279,98 @@ export async function openRollups(
     throw error;
   }
   return ledger;
+}
+
+/**
+ * Records `ledger`'s keys and sums (which stopped, which the engine added) as the file's spec,
+ * inside the caller's transaction.
+ */
+async function writeSpecTable(conn: DuckDBConnection, ledger: RollupLedger): Promise<void> {
+  await conn.run(`DROP TABLE IF EXISTS ${SPEC_TABLE}`);
+  await conn.run(
+    `CREATE TABLE ${SPEC_TABLE} (role VARCHAR NOT NULL, position INTEGER NOT NULL, name VARCHAR NOT NULL, dropped BOOLEAN NOT NULL, auto BOOLEAN NOT NULL)`,
+  );
+  const rows = [
+    ...ledger.keys.map((k, i) => ['key', i, k.name, k.dropped, ledger.added.keys.has(k.name)]),
+    ...ledger.sums.map((name, i) => ['sum', i, name, false, ledger.added.sums.has(name)]),
+  ] as const;
+  for (const row of rows) {
+    await conn.run(`INSERT INTO ${SPEC_TABLE} VALUES ($1, $2, $3, $4, $5)`, [...row]);
+  }
+}
+
+/**
+ * Creates the rollups for `ledger`'s keys and sums and fills them from every collection's events,
+ * inside the caller's transaction, replacing any the file has (`present`).
+ */
+async function buildRollups(
+  conn: DuckDBConnection,
+  ledger: RollupLedger,
+  collections: readonly CollectionEntry[],
+  present: boolean,
+): Promise<void> {
+  if (present) await conn.run(`DROP TABLE ${ROLLUP_TABLE}`);
+  await writeSpecTable(conn, ledger);
+  await conn.run(`CREATE TABLE ${ROLLUP_TABLE} (${tableColumns(ledger).join(', ')})`);
+  for (const entry of collections) {
+    for (const segment of entry.segments) {
+      await addRollupRows(conn, ledger, entry.id, segment.table);
+    }
+  }
+}
+
+/**
+ * The distinct string forms top-level key `name` has across every collection's events, as the
+ * rollups would count them, read on the caller's (reader) connection: whether a key the engine
+ * would add stays within {@link MAX_KEY_VALUES}.
+ */
+export async function keyValueCount(
+  conn: DuckDBConnection,
+  collections: readonly CollectionEntry[],
+  name: string,
+): Promise<number> {
+  const params = new SqlParams();
+  const forms = collections.flatMap((entry) =>
+    entry.segments.map(
+      (s) => `SELECT ${stringFormSql('"json"', name, (v) => params.text(v))} AS k FROM ${s.table}`,
+    ),
+  );
+  if (forms.length === 0) return 0;
+  const rows = await readPrepared(
+    conn,
+    `SELECT count(DISTINCT k) FROM (${forms.join(' UNION ALL ')})`,
+    params,
+  );
+  return Number(rows[0]?.[0] ?? 0);
+}
+
+/**
+ * Rebuilds the rollups with `add`'s keys and sums after the ones `ledger` has, inside the
+ * caller's writer transaction, and answers the ledger to {@link RollupLedger.adopt} once it
+ * commits. Every column keeps its place (a key that stopped keeps its column), so statements
+ * bound to the ledger before still read what they meant.
+ */
+export async function extendRollups(
+  conn: DuckDBConnection,
+  ledger: RollupLedger,
+  collections: readonly CollectionEntry[],
+  add: RollupUses,
+): Promise<RollupLedger> {
+  for (const name of [...add.keys, ...add.sums]) {
+    if (!AUTO_KEY_NAME.test(name)) throw new RangeError('not a name the engine adds by itself');
+  }
+  await settleDrops(conn, ledger);
+  const { keys, sums } = ledger.spec;
+  // A key that stopped stays stopped (its column empty) rather than being grouped by again.
+  const stopped = new Set(ledger.keys.filter((k) => k.dropped).map((k) => k.name));
+  const next = new RollupLedger(
+    { keys: [...keys, ...add.keys], sums: [...sums, ...add.sums], auto: ledger.auto },
+    stopped,
+    { keys: [...ledger.added.keys, ...add.keys], sums: [...ledger.added.sums, ...add.sums] },
+  );
+  await buildRollups(conn, next, collections, true);
+  await mergeRows(conn, next);
+  return next;
 }
 
 /** The rollup table's columns with their types. */
@@ -238,15 +413,14 @@ export async function settleDrops(conn: DuckDBConnection, ledger: RollupLedger):
 
 /**
  * Adds the events of `relation` (a table with BIGINT `timestamp` and the payload `json`) to
- * `entry`'s rollups, inside the caller's transaction.
+ * the rollups of `ledger` as collection `collectionId`'s, inside the caller's transaction.
  */
 async function addRollupRows(
   conn: DuckDBConnection,
-  entry: CollectionEntry,
+  ledger: RollupLedger,
+  collectionId: number,
   relation: string,
 ): Promise<void> {
-  const ledger = entry.rollup;
-  if (!ledger) return;
   await settleDrops(conn, ledger);
   const params = new SqlParams();
   const keys = ledger.keys.map((k) =>
@@ -265,7 +439,7 @@ async function addRollupRows(
   const result = await runPrepared(
     conn,
     `INSERT INTO ${ROLLUP_TABLE}
-     SELECT ${params.integer(entry.id)}, ${groups.join(', ')}, n${sums.map((s) => `, ${s.outer}`).join('')} FROM (
+     SELECT ${params.integer(collectionId)}, ${groups.join(', ')}, n${sums.map((s) => `, ${s.outer}`).join('')} FROM (
        SELECT ${groups.join(', ')}, count(*) AS n${sums.map((s) => `, ${s.inner}`).join('')}
        FROM (SELECT ${spanSql('"timestamp"')} AS span, ${['"json"', ...keyed].join(', ')} FROM ${relation})
        GROUP BY ${groups.join(', ')}
@@ -279,7 +453,8 @@ async function addRollupRows(
  * What an INSERT … RETURNING gives for the rollups of the rows it inserted (their timestamps,
  * then each key's string form and each metric's numeric form). DuckDB takes no parameter in a
  * RETURNING list: the keys' pointers are string literals, quoted by DuckDB's client, of names
- * the server's own configuration declared (`rollup-spec.ts`), never a request's.
+ * the server's own configuration declared (`rollup-spec.ts`) or plain names the engine added by
+ * itself (`AUTO_KEY_NAME`: letters, digits, `_` and `-`).
  */
 export function returningSql(entry: CollectionEntry): string {
   const ledger = entry.rollup;

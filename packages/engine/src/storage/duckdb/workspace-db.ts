@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { RollupSpec } from '../rollup-spec.ts';
+import type { RollupUses } from '../rollup-usage.ts';
 import {
   CATALOG_DDL,
   Catalog,
@@ -10,7 +11,13 @@ import {
 } from './catalog.ts';
 import { openLoaderInstance, openWorkspaceInstance, payloadColumnType } from './db-config.ts';
 import { type PlainValue, readPrepared } from './prepared-statements.ts';
-import { coalesceRollups, openRollups, type RollupLedger } from './rollups.ts';
+import {
+  coalesceRollups,
+  extendRollups,
+  keyValueCount,
+  openRollups,
+  type RollupLedger,
+} from './rollups.ts';
 import type { Statement } from './sql-params.ts';
 
 /** A connection to a workspace's database, named here so that layers above never import DuckDB. */
@@ -58,6 +65,8 @@ export interface WriteTransaction {
    * new transaction, for writes too large to hold in one.
    */
   commit(): Promise<void>;
+  /** Runs `fn` once the transaction commits, before any other write or append starts. */
+  afterCommit(fn: () => void): void;
 }
 
 /** A read that ran past its time limit; its message reads as DuckDB's interruption does. */
@@ -261,6 +270,7 @@ export class WorkspaceDb {
     if (this.#closed) throw new Error('workspace database is closed');
     const conn = this.#writer;
     const drafts = new Map<string, CollectionEntry>();
+    const committed: Array<() => void> = [];
     const tx: WriteTransaction = {
       conn,
       payloadType: this.#payloadType,
@@ -300,10 +310,14 @@ export class WorkspaceDb {
         publish();
         await conn.run('BEGIN TRANSACTION');
       },
+      afterCommit: (fn) => {
+        committed.push(fn);
+      },
     };
     const publish = () => {
       for (const draft of drafts.values()) this.catalog.publish(draft);
       drafts.clear();
+      for (const fn of committed.splice(0)) fn();
     };
     await conn.run('BEGIN TRANSACTION');
     let result: T;
@@ -316,6 +330,39 @@ export class WorkspaceDb {
     }
     publish();
     return result;
+  }
+
+  /** What the workspace's rollups are kept by now, when it keeps them. */
+  get rollupSpec(): RollupSpec | undefined {
+    return this.#ledger?.spec;
+  }
+
+  /** The keys and sums the engine added to the rollups by itself, when it keeps them. */
+  get addedRollups(): { keys: number; sums: number } {
+    return { keys: this.#ledger?.added.keys.size ?? 0, sums: this.#ledger?.added.sums.size ?? 0 };
+  }
+
+  /**
+   * The distinct values top-level key `name` has across the workspace's events, as rollups
+   * count them, read beside other queries.
+   */
+  keyValueCount(name: string): Promise<number> {
+    return this.read((conn) => keyValueCount(conn, this.catalog.list(), name));
+  }
+
+  /**
+   * Adds keys and sums to the rollups and rebuilds them from the events, in one writer
+   * transaction (appends wait for it; queries read the rollups as they were until it commits).
+   * Answers the spec now kept.
+   */
+  async extendRollups(add: RollupUses): Promise<RollupSpec | undefined> {
+    const ledger = this.#ledger;
+    if (!ledger) return undefined;
+    await this.write(async (tx) => {
+      const next = await extendRollups(tx.conn, ledger, this.catalog.list(), add);
+      tx.afterCommit(() => ledger.adopt(next));
+    });
+    return ledger.spec;
   }
 
   /**
