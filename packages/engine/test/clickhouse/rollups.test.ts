@@ -247,6 +247,23 @@ describe('rollups on ClickHouse', () => {
     await compareAll();
   });
 
+  test('replicas opening at once with a new declaration build them once, and every one reads them', async () => {
+    await on.close();
+    const declared = { default: { keys: ['event', 'plan'], sums: ['ms'] } };
+    const replicas = await Promise.all([1, 2, 3].map(() => open('on', declared)));
+    on = replicas[0] as Engine;
+    const answers = await compareAll();
+    for (const replica of replicas.slice(1)) {
+      for (const [i, request] of REQUESTS.entries()) {
+        expect(await text(replica, request)).toBe(answers[i]);
+      }
+    }
+    // No build lock left behind.
+    expect(await rollupTables(places.on)).toEqual(['_engine_rollup_15m', '_engine_rollup_15m_mv']);
+    await Promise.all(replicas.map((r) => r.close()));
+    on = await open('on');
+  });
+
   test('an engine without the option keeps and reads them; one with false drops them', async () => {
     await on.close();
     // Another replica started without the option: the rollups the others keep stay.

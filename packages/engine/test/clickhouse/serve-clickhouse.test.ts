@@ -36,8 +36,10 @@ function start(args: string[], env: Record<string, string>): ChildProcess {
   return child;
 }
 
-async function serve(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = start(['serve', '--port', '0', '--clickhouse', url], {
+async function serve(
+  flags: string[] = [],
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = start(['serve', '--port', '0', '--clickhouse', url, ...flags], {
     ANALYTICS_API_KEY: KEY,
     CLICKHOUSE_USER: 'default',
     CLICKHOUSE_PASSWORD: password,
@@ -106,8 +108,11 @@ describe('serve --clickhouse', () => {
     b.child.kill('SIGTERM');
   }, 60_000);
 
-  test('an engine killed mid-ingest loses no acknowledged event', async () => {
-    const [victim, survivor] = await Promise.all([serve(), serve()]);
+  test('an engine killed mid-ingest loses no acknowledged event, and its rollups agree with the events', async () => {
+    // Rollups by w: the view writes them in the inserts the kill interrupts.
+    const rollups = ['--rollup-keys', 'w'];
+    const [victim, survivor] = await Promise.all([serve(rollups), serve(rollups)]);
+    const now = Math.floor(Date.now() / 1000);
     let acknowledged = 0;
     let stop = false;
     const writers = Array.from({ length: 4 }, async (_, w) => {
@@ -116,6 +121,8 @@ describe('serve --clickhouse', () => {
           const r = await post(victim.url, '/api/log', {
             api_key: KEY,
             collection: 'killed',
+            // Spread over 30 days, so that most land in whole spans a 40-day window reads from rollups.
+            timestamp: now - ((i * 7919 + w * 104_729) % (30 * 86_400)),
             json: { w, i },
           });
           if (r.status === 200) acknowledged++;
@@ -143,6 +150,34 @@ describe('serve --clickhouse', () => {
     // Every acknowledged event is there; one more may have landed after its answer was lost.
     expect(n).toBeGreaterThanOrEqual(acknowledged);
     expect(n).toBeLessThanOrEqual(acknowledged + 4);
+    // Daily counts split by w over 40 days read the whole spans from rollups: they add up to the
+    // events stored, each w's line to its writer's events.
+    const perW = await post(survivor.url, '/api/visualize/data', {
+      api_key: KEY,
+      sql_query:
+        "SELECT JSONExtractInt(json, 'w') AS w, count() AS n FROM killed GROUP BY w ORDER BY w",
+      graph_type: 'Table',
+    });
+    const split = await post(survivor.url, '/api/visualize/data', {
+      api_key: KEY,
+      collection: 'killed',
+      graph_type: 'Multi Line',
+      split: 'w',
+      granularity: 'Day',
+      start: '40 days ago',
+      end: 'now',
+      IANA_time_zone: 'UTC',
+    });
+    expect(split.status).toBe(200);
+    // Rows of {timestamp, <w>: count, …}: each w's counts added up over the days.
+    const fromLines: Record<string, number> = {};
+    for (const { timestamp: _, ...counts } of split.body.result as Array<Record<string, number>>) {
+      for (const [w, count] of Object.entries(counts)) fromLines[w] = (fromLines[w] ?? 0) + count;
+    }
+    const fromEvents = Object.fromEntries(
+      (perW.body.result as Array<{ w: number; n: number }>).map((r) => [String(r.w), Number(r.n)]),
+    );
+    expect(fromLines).toEqual(fromEvents);
     survivor.child.kill('SIGTERM');
   }, 60_000);
 

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client-web';
 import { MAX_KEY_VALUES, type RollupSpec, SPAN_SECONDS } from '../rollup-spec.ts';
+import { awaitBuildLock, releaseBuildLock, takeBuildLock } from './clickhouse-build-lock.ts';
 import { sumPartAggregatesSql } from './clickhouse-exact-sum-sql.ts';
 import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
 import type { KeyColumnLookup } from './clickhouse-key-columns.ts';
@@ -183,8 +184,9 @@ function rollupSelectSql(events: string, spec: RollupSpec, columns: KeyColumnLoo
  * answers the rollups it keeps: with a spec, builds the table, its view and its rows from the
  * events where they are missing or kept by another spec, reading the form columns `columns`
  * names (give the declared keys theirs first); `true`, keeps the ones it has, else builds counts
- * alone; `false` drops them; unset (tools that
- * are not the workspace's server) keeps what the database has.
+ * alone; `false` drops them; unset (tools that are not the workspace's server) keeps what the
+ * database has. Engines opening the workspace at once build one at a time
+ * (`clickhouse-build-lock.ts`); one that waited uses what the other built when it is the same.
  */
 export async function openClickHouseRollups(
   client: ClickHouseClient,
@@ -192,9 +194,29 @@ export async function openClickHouseRollups(
   setting: RollupSpec | boolean | undefined,
   columns: KeyColumnLookup,
 ): Promise<ClickHouseRollups | undefined> {
-  const db = quoteClickHouseIdentifier(database);
-  const table = `${db}.${quoteClickHouseIdentifier(ROLLUPS_TABLE)}`;
-  const view = `${db}.${quoteClickHouseIdentifier(ROLLUPS_VIEW)}`;
+  for (;;) {
+    const found = await keptRollups(client, database, setting);
+    if (found.settled) return found.rollups;
+    if (await takeBuildLock(client, database)) {
+      try {
+        // Another engine may have built these very rollups while this one waited for the lock.
+        const now = await keptRollups(client, database, setting);
+        if (now.settled) return now.rollups;
+        return await buildRollups(client, database, setting as RollupSpec | boolean, columns);
+      } finally {
+        await releaseBuildLock(client, database);
+      }
+    }
+    await awaitBuildLock(client, database);
+  }
+}
+
+/** The rollups the database keeps where they suit the setting as they are; unsettled: to build or drop. */
+async function keptRollups(
+  client: ClickHouseClient,
+  database: string,
+  setting: RollupSpec | boolean | undefined,
+): Promise<{ settled: true; rollups: ClickHouseRollups | undefined } | { settled: false }> {
   const found = await client.query({
     query: `SELECT name, engine, comment FROM system.tables
       WHERE database = {db:String} AND name IN ({rollups:String}, {events:String})`,
@@ -209,13 +231,29 @@ export async function openClickHouseRollups(
   }
   const existing = present ? parseSpec(present.comment) : undefined;
   if (setting === undefined || (setting === true && existing)) {
-    return existing && new ClickHouseRollups(client, database, existing);
+    return {
+      settled: true,
+      rollups: existing && new ClickHouseRollups(client, database, existing),
+    };
   }
   if (typeof setting === 'object' && existing && specComment(existing) === specComment(setting)) {
-    return new ClickHouseRollups(client, database, existing);
+    return { settled: true, rollups: new ClickHouseRollups(client, database, existing) };
   }
   // Without rollups to drop, nothing more to do (most opens: a DDL statement is not free).
-  if (setting === false && !present) return undefined;
+  if (setting === false && !present) return { settled: true, rollups: undefined };
+  return { settled: false };
+}
+
+/** Drops the rollups, and with a spec (or `true`: counts alone) builds them anew from the events. */
+async function buildRollups(
+  client: ClickHouseClient,
+  database: string,
+  setting: RollupSpec | boolean,
+  columns: KeyColumnLookup,
+): Promise<ClickHouseRollups | undefined> {
+  const db = quoteClickHouseIdentifier(database);
+  const table = `${db}.${quoteClickHouseIdentifier(ROLLUPS_TABLE)}`;
+  const view = `${db}.${quoteClickHouseIdentifier(ROLLUPS_VIEW)}`;
   await client.command({ query: `DROP VIEW IF EXISTS ${view}` });
   await client.command({ query: `DROP TABLE IF EXISTS ${table}` });
   if (setting === false) return undefined;
