@@ -13,8 +13,8 @@ import {
 import { afterAll, describe, expect, test } from 'vitest';
 import { planCollectionQuery } from '../src/collection/plan/collection-plan.ts';
 import { MIN_ROLLUP_SPANS, rollupRead } from '../src/collection/plan/rollup-eligibility.ts';
-import { rollupUses } from '../src/collection/plan/rollup-uses.ts';
 import { planBuckets } from '../src/collection/plan/time-buckets.ts';
+import { rollupUses } from '../src/drivers/rollup-uses.ts';
 import { createEngine } from '../src/index.ts';
 import { appendRecords } from '../src/ingest/append-events.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';

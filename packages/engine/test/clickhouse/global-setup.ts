@@ -15,18 +15,48 @@ declare module 'vitest' {
   }
 }
 
+const password = 'test-password';
+
+/** The one server of this process, shared by every project that runs ClickHouse tests. */
+interface Shared {
+  url: Promise<string>;
+  projects: number;
+  close(): Promise<void>;
+}
+const SHARED = Symbol.for('analytics-engine.test.chdb-server');
+const holder = globalThis as { [SHARED]?: Shared };
+
 /**
- * Starts one ClickHouse (chdb) for every ClickHouse test file: chdb allows one data directory per
- * process, and loading its library per test file would cost each file the start-up.
+ * Starts one ClickHouse (chdb) for every ClickHouse test file of every project (`clickhouse`,
+ * `clickhouse-rollups`): chdb allows one data directory per process, and loading its library per
+ * test file would cost each file the start-up. The last project to finish stops it.
  */
 export default async function setup(project: TestProject) {
-  const dir = await mkdtemp(join(tmpdir(), 'engine-chdb-'));
-  const password = 'test-password';
-  const server = await startChdbHttpServer({ path: join(dir, 'data'), password });
-  project.provide('clickhouseUrl', server.url);
+  let shared = holder[SHARED];
+  if (!shared) {
+    const started = (async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'engine-chdb-'));
+      const server = await startChdbHttpServer({ path: join(dir, 'data'), password });
+      return { dir, server };
+    })();
+    shared = {
+      url: started.then(({ server }) => server.url),
+      projects: 0,
+      close: async () => {
+        const { dir, server } = await started;
+        await server.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+    holder[SHARED] = shared;
+  }
+  const server = shared;
+  server.projects++;
+  project.provide('clickhouseUrl', await server.url);
   project.provide('clickhousePassword', password);
   return async () => {
+    if (--server.projects > 0) return;
+    delete holder[SHARED];
     await server.close();
-    await rm(dir, { recursive: true, force: true });
   };
 }

@@ -2,7 +2,6 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SqlQuery } from '@analytics-chart/protocol';
 import { collectionQuery } from '../../collection/duckdb/run-collection-query.ts';
-import { rollupUses } from '../../collection/plan/rollup-uses.ts';
 import { WriteQueue } from '../../ingest/write-queue.ts';
 import { runSqlQuery } from '../../sql-mode/duckdb/index.ts';
 import { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
@@ -10,6 +9,7 @@ import type { IngestBatch } from '../../storage/ingest-batch.ts';
 import { AUTO_MIN_QUERIES, MAX_KEY_VALUES, type RollupSpec } from '../../storage/rollup-spec.ts';
 import { RollupUsage, type RollupUses } from '../../storage/rollup-usage.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
+import { rollupUses } from '../rollup-uses.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
 
 /** Where and how the DuckDB driver opens its workspaces. */

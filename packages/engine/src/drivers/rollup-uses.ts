@@ -1,7 +1,7 @@
-import { AUTO_KEY_NAME, SPAN_SECONDS } from '../../storage/rollup-spec.ts';
-import type { RollupUses } from '../../storage/rollup-usage.ts';
-import type { CollectionPlan } from './collection-plan.ts';
-import { rollupRead } from './rollup-eligibility.ts';
+import type { CollectionPlan } from '../collection/plan/collection-plan.ts';
+import { rollupRead } from '../collection/plan/rollup-eligibility.ts';
+import { AUTO_KEY_NAME, SPAN_SECONDS } from '../storage/rollup-spec.ts';
+import type { RollupUses } from '../storage/rollup-usage.ts';
 
 /** Operators both drivers' rollups answer (`bind/*​/bind*rollup.ts`). */
 const READABLE = new Set(['=', '≠', '<', '>']);
