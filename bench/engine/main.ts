@@ -1,10 +1,13 @@
 /**
  * `pnpm bench engine [--events N] [--driver all|duckdb|clickhouse] [--runs R] [--load-runs L]
- * [--keep] [--load-only]`: the engine on generated demo events, on both storage drivers (`--driver` picks one;
+ * [--keep] [--load-only] [--bulk-only]`: the engine on generated demo events, on both storage drivers (`--driver` picks one;
  * `--events` takes `1M`, `10M`, `30M`). `--wide` runs only the wide-events section
  * (`wide-events.ts`), written to `bench/results/engine-wide.md`; `--load-only` stops after the
- * DuckDB load rounds and prints their figures. From 50M events (or with `--scale`) it runs
- * `scale.ts` instead: rollup-answered queries at that size against 1M, on DuckDB.
+ * DuckDB load rounds and prints their figures; `--bulk-only` skips the queries and prints the
+ * `/api/bulk-log` figures of 200,000 events after the loads (`--driver clickhouse --events 100k
+ * --load-runs 1` measures ClickHouse's in a few minutes), writing nothing to `bench/results/`.
+ * From 50M events (or with `--scale`) it runs `scale.ts` instead: rollup-answered queries at
+ * that size against 1M, on DuckDB.
  *
  * For each query the median end-to-end time over HTTP of `engine serve` (a child process) on
  * DuckDB and of `engine serve --clickhouse` on ClickHouse's HTTP interface (chdb behind the
@@ -84,6 +87,8 @@ interface Options {
   loadRuns: number;
   /** Stop after the DuckDB load rounds (engine load, read_ndjson, chdb's INSERT) and print them. */
   loadOnly: boolean;
+  /** Skip the queries; print the first /api/bulk-log figures and stop. */
+  bulkOnly: boolean;
   keep: boolean;
 }
 
@@ -109,6 +114,7 @@ function parseOptions(args: string[]): Options {
     loadRuns: 0,
     keep: false,
     loadOnly: false,
+    bulkOnly: false,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -123,6 +129,7 @@ function parseOptions(args: string[]): Options {
     else if (arg === '--load-runs') options.loadRuns = Number(args[++i]);
     else if (arg === '--keep') options.keep = true;
     else if (arg === '--load-only') options.loadOnly = true;
+    else if (arg === '--bulk-only') options.bulkOnly = true;
     else throw new Error(`bench engine: unknown option ${arg}`);
   }
   if (!Number.isSafeInteger(options.events) || options.events < 1000) {
@@ -836,7 +843,7 @@ export async function run(args: string[]): Promise<void> {
   // Samples narrows its scan to the window's last hour first: when that hour holds no event (the
   // file's newest event is older, as in a long run), it reads a day, which costs more.
   let samplesAge = Number.NaN;
-  for (const [index, c] of cases.entries()) {
+  for (const [index, c] of (options.bulkOnly ? [] : cases).entries()) {
     if (c.body.graph_type === 'Samples') samplesAge = Date.now() / 1000 - now;
     const sql = CLICKHOUSE_SQL[index];
     if (!sql) throw new Error(`bench engine: no ClickHouse statement for '${c.name}'`);
@@ -915,12 +922,14 @@ export async function run(args: string[]): Promise<void> {
     }
     return median(times);
   };
-  const emptyTrip = withDuckDb
-    ? await roundTrip(() => post('/api/collections', { api_key: KEY }))
-    : Number.NaN;
-  const emptyTripCh = withClickHouse
-    ? await roundTrip(() => postChEngine('/api/collections', { api_key: KEY }))
-    : Number.NaN;
+  const emptyTrip =
+    withDuckDb && !options.bulkOnly
+      ? await roundTrip(() => post('/api/collections', { api_key: KEY }))
+      : Number.NaN;
+  const emptyTripCh =
+    withClickHouse && !options.bulkOnly
+      ? await roundTrip(() => postChEngine('/api/collections', { api_key: KEY }))
+      : Number.NaN;
 
   // /api/bulk-log in batches of 1,000 over BULK_CONNECTIONS keep-alive connections. The bodies
   // are serialised before the clock starts and sent with node:http, so that the client, which
@@ -961,11 +970,29 @@ export async function run(args: string[]): Promise<void> {
     await send(base, bodies);
     return rate(events, ms(s));
   };
-  const bulkEvents = Math.min(200_000, Math.max(20_000, Math.floor(options.events / 5)));
+  const bulkEvents = options.bulkOnly
+    ? 200_000
+    : Math.min(200_000, Math.max(20_000, Math.floor(options.events / 5)));
   const bulk = withDuckDb ? await bulkRate(url, 'bulk_bench', bulkEvents, 7) : Number.NaN;
   const bulkCh = withClickHouse
     ? await bulkRate(chEngineUrl, 'bulk_bench', bulkEvents, 7)
     : Number.NaN;
+  if (options.bulkOnly) {
+    const figure = (driver: string, r: number) =>
+      Number.isNaN(r) ? [] : [`${driver} ${r.toLocaleString('en-US')} events/s`];
+    log(
+      `bulk only: /api/bulk-log, ${bulkEvents.toLocaleString('en-US')} events in batches of 1,000 over ${BULK_CONNECTIONS} connections: ${[...figure('DuckDB', bulk), ...figure('ClickHouse', bulkCh)].join(', ')}`,
+    );
+    for (const a of [agent, queryAgent, floorAgent, chAgent, chEngineAgent]) a.destroy();
+    process.off('exit', stopServers);
+    stopServers();
+    await Promise.all(children.map(finished));
+    floor?.closeSync();
+    floorDb?.closeSync();
+    chdb?.close();
+    if (!options.keep) rmSync(dir, { recursive: true, force: true });
+    return;
+  }
 
   // Bulk ingest into collections that have already seen 10, 300 and 3,000 keys, of demo events
   // that carry none of them: the cost of a batch must not grow with the keys seen before.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EngineError } from '../src/engine-error.ts';
+import { packBody, unpackBody } from '../src/ingest/body-message.ts';
 import {
   BODIES_QUEUE_FULL,
   BodyParsers,
@@ -193,5 +194,54 @@ describe('the body workers bound what waits for them', () => {
     } finally {
       await parsers.close();
     }
+  });
+});
+
+describe("a body worker's reply", () => {
+  const keys = [{ path: ['a'], kinds: new Set(['number' as const]) }];
+  const body = (records: Array<Record<string, unknown>>) => ({
+    auth: { api_key: 'k' },
+    batch: { collection: 'c', records: records as never, keys },
+  });
+  test.each([
+    [
+      'compact texts, then others',
+      [
+        { timestamp: 5, payload: '{"a":1}', canonical: true },
+        { timestamp: 5, payload: '{"a":2}', canonical: true },
+        { timestamp: 5, payload: '{ "a": 3 }' },
+      ],
+    ],
+    ['none compact', [{ timestamp: 5, payload: '{ "a": 1 }' }]],
+    ['no events', []],
+    [
+      'two timestamps',
+      [
+        { timestamp: 5, payload: '{"a":1}', canonical: true },
+        { timestamp: 6, payload: '{"a":2}', canonical: true },
+      ],
+    ],
+    [
+      'a compact text after another',
+      [
+        { timestamp: 5, payload: '{ "a": 1 }' },
+        { timestamp: 5, payload: '{"a":2}', canonical: true },
+      ],
+    ],
+    ['an object held', [{ timestamp: 5, payload: '{"a":1}', json: { a: 1 }, canonical: true }]],
+  ])('gives back the body it packed: %s', (_, records) => {
+    const original = body(records);
+    const expected = structuredClone(original);
+    expect(unpackBody(structuredClone(packBody(original)))).toEqual(expected);
+  });
+
+  test('packs texts sharing a timestamp as a list, and leaves refusals as they are', () => {
+    const packed = packBody(body([{ timestamp: 5, payload: '{"a":1}', canonical: true }]));
+    expect(packed).toEqual({
+      auth: { api_key: 'k' },
+      packed: { collection: 'c', keys, timestamp: 5, payloads: ['{"a":1}'], canonical: 1 },
+    });
+    expect(packBody({ refused: 'no' })).toEqual({ refused: 'no' });
+    expect(packBody({ auth: null, invalid: 'bad' })).toEqual({ auth: null, invalid: 'bad' });
   });
 });

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { EngineError } from '../engine-error.ts';
+import { unpackBody } from './body-message.ts';
 import type { BodyJob, BodyReply } from './body-worker.ts';
 import { type IngestBody, type IngestKind, parseIngestBody } from './ingest-body.ts';
 
@@ -137,7 +138,7 @@ export class BodyParsers {
       worker.unref();
       this.#idle.push(worker);
       if ('error' in reply) job?.reject(new Error(`parsing a request body failed: ${reply.error}`));
-      else job?.resolve(reply.body);
+      else job?.resolve(unpackBody(reply.body));
       this.#dispatch();
     });
     const lost = (error: Error) => {

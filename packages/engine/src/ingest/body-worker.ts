@@ -1,7 +1,8 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { type IngestBody, type IngestKind, parseIngestBody } from './ingest-body.ts';
+import { type PackedBody, packBody } from './body-message.ts';
+import { type IngestKind, parseIngestBody } from './ingest-body.ts';
 
 /** A body for a worker: its bytes (the buffer is handed over) and when it arrived. */
 export interface BodyJob {
@@ -12,7 +13,7 @@ export interface BodyJob {
 }
 
 /** What a body worker answers: what the body holds, or why parsing it failed. */
-export type BodyReply = { id: number; body: IngestBody } | { id: number; error: string };
+export type BodyReply = { id: number; body: PackedBody } | { id: number; error: string };
 
 /** The niceness of a body worker's thread: a busy core runs the serving thread first. */
 const BODY_WORKER_NICENESS = 10;
@@ -25,7 +26,7 @@ if (port) {
   port.on('message', (job: BodyJob) => {
     let reply: BodyReply;
     try {
-      reply = { id: job.id, body: parseIngestBody(job.kind, job.bytes, job.now) };
+      reply = { id: job.id, body: packBody(parseIngestBody(job.kind, job.bytes, job.now)) };
     } catch (error) {
       reply = { id: job.id, error: error instanceof Error ? error.message : String(error) };
     }

@@ -2,6 +2,15 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { isConnectionError } from '../../src/storage/clickhouse/clickhouse-errors.ts';
+import {
+  insertRendered,
+  nextSeqs,
+  renderBatch,
+} from '../../src/storage/clickhouse/clickhouse-ingest.ts';
+import { addKeyColumnsSql } from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
+import { formColumnsOf } from '../../src/storage/clickhouse/clickhouse-rows.ts';
+import { workspaceSchema } from '../../src/storage/clickhouse/clickhouse-schema.ts';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
 
 /**
@@ -226,5 +235,46 @@ describe('an insert whose acknowledgement is lost', () => {
     expect(dropped).toBe(1);
     expect(answer).toMatchObject({ status: 200, body: { ok: true, count: 3 } });
     expect(await countIn('drop_default', 'retried')).toBe(3);
+  });
+});
+
+describe('rows rendered as requests arrive', () => {
+  const DB = 'rendered_default';
+  beforeAll(async () => {
+    for (const statement of workspaceSchema(DB)) await direct.command({ query: statement });
+    await direct.command({ query: addKeyColumnsSql(DB, [['a'], ['b']]) });
+  });
+  afterAll(() => direct.command({ query: `DROP DATABASE IF EXISTS ${DB}` }));
+
+  test('each seq comes after every one before it, past a full millisecond and a clock set back', () => {
+    // Ahead of the clock, so that no other test's seqs of this process are later.
+    const now = Date.now() + 1000;
+    expect(nextSeqs(3, now)).toEqual([`${now}00000`, `${now}00001`, `${now}00002`]);
+    const full = nextSeqs(99_999, now);
+    expect([full[0], full.at(-1)]).toEqual([`${now + 1}00000`, `${now + 1}99998`]);
+    expect(nextSeqs(2, now - 5)).toEqual([`${now + 2}00000`, `${now + 2}00001`]);
+    expect(nextSeqs(1, now + 3)).toEqual([`${now + 3}00000`]);
+  });
+
+  test('requests rendered for other form columns share one insert, each row with its forms', async () => {
+    const [a, b] = [formColumnsOf(['a']), formColumnsOf(['b'])];
+    const batch = (payload: string) => ({
+      collection: 'mixed',
+      records: [{ timestamp: 1, payload, canonical: true }],
+      keys: [],
+    });
+    // The first request met only `a`'s columns, the second both: one header for the insert.
+    const first = renderBatch(batch('{"a":1,"b":"x"}'), [a]);
+    const second = renderBatch(batch('{"a":"2","b":true}'), [a, b]);
+    await insertRendered(direct, DB, [second, first], isConnectionError);
+    const result = await direct.query({
+      query: `SELECT ${a.number}, ${a.string}, ${b.number}, ${b.string}
+              FROM ${DB}._engine_events WHERE collection = 'mixed' ORDER BY seq`,
+      format: 'JSONCompactEachRow',
+    });
+    expect(await result.json()).toEqual([
+      [1, '1', null, 'x'],
+      [2, '2', null, 'true'],
+    ]);
   });
 });

@@ -4,12 +4,16 @@ import type { ClickHouseClient } from '@clickhouse/client-web';
 import { runClickHouseCollectionQuery } from '../../collection/clickhouse/clickhouse-collection-query.ts';
 import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
 import { EngineError } from '../../engine-error.ts';
-import { mergeKeys } from '../../ingest/discover-keys.ts';
 import { GroupCommit } from '../../ingest/group-commit.ts';
 import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.ts';
 import { registerCollection } from '../../storage/clickhouse/clickhouse-collections.ts';
 import { isConnectionError, limitFailure } from '../../storage/clickhouse/clickhouse-errors.ts';
-import { insertBatches, insertTsv } from '../../storage/clickhouse/clickhouse-ingest.ts';
+import {
+  insertRendered,
+  insertTsv,
+  type RenderedBatch,
+  renderBatch,
+} from '../../storage/clickhouse/clickhouse-ingest.ts';
 import {
   KeyColumns,
   type KeyColumnsOptions,
@@ -126,10 +130,7 @@ export async function openClickHouseDriver(
 /** Attempts of one load insert when the connection fails (each with the same token). */
 const LOAD_ATTEMPTS = 3;
 
-/** Inserts running at once per workspace. */
-const INSERTERS = 2;
-
-/** Events per insert at most, so that an event's index fits the five digits of its `seq`. */
+/** Events per insert at most. */
 const MAX_INSERT_EVENTS = 50_000;
 
 /** A ClickHouse workspace as the loader sees it: beside ingest, inserts of prepared text. */
@@ -161,13 +162,16 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
   readonly #known = new Set<string>();
   /**
    * Ingest requests arriving while an insert runs share the next one: each MergeTree insert makes
-   * a part, so one insert per request would cost ClickHouse a part (and a merge) per request.
+   * a part, so one insert per request would cost ClickHouse a part (and its merges) per request.
+   * One insert at a time: the requests' rows are rendered as they arrive, while it runs, so the
+   * next insert carries every request that arrived meanwhile, ready to send.
    */
-  readonly #inserts = new GroupCommit<IngestBatch>((batches) => this.#insert(batches), {
-    concurrency: INSERTERS,
-    maxSize: MAX_INSERT_EVENTS,
-    sizeOf: (batch) => batch.records.length,
-  });
+  readonly #inserts = new GroupCommit<RenderedBatch>(
+    (batches) => insertRendered(this.client, this.database, batches, isConnectionError),
+    { concurrency: 1, maxSize: MAX_INSERT_EVENTS, sizeOf: (batch) => batch.events.length },
+  );
+  /** Requests on their way to ClickHouse, from before their rows are rendered. */
+  readonly #writing = new Set<Promise<void>>();
 
   constructor(
     database: string,
@@ -219,31 +223,26 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
     if (RESERVED_NAMES.has(batch.collection)) {
       throw new EngineError(400, `collection name '${batch.collection}' is reserved`);
     }
-    await this.#inserts.submit(batch);
+    const written = this.#prepare(batch).then((rendered) => this.#inserts.submit(rendered));
+    this.#writing.add(written);
+    try {
+      await written;
+    } finally {
+      this.#writing.delete(written);
+    }
   }
 
   /** Resolves when every insert asked for so far has ended. */
-  inserted(): Promise<void> {
-    return this.#inserts.idle();
+  async inserted(): Promise<void> {
+    while (this.#writing.size > 0) await Promise.allSettled(this.#writing);
+    await this.#inserts.idle();
   }
 
-  /** One group of requests: their collections registered, their keys' columns made, one insert. */
-  async #insert(batches: IngestBatch[]): Promise<void> {
-    for (const collection of new Set(batches.map((b) => b.collection))) {
-      await this.#register(collection);
-    }
-    await this.columns.ensure(
-      batches.length === 1
-        ? (batches[0] as IngestBatch).keys
-        : mergeKeys(batches.map((b) => b.keys)),
-    );
-    await insertBatches(
-      this.client,
-      this.database,
-      batches,
-      isConnectionError,
-      this.columns.forms(),
-    );
+  /** A request's collection registered, its keys' columns made, and its rows rendered. */
+  async #prepare(batch: IngestBatch): Promise<RenderedBatch> {
+    await this.#register(batch.collection);
+    await this.columns.ensure(batch.keys);
+    return renderBatch(batch, this.columns.forms());
   }
 
   /** The form columns the sort projection was last made to hold, during a load. */
@@ -277,10 +276,21 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
   /** Records a collection in the catalog and gives it its SQL-mode view (both idempotent). */
   async #register(collection: string): Promise<void> {
     if (this.#known.has(collection)) return;
-    await registerCollection(this.client, this.database, collection);
+    // Requests arriving together for a new collection share one registration.
+    let registering = this.#registering.get(collection);
+    if (!registering) {
+      registering = registerCollection(this.client, this.database, collection).finally(() =>
+        this.#registering.delete(collection),
+      );
+      this.#registering.set(collection, registering);
+    }
+    await registering;
     if (this.#known.size >= KNOWN_COLLECTIONS) this.#known.clear();
     this.#known.add(collection);
   }
+
+  /** Registrations under way, by collection. */
+  readonly #registering = new Map<string, Promise<void>>();
 }
 
 /**

@@ -295,7 +295,25 @@ export class KeyColumns {
     const paths = keys
       .filter((key) => [...key.kinds].some((kind) => kind !== 'object'))
       .map((key) => key.path);
-    await this.#add(paths);
+    if ((this.#payload || this.#payloadRefused) && !paths.some((path) => this.#lacks(path))) return;
+    // One ALTER at a time: requests arriving together with the same new paths wait for the
+    // first one's, then find nothing left to add.
+    const added = this.#adding.then(() => this.#add(paths));
+    this.#adding = added.then(
+      () => undefined,
+      () => undefined,
+    );
+    await added;
+  }
+
+  /** The ALTER of {@link ensure} under way, if any. */
+  #adding: Promise<void> = Promise.resolve();
+
+  /** Whether `path` may have columns and has none yet (nor was refused them). */
+  #lacks(path: readonly string[]): boolean {
+    if (!eligible(path)) return false;
+    const base = baseName(path);
+    return !this.#bases.has(base) && !this.#refused.has(base);
   }
 
   /**

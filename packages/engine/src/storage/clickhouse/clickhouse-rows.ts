@@ -87,6 +87,16 @@ export function tsvRows(events: readonly TsvEvent[], forms: readonly FormColumns
   return writer.text();
 }
 
+/** The header line of {@link tsvRows} text filling `forms`. */
+export function tsvHeader(forms: readonly FormColumns[]): string {
+  // `seq` last: a line then ends in digits, so the text keeps its meaning through clients that
+  // trim a query's white space and a trailing `;`.
+  const header = ['collection', 'timestamp', 'json'];
+  for (const f of forms) header.push(f.number, f.string);
+  header.push('seq');
+  return header.join('\t');
+}
+
 /**
  * {@link tsvRows} one event at a time, into a buffer reused from insert to insert, so that no
  * event's strings outlive it (a parse worker writes a whole chunk this way).
@@ -103,12 +113,7 @@ export class TsvRowWriter {
     this.#forms = forms;
     this.#length = 0;
     this.#collection = '';
-    // `seq` last: a line then ends in digits, so the text keeps its meaning through clients
-    // that trim a query's white space and a trailing `;`.
-    const header = ['collection', 'timestamp', 'json'];
-    for (const f of forms) header.push(f.number, f.string);
-    header.push('seq');
-    this.#write(header.join('\t'));
+    this.#write(tsvHeader(forms));
   }
 
   add(event: TsvEvent): void {
