@@ -85,13 +85,15 @@ for (const suite of named.length ? named : SUITES) {
   if (rest.includes('--bulk-only')) continue;
   mkdirSync(join(here, 'results'), { recursive: true });
   const size = sizeOf(rest);
-  // A section run on its own (`engine --wide`, `--load-only`) writes a file of its own beside
-  // the suite's.
+  // A section run on its own (`engine --wide`, `--load-only`, `--scale` below 50M events) writes
+  // a file of its own beside the suite's.
   const section = rest.includes('--wide')
     ? 'wide'
     : rest.includes('--load-only')
       ? ['load', size].filter(Boolean).join('-')
-      : size;
+      : rest.includes('--scale')
+        ? ['scale', size].filter(Boolean).join('-')
+        : size;
   const file = join(here, 'results', section ? `${suite}-${section}.md` : `${suite}.md`);
   writeFileSync(file, resultsFile(suite, started, load, output));
   console.log(`\nwritten to ${file}`);
