@@ -401,6 +401,7 @@ export async function run(args: string[]): Promise<void> {
     await runScale(eventCount(argAfter(args, '--events') || '100M'), {
       engine: runChild,
       listening,
+      post: (agent, url, body) => postRaw(agent, url, body),
       log,
     });
     return;

@@ -12,7 +12,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from '../stats.ts';
@@ -38,6 +38,8 @@ export interface ScaleTools {
   /** The installed CLI (`analytics-engine …`). */
   engine(args: string[], env?: Record<string, string>): ChildProcess;
   listening(child: ChildProcess): Promise<string>;
+  /** POSTs a body over a keep-alive agent; resolves with the text of a 200. */
+  post(agent: Agent, url: string, body: string): Promise<string>;
   log(line: string): void;
 }
 
@@ -83,35 +85,6 @@ const fmt = (n: number, digits = 1) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const exited = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-
-/** POSTs JSON over a keep-alive agent; resolves with the body text of a 200. */
-function post(agent: Agent, url: string, body: string): Promise<string> {
-  const { hostname, port, pathname } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: hostname,
-        port,
-        path: pathname,
-        method: 'POST',
-        agent,
-        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () =>
-          res.statusCode === 200 ? resolve(text) : reject(new Error(`${res.statusCode} ${text}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** Bytes under a directory (`du`), for the scratch space a run needs. */
 function bytesUnder(path: string): number {
@@ -202,7 +175,11 @@ export async function runScale(events: number, tools: ScaleTools): Promise<void>
     };
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const ask = (side: keyof typeof urls, body: Record<string, unknown>) =>
-      post(agent, `${urls[side]}/api/visualize/data`, JSON.stringify({ api_key: KEY, ...body }));
+      tools.post(
+        agent,
+        `${urls[side]}/api/visualize/data`,
+        JSON.stringify({ api_key: KEY, ...body }),
+      );
 
     log('');
     log('query                                                  1M ms   at N ms   N / 1M');

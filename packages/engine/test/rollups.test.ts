@@ -147,22 +147,23 @@ async function hasRollupTable(db: WorkspaceDb): Promise<boolean> {
 describe('the planner reads rollups only where buckets are whole spans', () => {
   const window = (granularity: 'Minute' | 'Hour' | 'Day', zone: string, lo: number, hi: number) =>
     planBuckets(granularity, zone, lo, hi);
+  /** A Count's read over readable keys, with 15-minute spans. */
+  const countRead = (plan: ReturnType<typeof window>, lo: number, hi: number) =>
+    rollupRead({
+      aggregation: 'Count',
+      readable: true,
+      metricKept: false,
+      plan,
+      lo,
+      hi,
+      spanSeconds: 900,
+    });
 
   test('Count per Hour in UTC over whole hours reads spans only', () => {
     const lo = T2024;
     const hi = T2024 + 30 * DAY - 1;
     const plan = window('Hour', 'UTC', lo, hi);
-    expect(
-      rollupRead({
-        aggregation: 'Count',
-        readable: true,
-        metricKept: false,
-        plan,
-        lo,
-        hi,
-        spanSeconds: 900,
-      }),
-    ).toEqual({
+    expect(countRead(plan, lo, hi)).toEqual({
       firstSpan: lo / 900,
       lastSpan: (hi + 1) / 900 - 1,
       rawEdges: [],
@@ -173,17 +174,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     const lo = T2024 + 100;
     const hi = T2024 + 30 * DAY + 1000;
     const plan = window('Day', 'America/Los_Angeles', lo, hi);
-    expect(
-      rollupRead({
-        aggregation: 'Count',
-        readable: true,
-        metricKept: false,
-        plan,
-        lo,
-        hi,
-        spanSeconds: 900,
-      }),
-    ).toEqual({
+    expect(countRead(plan, lo, hi)).toEqual({
       firstSpan: T2024 / 900 + 1,
       lastSpan: (T2024 + 30 * DAY) / 900,
       rawEdges: [
@@ -198,15 +189,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     const read = (spans: number) => {
       const hi = T2024 + spans * 900;
       const plan = window('Hour', 'UTC', lo, hi);
-      return rollupRead({
-        aggregation: 'Count',
-        readable: true,
-        metricKept: false,
-        plan,
-        lo,
-        hi,
-        spanSeconds: 900,
-      });
+      return countRead(plan, lo, hi);
     };
     expect(read(MIN_ROLLUP_SPANS - 1)).toBeUndefined();
     expect(read(MIN_ROLLUP_SPANS)).toMatchObject({
@@ -220,31 +203,11 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     const hi = T2024 + 30 * DAY - 1;
     for (const zone of ['Asia/Kathmandu', 'Asia/Kolkata', 'Pacific/Chatham']) {
       const plan = window('Hour', zone, lo, hi);
-      expect(
-        rollupRead({
-          aggregation: 'Count',
-          readable: true,
-          metricKept: false,
-          plan,
-          lo,
-          hi,
-          spanSeconds: 900,
-        }),
-      ).toBeDefined();
+      expect(countRead(plan, lo, hi)).toBeDefined();
     }
     const lo1971 = Date.UTC(1971, 5, 1) / 1000;
     const plan = window('Day', 'Africa/Monrovia', lo1971, lo1971 + 30 * DAY - 1);
-    expect(
-      rollupRead({
-        aggregation: 'Count',
-        readable: true,
-        metricKept: false,
-        plan,
-        lo: lo1971,
-        hi: lo1971 + 30 * DAY - 1,
-        spanSeconds: 900,
-      }),
-    ).toBeUndefined();
+    expect(countRead(plan, lo1971, lo1971 + 30 * DAY - 1)).toBeUndefined();
   });
 
   test('Minute buckets, percentiles and what rollups do not hold read events', () => {
