@@ -93,7 +93,9 @@ for (const suite of named.length ? named : SUITES) {
       ? ['load', size].filter(Boolean).join('-')
       : rest.includes('--scale')
         ? ['scale', size].filter(Boolean).join('-')
-        : size;
+        : rest.includes('--ch-queries-only')
+          ? ['ch-queries', size].filter(Boolean).join('-')
+          : size;
   const file = join(here, 'results', section ? `${suite}-${section}.md` : `${suite}.md`);
   writeFileSync(file, resultsFile(suite, started, load, output));
   console.log(`\nwritten to ${file}`);

@@ -1,11 +1,15 @@
 /**
  * `pnpm bench engine [--events N] [--driver all|duckdb|clickhouse] [--runs R] [--load-runs L]
- * [--keep] [--load-only] [--bulk-only]`: the engine on generated demo events, on both storage drivers (`--driver` picks one;
+ * [--keep] [--load-only] [--bulk-only] [--ch-queries-only [--ch-other-engine BIN]]`: the
+ * engine on generated demo events, on both storage drivers (`--driver` picks one;
  * `--events` takes `1M`, `10M`, `30M`). `--wide` runs only the wide-events section
  * (`wide-events.ts`), written to `bench/results/engine-wide.md`; `--load-only` stops after the
  * DuckDB load rounds and prints their figures; `--bulk-only` skips the queries and prints the
  * `/api/bulk-log` figures of 200,000 events after the loads (`--driver clickhouse --events 100k
- * --load-runs 1` measures ClickHouse's in a few minutes), writing nothing to `bench/results/`.
+ * --load-runs 1` measures ClickHouse's in a few minutes), writing nothing to `bench/results/`;
+ * `--ch-queries-only` loads ClickHouse once and prints only the engine on ClickHouse against the
+ * hand-written statements over HTTP, with `--ch-other-engine` another build's `analytics-engine`
+ * bin (e.g. a worktree of main) served on the same ClickHouse and measured in the same rounds.
  * From 50M events (or with `--scale`) it runs `scale.ts` instead: rollup-answered queries at
  * that size against 1M, on DuckDB.
  *
@@ -39,7 +43,7 @@ import {
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { demoEventObjects, demoEvents } from '@analytics-chart/engine';
 // The engine's own DuckDB build, loaded as the engine loads it, for the floor and the baseline.
 import {
@@ -89,6 +93,10 @@ interface Options {
   loadOnly: boolean;
   /** Skip the queries; print the first /api/bulk-log figures and stop. */
   bulkOnly: boolean;
+  /** Load ClickHouse once, then time only the engine on it against the hand-written statements. */
+  chQueriesOnly: boolean;
+  /** With {@link chQueriesOnly}: another build's engine bin, served and timed beside this one. */
+  chOtherEngine?: string;
   keep: boolean;
 }
 
@@ -115,6 +123,7 @@ function parseOptions(args: string[]): Options {
     keep: false,
     loadOnly: false,
     bulkOnly: false,
+    chQueriesOnly: false,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -130,10 +139,21 @@ function parseOptions(args: string[]): Options {
     else if (arg === '--keep') options.keep = true;
     else if (arg === '--load-only') options.loadOnly = true;
     else if (arg === '--bulk-only') options.bulkOnly = true;
-    else throw new Error(`bench engine: unknown option ${arg}`);
+    else if (arg === '--ch-queries-only') options.chQueriesOnly = true;
+    else if (arg === '--ch-other-engine') {
+      // Relative to where `pnpm bench` was typed, not to bench/, where pnpm runs it.
+      options.chOtherEngine = resolve(process.env.INIT_CWD ?? process.cwd(), String(args[++i]));
+    } else throw new Error(`bench engine: unknown option ${arg}`);
   }
   if (!Number.isSafeInteger(options.events) || options.events < 1000) {
     throw new Error('bench engine: --events must be a whole number of at least 1000');
+  }
+  if (options.chQueriesOnly) {
+    options.driver = 'clickhouse';
+    options.loadRuns ||= 1;
+  }
+  if (options.chOtherEngine !== undefined && !options.chQueriesOnly) {
+    throw new Error('bench engine: --ch-other-engine goes with --ch-queries-only');
   }
   options.loadRuns ||= options.events <= 2_000_000 ? 3 : 1;
   if (!Number.isSafeInteger(options.loadRuns) || options.loadRuns < 1) {
@@ -217,10 +237,14 @@ function exitedChildrenCpu(): number {
   }
 }
 
-function runChild(args: string[], env: Record<string, string> = {}): ChildProcess {
+function runChild(
+  args: string[],
+  env: Record<string, string> = {},
+  bin = ENGINE_BIN,
+): ChildProcess {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   delete childEnv.INIT_CWD;
-  return spawn(process.execPath, [ENGINE_BIN, ...args], {
+  return spawn(process.execPath, [bin, ...args], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -430,7 +454,7 @@ export async function run(args: string[]): Promise<void> {
   // it and ClickHouse's INSERT from the same file, in interleaved rounds: the machine's speed
   // drifts from minute to minute, and the medians of rounds taken side by side compare like with
   // like. The last round's tables stay for the queries.
-  const chdb = await openClickHouseBaseline(dir);
+  const chdb = options.chQueriesOnly ? undefined : await openClickHouseBaseline(dir);
   const floorLoadTimes: number[] = [];
   const loadTimes: number[] = [];
   const chdbLoadTimes: number[] = [];
@@ -494,7 +518,9 @@ export async function run(args: string[]): Promise<void> {
     log(`load round ${round}/${options.loadRuns}: ${parts.join(', ') || 'nothing to load'}`);
   }
   if (withDuckDb && !floor) throw new Error('bench engine: no load round ran');
-  if (!chdb) log('ClickHouse (chdb) has no library for this platform: its columns are left out');
+  if (!chdb && !options.chQueriesOnly) {
+    log('ClickHouse (chdb) has no library for this platform: its columns are left out');
+  }
   const floorLoadMs = median(floorLoadTimes);
   const loadMs = median(loadTimes);
   const chdbLoadMs = median(chdbLoadTimes);
@@ -535,6 +561,7 @@ export async function run(args: string[]): Promise<void> {
   // filled from the same file.
   let chUrl = '';
   let chEngineUrl = '';
+  let chOtherUrl = '';
   const chHttpLoadTimes: number[] = [];
   const chEngineLoadTimes: number[] = [];
   const chEngineLoadCpu: number[] = [];
@@ -597,22 +624,30 @@ export async function run(args: string[]): Promise<void> {
     // Merged into one part for the queries, as the hand-written table and the in-process one
     // are (not part of the load's time: its parts are queryable as they are).
     await postCh(`OPTIMIZE TABLE ${ENGINE_EVENTS} FINAL`, ENGINE_DB);
-    const chEngine = runChild(
-      [
-        'serve',
-        '--port',
-        '0',
-        '--data',
-        join(dir, 'unused'),
-        '--clickhouse',
-        chUrl,
-        '--clickhouse-sort-field',
-        'event',
-      ],
-      { ANALYTICS_API_KEY: KEY, ...chEnv },
-    );
+    const serveCh = (bin?: string) =>
+      runChild(
+        [
+          'serve',
+          '--port',
+          '0',
+          '--data',
+          join(dir, 'unused'),
+          '--clickhouse',
+          chUrl,
+          '--clickhouse-sort-field',
+          'event',
+        ],
+        { ANALYTICS_API_KEY: KEY, ...chEnv },
+        bin,
+      );
+    const chEngine = serveCh();
     children.push(chEngine);
     chEngineUrl = await listening(chEngine);
+    if (options.chOtherEngine !== undefined) {
+      const other = serveCh(options.chOtherEngine);
+      children.push(other);
+      chOtherUrl = await listening(other);
+    }
     log(
       `after the last engine load, ClickHouse was idle (no mutation or merge) within ${fmt(chSettledMs / 1000)} s`,
     );
@@ -625,6 +660,9 @@ export async function run(args: string[]): Promise<void> {
   const chEngineAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const postChEngine = (path: string, body: unknown) =>
     postRaw(chEngineAgent, `${chEngineUrl}${path}`, JSON.stringify(body));
+  const chOtherAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const postChOther = (path: string, body: unknown) =>
+    postRaw(chOtherAgent, `${chOtherUrl}${path}`, JSON.stringify(body));
 
   const DAY = 86_400;
   const la = (lo: number, hi: number) => offsetSegments('America/Los_Angeles', lo, hi);
@@ -777,7 +815,7 @@ export async function run(args: string[]): Promise<void> {
     const start = shiftBack(nowSec, { amount: c.window / DAY, unit: 'day' }, zone);
     return { lo: Math.floor(start) + 1, hi: Math.ceil(nowSec) - 1 };
   };
-  type Side = Exclude<keyof Row, 'name' | 'same'>;
+  type Side = Exclude<keyof Row, 'name' | 'same'> | 'engineChOther';
   /** The median time of each side given a run (NaN for the others). */
   const failures: string[] = [];
   const measure = async (name: string, sides: Partial<Record<Side, () => unknown>>) => {
@@ -841,6 +879,47 @@ export async function run(args: string[]): Promise<void> {
     }
     return false;
   };
+  if (options.chQueriesOnly) {
+    // The engine on ClickHouse against the hand-written statements (and another build's engine),
+    // in the same rounds; each engine's answer checked against the other's first.
+    for (const [index, c] of cases.entries()) {
+      const sql = CLICKHOUSE_SQL[index];
+      if (!sql) throw new Error(`bench engine: no ClickHouse statement for '${c.name}'`);
+      const body = { api_key: KEY, ...c.body };
+      const sides: Partial<Record<Side, () => unknown>> = {
+        chHttp: () => postCh(`${sql(windowNow(c))} FORMAT JSONCompactEachRow`, HAND_WRITTEN_DB),
+        engineCh: () => postChEngine('/api/visualize/data', body),
+      };
+      let same = '';
+      if (chOtherUrl) {
+        sides.engineChOther = () => postChOther('/api/visualize/data', body);
+        let agree = false;
+        for (let attempt = 0; attempt < 3 && !agree; attempt++) {
+          const [mine, theirs] = await Promise.all([
+            postChEngine('/api/visualize/data', body),
+            postChOther('/api/visualize/data', body),
+          ]);
+          agree = sameAnswer(JSON.parse(mine), JSON.parse(theirs));
+        }
+        same = agree
+          ? ', same answer as the other engine'
+          : ', ANSWERS DIFFER from the other engine';
+      }
+      const time = await measure(c.name, sides);
+      const hand = time('chHttp');
+      const engine = time('engineCh');
+      const other = chOtherUrl
+        ? `, other engine ${fmt(time('engineChOther'))} ms (${fmt(time('engineChOther') / hand, 2)}×)`
+        : '';
+      log(
+        `${c.name}: CH/HTTP ${fmt(hand)} ms, engine/CH ${fmt(engine)} ms (${fmt(engine / hand, 2)}×, +${fmt(engine - hand)} ms)${other}${same}`,
+      );
+    }
+    for (const f of failures) log(`failed: ${f}`);
+    stopServers();
+    if (!options.keep) rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   // Samples narrows its scan to the window's last hour first: when that hour holds no event (the
   // file's newest event is older, as in a long run), it reads a day, which costs more.
   let samplesAge = Number.NaN;

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
 import { createClient } from '@clickhouse/client-web';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { loadIntoClickHouse } from '../../src/drivers/load-into-clickhouse.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../src/index.ts';
+import { ClickHouseRollups } from '../../src/storage/clickhouse/clickhouse-rollups.ts';
 import { MAX_KEY_VALUES } from '../../src/storage/rollup-spec.ts';
 
 /**
@@ -329,5 +332,44 @@ describe('rollups on ClickHouse', () => {
     const expected = dayCounts();
     expected.set('2024-02-10', (expected.get('2024-02-10') ?? 0) + 100);
     expect(days).toEqual(expected);
+  });
+});
+
+describe("the count of the keys' distinct values", () => {
+  test('only the first is waited for: a later one runs while queries read the last', async () => {
+    // A ClickHouse that answers the first count (the second key past the bound) and never the next.
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      asked.push(String(req.url));
+      if (asked.length === 1) res.end(`[3, ${MAX_KEY_VALUES + 1}]\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = createClient({ url: `http://127.0.0.1:${port}` });
+    try {
+      const rollups = new ClickHouseRollups(client, 'db', { keys: ['event', 'u'], sums: [] });
+      const first = await rollups.lookup();
+      expect([first.keyColumns('event'), first.keyColumns('u')]).toEqual([
+        { string: 'k0', number: 'kn0' },
+        null,
+      ]);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.now() + 31_000);
+      const later = await Promise.race([
+        rollups.lookup(),
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 2_000)),
+      ]);
+      // Answered from the last count while the next one is under way.
+      expect(later?.keyColumns('u')).toBeNull();
+      expect(later?.keyColumns('event')).toEqual({ string: 'k0', number: 'kn0' });
+      // And the next count was asked for.
+      await vi.waitFor(() => expect(asked).toHaveLength(2));
+    } finally {
+      vi.useRealTimers();
+      server.closeAllConnections();
+      server.close();
+      await client.close();
+    }
   });
 });

@@ -60,16 +60,21 @@ export class ClickHouseRollups {
   }
 
   /**
-   * The lookup a query binds to, once the keys' distinct values were counted in the last
-   * {@link CARDINALITY_TTL_MS}: a stale count only makes a read slower, never other, as the
-   * view keeps every value.
+   * The lookup a query binds to, once the keys' distinct values were counted: the first count is
+   * waited for, and one older than {@link CARDINALITY_TTL_MS} is taken again beside the query,
+   * which reads the last one meanwhile (a stale count only makes a read slower, never other, as
+   * the view keeps every value), so no query waits for that round trip but the first.
    */
   async lookup(): Promise<ClickHouseRollupLookup> {
     if (this.spec.keys.length > 0 && Date.now() - this.#counted > CARDINALITY_TTL_MS) {
       this.#counting ??= this.#count().finally(() => {
         this.#counting = undefined;
       });
-      await this.#counting;
+      if (this.#counted === Number.NEGATIVE_INFINITY) await this.#counting;
+      else
+        this.#counting.catch(() => {
+          // Kept: the last count stays good enough, and the next query counts again.
+        });
     }
     const { keys, sums } = this.spec;
     return {
