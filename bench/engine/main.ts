@@ -1057,12 +1057,8 @@ export async function run(args: string[]): Promise<void> {
   const bulkCh = withClickHouse
     ? await bulkRate(chEngineUrl, 'bulk_bench', bulkEvents, 7)
     : Number.NaN;
-  if (options.bulkOnly) {
-    const figure = (driver: string, r: number) =>
-      Number.isNaN(r) ? [] : [`${driver} ${r.toLocaleString('en-US')} events/s`];
-    log(
-      `bulk only: /api/bulk-log, ${bulkEvents.toLocaleString('en-US')} events in batches of 1,000 over ${BULK_CONNECTIONS} connections: ${[...figure('DuckDB', bulk), ...figure('ClickHouse', bulkCh)].join(', ')}`,
-    );
+  /** Stops the servers and closes the baselines, once measuring is over. */
+  const tearDown = async () => {
     for (const a of [agent, queryAgent, floorAgent, chAgent, chEngineAgent]) a.destroy();
     process.off('exit', stopServers);
     stopServers();
@@ -1070,6 +1066,14 @@ export async function run(args: string[]): Promise<void> {
     floor?.closeSync();
     floorDb?.closeSync();
     chdb?.close();
+  };
+  if (options.bulkOnly) {
+    const figure = (driver: string, r: number) =>
+      Number.isNaN(r) ? [] : [`${driver} ${r.toLocaleString('en-US')} events/s`];
+    log(
+      `bulk only: /api/bulk-log, ${bulkEvents.toLocaleString('en-US')} events in batches of 1,000 over ${BULK_CONNECTIONS} connections: ${[...figure('DuckDB', bulk), ...figure('ClickHouse', bulkCh)].join(', ')}`,
+    );
+    await tearDown();
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
     return;
   }
@@ -1131,13 +1135,7 @@ export async function run(args: string[]): Promise<void> {
     };
   }
 
-  for (const a of [agent, queryAgent, floorAgent, chAgent, chEngineAgent]) a.destroy();
-  process.off('exit', stopServers);
-  stopServers();
-  await Promise.all(children.map(finished));
-  floor?.closeSync();
-  floorDb?.closeSync();
-  chdb?.close();
+  await tearDown();
 
   report({
     options,

@@ -663,16 +663,17 @@ describe('rollups hold the events’ counts', () => {
 
 describe('automatic rollup keys', () => {
   const now = T2024 + 40 * DAY;
+  /** A Count per Day over the window every request below shares, which each one amends. */
+  const daily = {
+    graph_type: 'Single Line',
+    start: T2024 - 1,
+    end: now,
+    IANA_time_zone: 'UTC',
+    granularity: 'Day',
+    aggregation: 'Count',
+  };
   const plan = (request: Record<string, unknown>) => {
-    const parsed = parseQueryRequest({
-      graph_type: 'Single Line',
-      start: T2024 - 1,
-      end: now,
-      IANA_time_zone: 'UTC',
-      granularity: 'Day',
-      aggregation: 'Count',
-      ...request,
-    });
+    const parsed = parseQueryRequest({ ...daily, ...request });
     if (!parsed.ok || isSqlQuery(parsed.value)) throw new Error('not a collection query');
     return planCollectionQuery(parsed.value as CollectionQuery, now);
   };
@@ -835,16 +836,7 @@ describe('automatic rollup keys', () => {
       { graph_type: 'Multi Line', split: 'user' },
     ];
     const ask = (engine: typeof auto, shape: Record<string, unknown>) =>
-      engine.query({
-        api_key: 'k',
-        graph_type: 'Single Line',
-        start: T2024 - 1,
-        end: now,
-        IANA_time_zone: 'UTC',
-        granularity: 'Day',
-        aggregation: 'Count',
-        ...shape,
-      });
+      engine.query({ api_key: 'k', ...daily, ...shape });
     const expected = await Promise.all(shapes.map((shape) => ask(off, shape)));
     for (const answer of expected) expect(answer.status).toBe(200);
     const added = () => logs.filter((line) => line.includes('rollups now also kept by'));
