@@ -212,6 +212,9 @@ describe('WordPress 6.1, Debian', () => {
     const page = adminPage;
     const upload = `${wp.url}/wp-admin/plugin-install.php?tab=upload`;
     await page.goto(`${wp.url}/wp-login.php?redirect_to=${encodeURIComponent(upload)}`);
+    // wp-login.php focuses and selects the user name 200 ms after load; typing before that would
+    // send the rest of the password into the user name, so wait for it as a person would.
+    await page.waitForFunction('document.activeElement?.id === "user_login"');
     await page.type('#user_login', 'administrator');
     await page.type('#user_pass', wp.users.administrator.password);
     await Promise.all([page.waitForNavigation(), page.click('#wp-submit')]);
