@@ -5,7 +5,7 @@ import type { Envelope } from '@analytics-chart/protocol';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createEngine, type Engine } from '../src/index.ts';
-import { driverOptions } from './helpers/driver.ts';
+import { DRIVER, driverOptions } from './helpers/driver.ts';
 import { expectClose } from './helpers/expect-close.ts';
 import { type FixtureEvent, referenceAnswer } from './helpers/reference.ts';
 
@@ -249,7 +249,9 @@ describe('a literal dotted key and a nested path, decided per event', () => {
           });
         },
       ),
-      { numRuns: 60, seed: 22 },
+      // Fewer runs on ClickHouse, where every new path is an ALTER whose cost grows with the
+      // columns the earlier runs added to the workspace's one table.
+      { numRuns: DRIVER === 'clickhouse' ? 20 : 60, seed: 22 },
     );
   }, 300_000);
 });
