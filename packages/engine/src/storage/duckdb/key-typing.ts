@@ -13,8 +13,8 @@ import {
   segmentTable,
 } from './catalog.ts';
 import { readPrepared, runPrepared } from './prepared-statements.ts';
-import { rollupRowsOf } from './rollup-forms.ts';
-import { addSpanRows, returningSql, settleDrops } from './rollups.ts';
+import { forEachRollupRow } from './rollup-forms.ts';
+import { addSpanRows, returningSql, SpanRows, settleDrops } from './rollups.ts';
 import { SqlParams } from './sql-params.ts';
 import type { WriteTransaction } from './workspace-db.ts';
 
@@ -350,20 +350,28 @@ export async function insertEvents(
   }
   // Rows into another table (the load's key sample) are not the collection's: rollups skip them.
   if (entry.rollup && into === undefined) {
-    await settleDrops(conn, entry.rollup);
-    const known = records
-      ? entry.rollup.keyed
-        ? rollupRowsOf(entry.rollup, records)
-        : records.map((r) => [r.timestamp])
-      : undefined;
+    const ledger = entry.rollup;
+    await settleDrops(conn, ledger);
+    const spans = new SpanRows(ledger);
+    let known = records !== undefined;
+    if (records && ledger.keyed) known = forEachRollupRow(ledger, records, (r) => spans.add(r));
+    else if (records) {
+      const row = [0];
+      for (const r of records) {
+        row[0] = r.timestamp;
+        spans.add(row);
+      }
+    }
     if (known) {
       const result = await runPrepared(conn, sql, params);
-      await addSpanRows(conn, entry, known);
+      await addSpanRows(conn, entry, spans);
       return Number(result.rowsChanged);
     }
     // Keys and metrics are read from the inserted rows' payloads, as the rollups keep them.
     const inserted = await readPrepared(conn, `${sql} RETURNING ${returningSql(entry)}`, params);
-    await addSpanRows(conn, entry, inserted);
+    const read = new SpanRows(ledger);
+    for (const row of inserted) read.add(row);
+    await addSpanRows(conn, entry, read);
     return inserted.length;
   }
   const result = await runPrepared(conn, sql, params);
