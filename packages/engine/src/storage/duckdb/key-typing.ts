@@ -14,7 +14,7 @@ import {
 } from './catalog.ts';
 import { readPrepared, runPrepared } from './prepared-statements.ts';
 import { forEachRollupRow } from './rollup-forms.ts';
-import { addSpanRows, returningSql, SpanRows, settleDrops } from './rollups.ts';
+import { addSpanRows, type RollupLedger, returningSql, SpanRows, settleDrops } from './rollups.ts';
 import { SqlParams } from './sql-params.ts';
 import type { WriteTransaction } from './workspace-db.ts';
 
@@ -352,30 +352,67 @@ export async function insertEvents(
   if (entry.rollup && into === undefined) {
     const ledger = entry.rollup;
     await settleDrops(conn, ledger);
-    const spans = new SpanRows(ledger);
-    let known = records !== undefined;
-    if (records && ledger.keyed) known = forEachRollupRow(ledger, records, (r) => spans.add(r));
-    else if (records) {
-      const row = [0];
-      for (const r of records) {
-        row[0] = r.timestamp;
-        spans.add(row);
-      }
+    if (!records) {
+      // Keys and metrics are read from the inserted rows' payloads, as the rollups keep them.
+      const inserted = await readPrepared(conn, `${sql} RETURNING ${returningSql(entry)}`, params);
+      await addSpanRows(conn, entry, spanRowsOf(ledger, inserted));
+      return inserted.length;
     }
-    if (known) {
-      const result = await runPrepared(conn, sql, params);
-      await addSpanRows(conn, entry, spans);
-      return Number(result.rowsChanged);
+    // The events are inserted while JavaScript adds their rollup rows up, which then wait for
+    // the insert instead of holding it back.
+    const inserting = runPrepared(conn, sql, params);
+    let spans: SpanRows | undefined;
+    try {
+      // One turn of the event loop: the insert is bound and handed to DuckDB in microtasks.
+      await new Promise((resolve) => setImmediate(resolve));
+      spans = rollupSpanRows(ledger, records);
+    } finally {
+      // Settled before anything else runs on the connection, whatever JavaScript threw.
+      await inserting;
     }
-    // Keys and metrics are read from the inserted rows' payloads, as the rollups keep them.
-    const inserted = await readPrepared(conn, `${sql} RETURNING ${returningSql(entry)}`, params);
-    const read = new SpanRows(ledger);
-    for (const row of inserted) read.add(row);
-    await addSpanRows(conn, entry, read);
-    return inserted.length;
+    const result = await inserting;
+    if (!spans) {
+      // DuckDB's own forms, read from the same events as the insert read (payloads are stored
+      // as sent), where JavaScript is not sure of them.
+      const again = new SqlParams();
+      const rows = await readPrepared(
+        conn,
+        `SELECT ${returningSql(entry)} FROM (SELECT ts AS "timestamp", payload AS "json" FROM ${source(again)})`,
+        again,
+      );
+      spans = spanRowsOf(ledger, rows);
+    }
+    await addSpanRows(conn, entry, spans);
+    return Number(result.rowsChanged);
   }
   const result = await runPrepared(conn, sql, params);
   return Number(result.rowsChanged);
+}
+
+/** The rollup rows of `rows` (as {@link returningSql} reads them), added up. */
+function spanRowsOf(ledger: RollupLedger, rows: ReadonlyArray<readonly unknown[]>): SpanRows {
+  const spans = new SpanRows(ledger);
+  for (const row of rows) spans.add(row);
+  return spans;
+}
+
+/**
+ * The rollup rows of `records` added up by JavaScript, or undefined where it is not sure of some
+ * record's forms (`rollup-forms.ts`).
+ */
+function rollupSpanRows(
+  ledger: RollupLedger,
+  records: readonly EventRecord[],
+): SpanRows | undefined {
+  const spans = new SpanRows(ledger);
+  if (ledger.keyed)
+    return forEachRollupRow(ledger, records, (r) => spans.add(r)) ? spans : undefined;
+  const row = [0];
+  for (const r of records) {
+    row[0] = r.timestamp;
+    spans.add(row);
+  }
+  return spans;
 }
 
 /**
