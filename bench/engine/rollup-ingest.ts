@@ -2,7 +2,8 @@
  * Ingest with rollups on against off, on DuckDB (issue 37: on at least 0.85× the rate of off).
  * Fresh `engine serve`s, one keeping rollups by `event` and `plan` with the sums of `price`, are
  * sent the same `/api/bulk-log` batches of 1,000 demo events over eight connections, in rounds
- * whose order rotates, so that a busy machine's drift reaches every side alike. Each side's
+ * that measure each build's off and on back to back, which first alternating and the builds'
+ * order rotating, so that a busy machine's drift reaches every side alike. Each side's
  * figure is the median of its rounds' rates; the ratio is the median of the rounds' own ratios
  * (the two sides of one build measured minutes apart would compare the machine, not the code).
  * `main.ts` runs it in the full run and alone (`--rollup-ingest-only`), where another build's
@@ -122,9 +123,13 @@ export async function measureRollupIngest(
     for (let r = 0; r < rounds; r++) {
       const start = WARM_UP_BATCHES + r * perRound;
       const round = bodies.slice(start, start + perRound);
-      // The order rotates, and reverses every other round, so no side always follows another.
-      const order = sides.map((_, i) => sides[(i + r) % sides.length] as (typeof sides)[number]);
-      if (r % 2) order.reverse();
+      // Each build's off and on side by side, so that a round's ratio compares moments apart;
+      // the builds' order rotates and which of the two goes first alternates.
+      const order = builds.flatMap((_, i) => {
+        const b = (i + r) % builds.length;
+        const pair = sides.filter((side) => side.build === b);
+        return (r + b) % 2 ? pair.reverse() : pair;
+      });
       for (const side of order) {
         const pid = side.child.pid as number;
         const cpu = tools.cpu(pid);
