@@ -361,6 +361,8 @@ export async function insertEvents(
     // The events are inserted while JavaScript adds their rollup rows up, which then wait for
     // the insert instead of holding it back.
     const inserting = runPrepared(conn, sql, params);
+    // Handled at once: an insert failing during the turn below is no unhandled rejection.
+    inserting.catch(() => undefined);
     let spans: SpanRows | undefined;
     try {
       // One turn of the event loop: the insert is bound and handed to DuckDB in microtasks.
