@@ -12,7 +12,7 @@
  * hand-written statements over HTTP, with `--ch-other-engine` another build's `analytics-engine`
  * bin (e.g. a worktree of main) served on the same ClickHouse and measured in the same rounds.
  * `--rollup-ingest-only` runs only the comparison of `/api/bulk-log` on DuckDB with rollups on
- * and off (`rollup-ingest.ts`, R rounds of 20,000 events per side, default 12; a minute or two),
+ * and off (`rollup-ingest.ts`, R rounds of 20,000 events per side, default 20; a minute or two),
  * with `--other-engine` another build's `analytics-engine` bin (e.g. the compiled CLI of a
  * worktree of main) on and off in the same rounds, and prints the figures, writing nothing.
  * From 50M events (or with `--scale`) it runs `scale.ts` instead: rollup-answered queries at
@@ -425,7 +425,7 @@ async function runRollupIngestOnly(args: string[]): Promise<void> {
   if (args.includes('--driver') && argAfter(args, '--driver') !== 'duckdb') {
     throw new Error('bench engine: --rollup-ingest-only measures DuckDB');
   }
-  const rounds = args.includes('--rounds') ? Number(argAfter(args, '--rounds')) : 12;
+  const rounds = args.includes('--rounds') ? Number(argAfter(args, '--rounds')) : 20;
   if (!Number.isSafeInteger(rounds) || rounds < 1) {
     throw new Error('bench engine: --rounds must be a whole number of at least 1');
   }
@@ -450,7 +450,7 @@ async function runRollupIngestOnly(args: string[]): Promise<void> {
     });
     for (const b of measured.builds) {
       log(
-        `${b.name}: off ${b.off.toLocaleString('en-US')} events/s (${fmt(b.offCpu)} µs CPU/event), on ${b.on.toLocaleString('en-US')} events/s (${fmt(b.onCpu)} µs CPU/event); on/off ${fmt(b.ratio, 2)}x (median of the rounds' ratios; ratio of the medians ${fmt(b.on / b.off, 2)}x)`,
+        `${b.name}: off ${b.off.toLocaleString('en-US')} events/s (${fmt(b.offCpu, 2)} µs CPU/event), on ${b.on.toLocaleString('en-US')} events/s (${fmt(b.onCpu, 2)} µs CPU/event); on/off ${fmt(b.ratio, 2)}x (median of the rounds' ratios; ratio of the medians ${fmt(b.on / b.off, 2)}x; CPU per event off/on ${fmt(b.offCpu / b.onCpu, 2)}x)`,
       );
     }
     log(

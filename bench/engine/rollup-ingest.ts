@@ -5,7 +5,8 @@
  * that measure each build's off and on back to back, which first alternating and the builds'
  * order rotating, so that a busy machine's drift reaches every side alike. Each side's
  * figure is the median of its rounds' rates; the ratio is the median of the rounds' own ratios
- * (the two sides of one build measured minutes apart would compare the machine, not the code).
+ * (the two sides of one build measured minutes apart would compare the machine, not the code),
+ * and each side's CPU per event is printed beside it, the steadier figure on a busy machine.
  * `main.ts` runs it in the full run and alone (`--rollup-ingest-only`), where another build's
  * bin (`--other-engine`) may take part in the same rounds, for a before and after.
  */
@@ -24,6 +25,8 @@ const BATCH = 1000;
 const CONNECTIONS = 8;
 /** Batches each side takes before the first round: the collection, and compiled code. */
 const WARM_UP_BATCHES = 20;
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
 /** What `main.ts` lends this section: its child processes, started the same way. */
 export interface RollupIngestTools {
@@ -48,7 +51,11 @@ export interface BuildIngest {
   /** Events per second, median of the rounds. */
   off: number;
   on: number;
-  /** CPU microseconds of the serving process per event, median of the rounds. */
+  /**
+   * CPU microseconds of the serving process per event over all rounds (the kernel counts in
+   * hundredths of a second, too coarse for one round's figure); off/on is the rate ratio a
+   * server bound by its own CPU would have, which other processes' load disturbs far less.
+   */
   offCpu: number;
   onCpu: number;
   /** Median of each round's on/off rate. */
@@ -137,7 +144,7 @@ export async function measureRollupIngest(
         await send(side.url, round);
         const seconds = (performance.now() - s) / 1000;
         side.rates.push(ROUND_EVENTS / seconds);
-        side.cpu.push(((tools.cpu(pid) - cpu) / ROUND_EVENTS) * 1e6);
+        side.cpu.push(tools.cpu(pid) - cpu);
       }
     }
   } finally {
@@ -164,8 +171,8 @@ export async function measureRollupIngest(
         name: build.name,
         off: Math.round(median(off.rates)),
         on: Math.round(median(on.rates)),
-        offCpu: median(off.cpu),
-        onCpu: median(on.cpu),
+        offCpu: (sum(off.cpu) / (ROUND_EVENTS * rounds)) * 1e6,
+        onCpu: (sum(on.cpu) / (ROUND_EVENTS * rounds)) * 1e6,
         ratio: median(on.rates.map((rate, r) => rate / (off.rates[r] as number))),
       };
     }),
