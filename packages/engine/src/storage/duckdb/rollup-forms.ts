@@ -125,8 +125,9 @@ export function topLevelTexts(
     if (keyEnd < 0 || text.charCodeAt(keyEnd + 1) !== COLON) return false;
     let match = -1;
     for (let q = 0; q < quoted.length; q++) {
-      // The name's closing quote is part of it: a longer key does not start with it.
-      if (text.startsWith(quoted[q] as string, i)) {
+      const name = quoted[q] as string;
+      // Lengths first, which rule out most keys for less than a comparison of text.
+      if (name.length === keyEnd + 1 - i && text.startsWith(name, i)) {
         match = q;
         break;
       }
