@@ -276,9 +276,10 @@ export interface OrderedInsert {
  * with the keys the collection has seen before. `source` gives the `(ts, payload)`
  * relation to read, adding its own parameters. Returns the number of rows written. `into` is
  * another table with the last segment's columns to append to instead (the load's key sample).
- * `records`, the source's events when the caller holds them, spare the rollups (when kept)
- * reading the inserted rows back where their forms are sure in JavaScript (`rollup-forms.ts`); `ordered` sorts the rows on the way in (see
- * {@link OrderedInsert}).
+ * `records`, the source's events when the caller holds them, let the rollups (when kept) be
+ * added up in JavaScript while the insert runs (`rollup-forms.ts`; DuckDB reads the forms
+ * JavaScript is not sure of from the source again); without them the insert reads its rows back.
+ * `ordered` sorts the rows on the way in (see {@link OrderedInsert}).
  */
 export async function insertEvents(
   conn: DuckDBConnection,

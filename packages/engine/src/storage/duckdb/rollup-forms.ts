@@ -2,16 +2,17 @@ import type { EventRecord } from '../ingest-batch.ts';
 import type { RollupLedger } from './rollups.ts';
 
 /**
- * The rows `returningSql` (`rollups.ts`) reads back from an insert, computed in JavaScript
- * before it: per record, its timestamp, each rolled-up key's string form and each summed
- * metric's numeric form. A payload whose text is what `JSON.stringify` writes holds every
+ * The rows `returningSql` (`rollups.ts`) reads from inserted events, computed in JavaScript
+ * while the insert runs: per record, its timestamp, each rolled-up key's string form and each
+ * summed metric's numeric form. A payload whose text is what `JSON.stringify` writes holds every
  * number as its shortest text, which is also what DuckDB's JSON reader writes back (with the `+`
  * of a positive exponent that the stored form adds), so a top-level value's string form is its
  * string, `String(number)` or `true`/`false`, and a number's numeric form is the number itself.
  *
  * Answers `undefined` where JavaScript is not sure of DuckDB's forms for some record (a payload
- * in another spelling, an array, a string that may read as a number): the insert then reads
- * the rows back with `RETURNING`, as DuckDB's own SQL computes them.
+ * in another spelling, an array, a string that may read as a number): DuckDB's own SQL then
+ * computes them (`key-typing.ts`). A record in compact form (`canonical`) is read without being
+ * parsed ({@link topLevelTexts}); others are parsed.
  */
 export function rollupRowsOf(
   ledger: RollupLedger,

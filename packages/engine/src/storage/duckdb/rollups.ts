@@ -452,11 +452,11 @@ async function addRollupRows(
 }
 
 /**
- * What an INSERT … RETURNING gives for the rollups of the rows it inserted (their timestamps,
- * then each key's string form and each metric's numeric form). DuckDB takes no parameter in a
- * RETURNING list: the keys' pointers are string literals, quoted by DuckDB's client, of names
- * the server's own configuration declared (`rollup-spec.ts`) or plain names the engine added by
- * itself (`AUTO_KEY_NAME`: letters, digits, `_` and `-`).
+ * What the rollups need of events with columns `timestamp` and `json`, as an INSERT's RETURNING
+ * list or a SELECT's (their timestamps, then each key's string form and each metric's numeric
+ * form). DuckDB takes no parameter in a RETURNING list: the keys' pointers are string literals,
+ * quoted by DuckDB's client, of names the server's own configuration declared (`rollup-spec.ts`)
+ * or plain names the engine added by itself (`AUTO_KEY_NAME`: letters, digits, `_` and `-`).
  */
 export function returningSql(entry: CollectionEntry): string {
   const ledger = entry.rollup;
