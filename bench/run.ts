@@ -81,8 +81,9 @@ for (const suite of named.length ? named : SUITES) {
   const started = new Date();
   const load = loadavg()[0] ?? 0;
   const output = await captureStdout(() => mod.run(rest));
-  // A quick check of one figure while working on it (`engine --bulk-only`) keeps no file.
-  if (rest.includes('--bulk-only')) continue;
+  // A quick check of one figure while working on it (`engine --bulk-only`,
+  // `--rollup-ingest-only`) keeps no file.
+  if (rest.includes('--bulk-only') || rest.includes('--rollup-ingest-only')) continue;
   mkdirSync(join(here, 'results'), { recursive: true });
   const size = sizeOf(rest);
   // A section run on its own (`engine --wide`, `--load-only`, `--scale` below 50M events) writes

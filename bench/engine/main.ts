@@ -1,6 +1,7 @@
 /**
  * `pnpm bench engine [--events N] [--driver all|duckdb|clickhouse] [--runs R] [--load-runs L]
- * [--keep] [--load-only] [--bulk-only] [--ch-queries-only [--ch-other-engine BIN]]`: the
+ * [--keep] [--load-only] [--bulk-only] [--ch-queries-only [--ch-other-engine BIN]]
+ * [--rollup-ingest-only [--rounds R] [--other-engine BIN]]`: the
  * engine on generated demo events, on both storage drivers (`--driver` picks one;
  * `--events` takes `1M`, `10M`, `30M`). `--wide` runs only the wide-events section
  * (`wide-events.ts`), written to `bench/results/engine-wide.md`; `--load-only` stops after the
@@ -10,6 +11,10 @@
  * `--ch-queries-only` loads ClickHouse once and prints only the engine on ClickHouse against the
  * hand-written statements over HTTP, with `--ch-other-engine` another build's `analytics-engine`
  * bin (e.g. a worktree of main) served on the same ClickHouse and measured in the same rounds.
+ * `--rollup-ingest-only` runs only the comparison of `/api/bulk-log` on DuckDB with rollups on
+ * and off (`rollup-ingest.ts`, R rounds of 20,000 events per side, default 20; a minute or two),
+ * with `--other-engine` another build's `analytics-engine` bin (e.g. the compiled CLI of a
+ * worktree of main) on and off in the same rounds, and prints the figures, writing nothing.
  * From 50M events (or with `--scale`) it runs `scale.ts` instead: rollup-answered queries at
  * that size against 1M, on DuckDB.
  *
@@ -60,6 +65,7 @@ import {
   clickHouseInsert,
   openClickHouseBaseline,
 } from './clickhouse-baseline.ts';
+import { type IngestBuild, measureRollupIngest, ROUND_EVENTS } from './rollup-ingest.ts';
 import { runScale, SCALE_FROM } from './scale.ts';
 import { runWideEvents } from './wide-events.ts';
 
@@ -399,6 +405,64 @@ function tsxChild(script: string, arg: string): ChildProcess {
   });
 }
 
+/** The tools {@link measureRollupIngest} borrows: children and requests as the rest use them. */
+const rollupIngestTools = {
+  engine: runChild,
+  listening,
+  post: (agent: Agent, url: string, body: string) => postRaw(agent, url, body),
+  cpu: processCpu,
+};
+
+/** `--rollup-ingest-only [--rounds R] [--other-engine BIN]`: that comparison alone, printed. */
+async function runRollupIngestOnly(args: string[]): Promise<void> {
+  const known = new Set(['--rollup-ingest-only', '--rounds', '--other-engine', '--driver']);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!known.has(arg))
+      throw new Error(`bench engine: ${arg} does not go with --rollup-ingest-only`);
+    if (arg !== '--rollup-ingest-only') i++;
+  }
+  if (args.includes('--driver') && argAfter(args, '--driver') !== 'duckdb') {
+    throw new Error('bench engine: --rollup-ingest-only measures DuckDB');
+  }
+  const rounds = args.includes('--rounds') ? Number(argAfter(args, '--rounds')) : 20;
+  if (!Number.isSafeInteger(rounds) || rounds < 1) {
+    throw new Error('bench engine: --rounds must be a whole number of at least 1');
+  }
+  const builds: IngestBuild[] = [{ name: 'this build' }];
+  if (args.includes('--other-engine')) {
+    // Relative to where `pnpm bench` was typed, not to bench/, where pnpm runs it.
+    const bin = resolve(process.env.INIT_CWD ?? process.cwd(), argAfter(args, '--other-engine'));
+    builds.push({ name: `other build (${bin})`, bin });
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-rollup-ingest-'));
+  log(
+    `rollup ingest: ${rounds} rounds of ${ROUND_EVENTS.toLocaleString('en-US')} events per side, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average before: ${loadavg()
+      .map((l) => fmt(l, 2))
+      .join(', ')}`,
+  );
+  try {
+    const measured = await measureRollupIngest(rollupIngestTools, {
+      dir,
+      builds,
+      rounds,
+      now: Math.floor(Date.now() / 1000),
+    });
+    for (const b of measured.builds) {
+      log(
+        `${b.name}: off ${b.off.toLocaleString('en-US')} events/s (${fmt(b.offCpu, 2)} µs CPU/event), on ${b.on.toLocaleString('en-US')} events/s (${fmt(b.onCpu, 2)} µs CPU/event); on/off ${fmt(b.ratio, 2)}x (median of the rounds' ratios; ratio of the medians ${fmt(b.on / b.off, 2)}x; CPU per event off/on ${fmt(b.offCpu / b.onCpu, 2)}x)`,
+      );
+    }
+    log(
+      `load average after: ${loadavg()
+        .map((l) => fmt(l, 2))
+        .join(', ')}`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(args: string[]): Promise<void> {
   if (args.includes('--wide')) {
     const driverAt = args.indexOf('--driver');
@@ -419,6 +483,10 @@ export async function run(args: string[]): Promise<void> {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+    return;
+  }
+  if (args.includes('--rollup-ingest-only')) {
+    await runRollupIngestOnly(args);
     return;
   }
   if (args.includes('--scale') || eventCount(argAfter(args, '--events')) >= SCALE_FROM) {
@@ -1096,43 +1164,18 @@ export async function run(args: string[]): Promise<void> {
   const memory = server ? memoryOf(server.pid as number) : { rss: 0, peak: 0 };
   peakRss = Math.max(peakRss, memory.rss);
 
-  // Bulk ingest with rollups on against off: two fresh `engine serve`s, one keeping rollups by
-  // event and plan with the sums of price, sent the same batches in alternating rounds.
-  let rollupIngest: { off: number; on: number; events: number } | undefined;
+  // Bulk ingest with rollups on against off: two fresh `engine serve`s in alternating rounds.
+  let rollupIngest: { off: number; on: number; ratio: number; events: number } | undefined;
   if (withDuckDb) {
-    const side = (name: string, flags: string[]) => {
-      const child = runChild(['serve', '--port', '0', '--data', join(dir, name), ...flags], {
-        ANALYTICS_API_KEY: KEY,
-      });
-      children.push(child);
-      return child;
-    };
-    const sides = [
-      side('ingest-off', []),
-      side('ingest-on', ['--rollup-keys', 'event,plan', '--rollup-sums', 'price']),
-    ];
-    const [offUrl, onUrl] = await Promise.all(sides.map(listening));
-    const roundEvents = 20_000;
-    const rounds = Math.max(6, Math.min(20, Math.floor(bulkEvents / roundEvents)));
-    const bodies = batches('rollup_ingest', demoEvents(roundEvents * (rounds + 1), 13, now));
-    const warm = bodies.slice(0, roundEvents / 1000);
-    await send(offUrl as string, warm);
-    await send(onUrl as string, warm);
-    const rates = { off: [] as number[], on: [] as number[] };
-    for (let r = 1; r <= rounds; r++) {
-      const round = bodies.slice((r * roundEvents) / 1000, ((r + 1) * roundEvents) / 1000);
-      const order = r % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const);
-      for (const which of order) {
-        const s = performance.now();
-        await send((which === 'off' ? offUrl : onUrl) as string, round);
-        rates[which].push(rate(roundEvents, ms(s)));
-      }
-    }
-    rollupIngest = {
-      off: Math.round(median(rates.off)),
-      on: Math.round(median(rates.on)),
-      events: roundEvents * rounds,
-    };
+    const rounds = Math.max(6, Math.min(20, Math.floor(bulkEvents / ROUND_EVENTS)));
+    const measured = await measureRollupIngest(rollupIngestTools, {
+      dir,
+      builds: [{ name: 'this build' }],
+      rounds,
+      now,
+    });
+    const [build] = measured.builds;
+    if (build) rollupIngest = { ...build, events: measured.events };
   }
 
   await tearDown();
@@ -1231,7 +1274,7 @@ interface Measured {
     keyedEvents: number;
     keyed: Array<{ keys: number; rate: number }>;
     /** Events/s of alternating rounds into a serve without rollups and one with keyed rollups. */
-    rollups?: { off: number; on: number; events: number };
+    rollups?: { off: number; on: number; ratio: number; events: number };
   };
   memory: { rss: number; peak: number; highest: number };
 }
@@ -1345,12 +1388,12 @@ function report(measured: Measured): void {
     );
   }
   if (bulk.rollups) {
-    const { off, on, events } = bulk.rollups;
+    const { off, on, ratio, events } = bulk.rollups;
     log(
       `${pad('/api/bulk-log, DuckDB, rollups off', 46)}${num(off.toLocaleString('en-US'), 11)}${num(fmt(events / off), 10)}   (fresh serve; alternating rounds of 20,000 demo events with the next line)`,
     );
     log(
-      `${pad('/api/bulk-log, DuckDB, rollups by event, plan', 46)}${num(on.toLocaleString('en-US'), 11)}${num(fmt(events / on), 10)}   (fresh serve, --rollup-keys event,plan --rollup-sums price; ${fmt(on / off, 2)}x the rate without)`,
+      `${pad('/api/bulk-log, DuckDB, rollups by event, plan', 46)}${num(on.toLocaleString('en-US'), 11)}${num(fmt(events / on), 10)}   (fresh serve, --rollup-keys event,plan --rollup-sums price; ${fmt(ratio, 2)}x the rate without, median of the rounds' ratios)`,
     );
   }
   if (withDuckDb) {
@@ -1428,7 +1471,7 @@ function report(measured: Measured): void {
       );
     }
     if (bulk.rollups) {
-      const ratio = bulk.rollups.on / bulk.rollups.off;
+      const ratio = bulk.rollups.ratio;
       log(
         `  ingest with rollups on at least 0.85x the rate with them off: ${verdict(ratio >= 0.85)} (${fmt(ratio, 2)}x)`,
       );

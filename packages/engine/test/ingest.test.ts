@@ -436,42 +436,65 @@ describe('appends beside schema changes', () => {
 });
 
 describe('a request that cannot be written', () => {
-  test('fails alone: the others that shared its transaction are written', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'engine-oom-'));
-    const small = await startServer({ dataDir, memoryLimit: '16MB', now: () => NOW });
-    try {
-      const big = Array.from({ length: 5000 }, (_, i) =>
-        JSON.stringify({ i, pad: 'x'.repeat(8000) }),
-      );
-      // The first request commits alone; the next two queue behind it and share a transaction.
-      const [first, huge, last] = await Promise.all([
-        small.engine.bulkLog({ api_key: API_KEY, jsons: ['{"n":1}'], timestamp: 5 }),
-        small.engine.bulkLog({ api_key: API_KEY, jsons: big, timestamp: 6 }),
-        small.engine.bulkLog({ api_key: API_KEY, jsons: ['{"n":2}'], timestamp: 7 }),
-      ]);
-      expect([first.status, huge.status, last.status]).toEqual([200, 413, 200]);
-      expect(huge.body).toEqual({
-        error: "the events need more memory than the engine's limit; send fewer at a time",
-      });
-      const table = await small.engine.query({
-        api_key: API_KEY,
-        graph_type: 'Table',
-        split: 'n',
-        start: 0,
-        end: 'now',
-      });
-      expect(table.body).toEqual({
-        result: [
-          { n: '1', Count: 1 },
-          { n: '2', Count: 1 },
-        ],
-        metadata: {},
-      });
-    } finally {
-      await small.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 60_000);
+  test.each([
+    ['', {}],
+    // The insert then runs while JavaScript adds the rollup rows up: its failure must surface.
+    [', with rollups', { rollups: { default: { keys: ['n'], sums: ['i'] } } }],
+  ])(
+    'fails alone: the others that shared its transaction are written%s',
+    async (_, rollups) => {
+      const DAY10 = 10 * 86_400;
+      const dataDir = mkdtempSync(join(tmpdir(), 'engine-oom-'));
+      const small = await startServer({ dataDir, memoryLimit: '16MB', now: () => NOW, ...rollups });
+      try {
+        const big = Array.from({ length: 5000 }, (_, i) =>
+          JSON.stringify({ i, pad: 'x'.repeat(8000) }),
+        );
+        // The first request commits alone; the next two queue behind it and share a transaction.
+        const [first, huge, last] = await Promise.all([
+          small.engine.bulkLog({ api_key: API_KEY, jsons: ['{"n":1}'], timestamp: DAY10 + 5 }),
+          small.engine.bulkLog({ api_key: API_KEY, jsons: big, timestamp: DAY10 + 6 }),
+          small.engine.bulkLog({ api_key: API_KEY, jsons: ['{"n":2}'], timestamp: DAY10 + 7 }),
+        ]);
+        expect([first.status, huge.status, last.status]).toEqual([200, 413, 200]);
+        expect(huge.body).toEqual({
+          error: "the events need more memory than the engine's limit; send fewer at a time",
+        });
+        const table = await small.engine.query({
+          api_key: API_KEY,
+          graph_type: 'Table',
+          split: 'n',
+          start: 0,
+          end: 'now',
+        });
+        expect(table.body).toEqual({
+          result: [
+            { n: '1', Count: 1 },
+            { n: '2', Count: 1 },
+          ],
+          metadata: {},
+        });
+        // Five weeks of whole days, which rollups answer when kept: the two events, nothing else.
+        const days = await small.engine.query({
+          api_key: API_KEY,
+          graph_type: 'Single Line',
+          granularity: 'Day',
+          start: 7 * 86_400,
+          end: 42 * 86_400,
+          IANA_time_zone: 'UTC',
+        });
+        expect(days.status).toBe(200);
+        const values = (days.body as { result: Array<{ Count: number }> }).result.map(
+          (r) => r.Count,
+        );
+        expect(values.filter((v) => v !== 0)).toEqual([2]);
+      } finally {
+        await small.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });
 
 describe('durability', () => {

@@ -52,6 +52,8 @@ const text = fc.oneof(
   fc.constantFrom('pro', 'free', '', ' 42 ', '1e3', '+.5', '-0', '{"a":1}', '[1]', 'true', 'é😀'),
   fc.string({ unit: 'grapheme' }),
   fc.constantFrom('a\u0000b', '\u0000'),
+  // Quotes, backslashes and brackets that a scan of the text must not take for structure.
+  fc.constantFrom('\\', '"', '\\"', 'x\\', '}","event":"x', '[{', 'a\nb', '\u001f'),
   number.map(String),
 );
 const value = fc.oneof(
@@ -61,9 +63,12 @@ const value = fc.oneof(
   fc.constant(null),
   fc.constant({ nested: 1 }),
   fc.array(fc.oneof(number, text), { maxLength: 3 }),
+  // Nested objects holding the rolled-up names, which only top-level keys count for.
+  fc.dictionary(fc.constantFrom('event', 'plan', 'price'), fc.oneof(text, number)),
+  fc.array(fc.dictionary(fc.constantFrom('event', 'price'), text), { maxLength: 2 }),
 );
 const event = fc.record(
-  { event: value, plan: value, price: value, other: value },
+  { event: value, plan: value, price: value, other: value, 'e"vent\\': value },
   { requiredKeys: [] },
 );
 /** An event as a request may send it: compact, or a text with other spacing or number spellings. */
@@ -123,7 +128,20 @@ test('the usual events are all computed in JavaScript', () => {
     }),
     canonical: i % 2 === 0,
   }));
+  // Nested values before the rolled-up keys, holding their names, brackets and quotes.
+  records.push({
+    timestamp: 1_700_000_500,
+    payload: JSON.stringify({
+      other: [{ event: 'x' }, { a: { b: [1, '"]}'] } }],
+      w: { plan: '}', price: 1 },
+      event: 'sign"up\\',
+      plan: 'pro',
+      price: 5,
+    }),
+    canonical: true,
+  });
   const rows = rollupRowsOf(ledger, records);
-  expect(rows).toHaveLength(500);
+  expect(rows).toHaveLength(501);
   expect(rows?.[1]).toEqual([1_700_000_001, 'signup', 'pro', 7.31, null]);
+  expect(rows?.[500]).toEqual([1_700_000_500, 'sign"up\\', 'pro', 5, null]);
 });

@@ -13,8 +13,8 @@ import {
   segmentTable,
 } from './catalog.ts';
 import { readPrepared, runPrepared } from './prepared-statements.ts';
-import { rollupRowsOf } from './rollup-forms.ts';
-import { addSpanRows, returningSql, settleDrops } from './rollups.ts';
+import { forEachRollupRow } from './rollup-forms.ts';
+import { addSpanRows, type RollupLedger, returningSql, SpanRows, settleDrops } from './rollups.ts';
 import { SqlParams } from './sql-params.ts';
 import type { WriteTransaction } from './workspace-db.ts';
 
@@ -276,9 +276,10 @@ export interface OrderedInsert {
  * with the keys the collection has seen before. `source` gives the `(ts, payload)`
  * relation to read, adding its own parameters. Returns the number of rows written. `into` is
  * another table with the last segment's columns to append to instead (the load's key sample).
- * `records`, the source's events when the caller holds them, spare the rollups (when kept)
- * reading the inserted rows back where their forms are sure in JavaScript (`rollup-forms.ts`); `ordered` sorts the rows on the way in (see
- * {@link OrderedInsert}).
+ * `records`, the source's events when the caller holds them, let the rollups (when kept) be
+ * added up in JavaScript while the insert runs (`rollup-forms.ts`; DuckDB reads the forms
+ * JavaScript is not sure of from the source again); without them the insert reads its rows back.
+ * `ordered` sorts the rows on the way in (see {@link OrderedInsert}).
  */
 export async function insertEvents(
   conn: DuckDBConnection,
@@ -350,24 +351,71 @@ export async function insertEvents(
   }
   // Rows into another table (the load's key sample) are not the collection's: rollups skip them.
   if (entry.rollup && into === undefined) {
-    await settleDrops(conn, entry.rollup);
-    const known = records
-      ? entry.rollup.keyed
-        ? rollupRowsOf(entry.rollup, records)
-        : records.map((r) => [r.timestamp])
-      : undefined;
-    if (known) {
-      const result = await runPrepared(conn, sql, params);
-      await addSpanRows(conn, entry, known);
-      return Number(result.rowsChanged);
+    const ledger = entry.rollup;
+    await settleDrops(conn, ledger);
+    if (!records) {
+      // Keys and metrics are read from the inserted rows' payloads, as the rollups keep them.
+      const inserted = await readPrepared(conn, `${sql} RETURNING ${returningSql(entry)}`, params);
+      await addSpanRows(conn, entry, spanRowsOf(ledger, inserted));
+      return inserted.length;
     }
-    // Keys and metrics are read from the inserted rows' payloads, as the rollups keep them.
-    const inserted = await readPrepared(conn, `${sql} RETURNING ${returningSql(entry)}`, params);
-    await addSpanRows(conn, entry, inserted);
-    return inserted.length;
+    // The events are inserted while JavaScript adds their rollup rows up, which then wait for
+    // the insert instead of holding it back.
+    const inserting = runPrepared(conn, sql, params);
+    // Handled at once: an insert failing during the turn below is no unhandled rejection.
+    inserting.catch(() => undefined);
+    let spans: SpanRows | undefined;
+    try {
+      // One turn of the event loop: the insert is bound and handed to DuckDB in microtasks.
+      await new Promise((resolve) => setImmediate(resolve));
+      spans = rollupSpanRows(ledger, records);
+    } finally {
+      // Settled before anything else runs on the connection, whatever JavaScript threw.
+      await inserting;
+    }
+    const result = await inserting;
+    if (!spans) {
+      // DuckDB's own forms, read from the same events as the insert read (payloads are stored
+      // as sent), where JavaScript is not sure of them.
+      const again = new SqlParams();
+      const rows = await readPrepared(
+        conn,
+        `SELECT ${returningSql(entry)} FROM (SELECT ts AS "timestamp", payload AS "json" FROM ${source(again)})`,
+        again,
+      );
+      spans = spanRowsOf(ledger, rows);
+    }
+    await addSpanRows(conn, entry, spans);
+    return Number(result.rowsChanged);
   }
   const result = await runPrepared(conn, sql, params);
   return Number(result.rowsChanged);
+}
+
+/** The rollup rows of `rows` (as {@link returningSql} reads them), added up. */
+function spanRowsOf(ledger: RollupLedger, rows: ReadonlyArray<readonly unknown[]>): SpanRows {
+  const spans = new SpanRows(ledger);
+  for (const row of rows) spans.add(row);
+  return spans;
+}
+
+/**
+ * The rollup rows of `records` added up by JavaScript, or undefined where it is not sure of some
+ * record's forms (`rollup-forms.ts`).
+ */
+function rollupSpanRows(
+  ledger: RollupLedger,
+  records: readonly EventRecord[],
+): SpanRows | undefined {
+  const spans = new SpanRows(ledger);
+  if (ledger.keyed)
+    return forEachRollupRow(ledger, records, (r) => spans.add(r)) ? spans : undefined;
+  const row = [0];
+  for (const r of records) {
+    row[0] = r.timestamp;
+    spans.add(row);
+  }
+  return spans;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { jsonPointer } from '../key-path.ts';
 import {
   AUTO_KEY_NAME,
@@ -9,7 +9,7 @@ import {
 } from '../rollup-spec.ts';
 import type { RollupUses } from '../rollup-usage.ts';
 import { type CollectionEntry, ENGINE_SCHEMA } from './catalog.ts';
-import { BIGINT, DOUBLE, HUGEINT, LIST, listValue, quotedString, VARCHAR } from './duckdb-api.ts';
+import { DOUBLE, LIST, listValue, quotedString } from './duckdb-api.ts';
 import { sumPartsSql } from './exact-sum-sql.ts';
 import { numericForm, storedStringForm } from './key-typing.ts';
 import { readPrepared, runPrepared } from './prepared-statements.ts';
@@ -37,8 +37,10 @@ import { SqlParams } from './sql-params.ts';
 
 export { MAX_KEY_VALUES, SPAN_SECONDS };
 
+/** The rollup table's name in {@link ENGINE_SCHEMA}. */
+const ROLLUP_TABLE_NAME = 'rollup_15m';
 /** The rollup table, schema-qualified and quoted. */
-export const ROLLUP_TABLE = `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier('rollup_15m')}`;
+export const ROLLUP_TABLE = `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier(ROLLUP_TABLE_NAME)}`;
 
 /** The keys and metrics the rollups are kept by, in the order of their columns. */
 const SPEC_TABLE = `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier('rollup_spec')}`;
@@ -450,11 +452,11 @@ async function addRollupRows(
 }
 
 /**
- * What an INSERT … RETURNING gives for the rollups of the rows it inserted (their timestamps,
- * then each key's string form and each metric's numeric form). DuckDB takes no parameter in a
- * RETURNING list: the keys' pointers are string literals, quoted by DuckDB's client, of names
- * the server's own configuration declared (`rollup-spec.ts`) or plain names the engine added by
- * itself (`AUTO_KEY_NAME`: letters, digits, `_` and `-`).
+ * What the rollups need of events with columns `timestamp` and `json`, as an INSERT's RETURNING
+ * list or a SELECT's (their timestamps, then each key's string form and each metric's numeric
+ * form). DuckDB takes no parameter in a RETURNING list: the keys' pointers are string literals,
+ * quoted by DuckDB's client, of names the server's own configuration declared (`rollup-spec.ts`)
+ * or plain names the engine added by itself (`AUTO_KEY_NAME`: letters, digits, `_` and `-`).
  */
 export function returningSql(entry: CollectionEntry): string {
   const ledger = entry.rollup;
@@ -482,41 +484,55 @@ interface RowSums {
 }
 
 /**
- * Adds the rows just inserted (`rows`: as {@link returningSql} reads them, or only their
- * timestamps when the rollups keep counts alone) to `entry`'s rollups, inside the caller's
- * transaction: added up here rather than by reading the inserted relation again, which a
- * batch's text would have to be split anew for. A metric's value on the fixed-point grid of
- * `collection/plan/exact-sum.ts` adds to the row's grid integer, any other to its list, so the
- * parts re-add to the exact sum whichever limbs carry it.
+ * The rollup rows of a batch being added up, one per span and key values, from rows as
+ * {@link returningSql} reads them (their timestamp, each key's string form, each metric's
+ * numeric form; only the timestamp when the rollups keep counts alone). A metric's value on the
+ * fixed-point grid of `collection/plan/exact-sum.ts` adds to the row's grid integer, any other
+ * to its list, so the parts re-add to the exact sum whichever limbs carry it.
  */
-export async function addSpanRows(
-  conn: DuckDBConnection,
-  entry: CollectionEntry,
-  rows: ReadonlyArray<readonly unknown[]>,
-): Promise<void> {
-  const ledger = entry.rollup;
-  if (!ledger) return;
-  const keyCount = ledger.keys.length;
-  const sumCount = ledger.sums.length;
-  const groups = new Map<string, RowSums>();
-  for (const row of rows) {
+export class SpanRows {
+  readonly #keyCount: number;
+  readonly #sumCount: number;
+  /** Span, then each key's value in turn, down to the row: no text built per event. */
+  readonly #tree = new Map<unknown, unknown>();
+  readonly rows: RowSums[] = [];
+
+  constructor(ledger: RollupLedger) {
+    this.#keyCount = ledger.keys.length;
+    this.#sumCount = ledger.sums.length;
+  }
+
+  /** Adds one event's row; the row may be reused by the caller afterwards. */
+  add(row: readonly unknown[]): void {
+    const keyCount = this.#keyCount;
     const span = Math.floor(Number(row[0]) / SPAN_SECONDS);
-    const keys = row
-      .slice(1, 1 + keyCount)
-      .map((v) => (v === null || v === undefined ? null : String(v)));
-    const id = keyCount ? JSON.stringify([span, keys]) : String(span);
-    let group = groups.get(id);
+    let level = this.#tree;
+    let at: unknown = span;
+    for (let k = 0; k < keyCount; k++) {
+      let next = level.get(at) as Map<unknown, unknown> | undefined;
+      if (!next) {
+        next = new Map();
+        level.set(at, next);
+      }
+      level = next;
+      const v = row[1 + k];
+      at = v === null || v === undefined ? null : String(v);
+    }
+    let group = level.get(at) as RowSums | undefined;
     if (!group) {
       group = {
         span,
-        keys,
+        keys: row
+          .slice(1, 1 + keyCount)
+          .map((v) => (v === null || v === undefined ? null : String(v))),
         n: 0,
-        sums: Array.from({ length: sumCount }, () => ({ grid: 0n, rest: [], count: 0 })),
+        sums: Array.from({ length: this.#sumCount }, () => ({ grid: 0n, rest: [], count: 0 })),
       };
-      groups.set(id, group);
+      level.set(at, group);
+      this.rows.push(group);
     }
     group.n += 1;
-    for (let i = 0; i < sumCount; i++) {
+    for (let i = 0; i < this.#sumCount; i++) {
       const x = row[1 + keyCount + i];
       if (x === null || x === undefined) continue;
       const value = Number(x);
@@ -528,60 +544,51 @@ export async function addSpanRows(
       } else sum.rest.push(value);
     }
   }
-  const all = [...groups.values()];
+}
+
+/**
+ * Appends the rows of `spans` (the rows just inserted, added up) to `entry`'s rollups, inside
+ * the caller's transaction: added up in JavaScript rather than by reading the inserted relation
+ * again, which a batch's text would have to be split anew for.
+ */
+export async function addSpanRows(
+  conn: DuckDBConnection,
+  entry: CollectionEntry,
+  spans: SpanRows,
+): Promise<void> {
+  const ledger = entry.rollup;
+  if (!ledger) return;
+  const all = spans.rows;
   if (all.length === 0) return;
-  // One statement of a few list parameters, unnested side by side: its text is the same for
-  // every batch, so DuckDB prepares it once, however many rows a batch touches.
-  const params = new SqlParams();
-  const list = (values: DuckDBValue[], type: DuckDBType) =>
-    `unnest(${params.value(listValue(values), LIST(type))})`;
-  const columns = [
-    params.integer(entry.id),
-    list(
-      all.map((g) => g.span),
-      BIGINT,
-    ),
-  ];
-  for (let k = 0; k < keyCount; k++) {
-    columns.push(
-      list(
-        all.map((g) => g.keys[k] ?? null),
-        VARCHAR,
-      ),
-    );
+  // Through an appender, inside the caller's transaction: a batch's few rows need no statement
+  // bound, planned and run on the thread pool beside its events' insert.
+  const appender = await conn.createAppender(ROLLUP_TABLE_NAME, ENGINE_SCHEMA);
+  try {
+    for (const group of all) {
+      appender.appendInteger(entry.id);
+      appender.appendBigInt(BigInt(group.span));
+      for (const key of group.keys) {
+        if (key === null) appender.appendNull();
+        else appender.appendVarchar(key);
+      }
+      appender.appendBigInt(BigInt(group.n));
+      for (const sum of group.sums) {
+        appender.appendHugeInt(sum.grid >> 124n);
+        appender.appendHugeInt((sum.grid >> 62n) & LIMB);
+        appender.appendHugeInt(sum.grid & LIMB);
+        if (sum.rest.length) appender.appendList(listValue(sum.rest), LIST(DOUBLE));
+        else appender.appendNull();
+        appender.appendBigInt(BigInt(sum.count));
+      }
+      appender.endRow();
+    }
+    appender.flushSync();
+  } catch (error) {
+    appender.clear();
+    throw error;
+  } finally {
+    appender.closeSync();
   }
-  columns.push(
-    list(
-      all.map((g) => g.n),
-      BIGINT,
-    ),
-  );
-  for (let i = 0; i < sumCount; i++) {
-    const sums = all.map((g) => g.sums[i] as RowSums['sums'][number]);
-    columns.push(
-      list(
-        sums.map((s) => s.grid >> 124n),
-        HUGEINT,
-      ),
-      list(
-        sums.map((s) => (s.grid >> 62n) & LIMB),
-        HUGEINT,
-      ),
-      list(
-        sums.map((s) => s.grid & LIMB),
-        HUGEINT,
-      ),
-      list(
-        sums.map((s) => (s.rest.length ? listValue(s.rest) : null)),
-        LIST(DOUBLE),
-      ),
-      list(
-        sums.map((s) => s.count),
-        BIGINT,
-      ),
-    );
-  }
-  await runPrepared(conn, `INSERT INTO ${ROLLUP_TABLE} SELECT ${columns.join(', ')}`, params);
   // Counted before the commit: a rolled-back batch only brings the next merge forward.
   ledger.unmerged += all.length;
 }
