@@ -200,6 +200,7 @@ function rollupWindow(
     lo: window.lo,
     hi: window.hi,
     spanSeconds: rollup.spanSeconds,
+    eventsPerSpan: rollup.eventsPerSpan,
   });
   return read && { plan, read, rollup, bound, aggregation, m };
 }
