@@ -8,8 +8,13 @@ import { fieldsSql } from '../src/collection/bind/duckdb/field-sql.ts';
 import { boundFilters } from '../src/collection/bind/duckdb/filter-sql.ts';
 import { appendRecords } from '../src/ingest/append-events.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
+import { StagedLoad } from '../src/ingest/staged-load.ts';
 import { type CollectionEntry, keyColumn, SEQ_COLUMN } from '../src/storage/duckdb/catalog.ts';
-import { chooseClusterKey, clusterCollection } from '../src/storage/duckdb/cluster-rows.ts';
+import {
+  appendStaged,
+  chooseClusterKey,
+  clusterCollection,
+} from '../src/storage/duckdb/cluster-rows.ts';
 import { DuckDBInstance } from '../src/storage/duckdb/duckdb-api.ts';
 import type { NamedParams } from '../src/storage/duckdb/sql-params.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
@@ -91,6 +96,48 @@ describe('the clustering key', () => {
 
   test('the key whose value decides which other keys an event holds, not the one with fewest values', async () => {
     expect(await chosen(kindEvents(3000, 1, NOW - 10 * DAY, NOW))).toBe('kind');
+  });
+
+  test('where the rollups keep the key, loads and compaction order rows by time instead', async () => {
+    // Newest first in the file, so that neither order is the file's own.
+    const events = kindEvents(3000, 3, NOW - 10 * DAY, NOW).reverse();
+    const ndjson = join(dir, 'newest-first.ndjson');
+    writeFileSync(ndjson, events.map((e) => JSON.stringify(e)).join('\n'));
+    const layout = async (rollups: { keys: string[]; sums: string[] } | undefined) => {
+      const staging = join(dir, `staging-${rollups ? 'on' : 'off'}`);
+      mkdirSync(staging);
+      const file = join(dir, `layout-${rollups ? 'on' : 'off'}.duckdb`);
+      const db = await WorkspaceDb.open(file, {
+        stagingDir: staging,
+        ...(rollups ? { rollups } : {}),
+      });
+      try {
+        const staged = new StagedLoad(db, 'c');
+        await loadNdjson(db, 'c', ndjson, { workers: 1, staged });
+        const loaded = await appendStaged(db, 'c', staged.segments(), { field: 'kind' });
+        const timeOrdered = () =>
+          db.read(async (conn) => {
+            const table = (db.catalog.get('c') as CollectionEntry).segments[0]?.table;
+            const r = await conn.runAndReadAll(
+              `SELECT bool_and(ts >= prev) FROM (SELECT "timestamp" AS ts, lag("timestamp", 1, 0) OVER (ORDER BY rowid) AS prev FROM ${table})`,
+            );
+            return r.getRows()[0]?.[0];
+          });
+        const afterLoad = await timeOrdered();
+        const compacted = await clusterCollection(db, 'c', { field: 'kind' });
+        return { loaded, afterLoad, compacted, afterCompaction: await timeOrdered() };
+      } finally {
+        await db.close();
+      }
+    };
+    const kept = await layout({ keys: ['kind'], sums: [] });
+    expect(kept.loaded).toMatchObject([{ field: 'kind', byTime: true, rows: 3000 }]);
+    expect(kept.compacted).toMatchObject([{ field: 'kind', byTime: true, rows: 3000 }]);
+    expect([kept.afterLoad, kept.afterCompaction]).toEqual([true, true]);
+    const plain = await layout(undefined);
+    expect(plain.loaded[0]?.byTime).toBeUndefined();
+    expect(plain.compacted[0]?.byTime).toBeUndefined();
+    expect([plain.afterLoad, plain.afterCompaction]).toEqual([false, false]);
   });
 
   test('none when every event holds the same keys', async () => {

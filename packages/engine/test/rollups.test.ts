@@ -12,7 +12,11 @@ import {
 } from '@analytics-chart/protocol';
 import { afterAll, describe, expect, test } from 'vitest';
 import { planCollectionQuery } from '../src/collection/plan/collection-plan.ts';
-import { MIN_ROLLUP_SPANS, rollupRead } from '../src/collection/plan/rollup-eligibility.ts';
+import {
+  MIN_ROLLUP_EVENTS,
+  MIN_ROLLUP_SPANS,
+  rollupRead,
+} from '../src/collection/plan/rollup-eligibility.ts';
 import { planBuckets } from '../src/collection/plan/time-buckets.ts';
 import { rollupUses } from '../src/drivers/rollup-uses.ts';
 import { createEngine } from '../src/index.ts';
@@ -198,6 +202,31 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     });
   });
 
+  test(`a dense collection reads rollups once the whole spans hold ${MIN_ROLLUP_EVENTS} events`, () => {
+    const lo = T2024 - 1;
+    const read = (spans: number, eventsPerSpan: number | undefined) => {
+      const hi = T2024 + spans * 900;
+      return rollupRead({
+        aggregation: 'Count',
+        readable: true,
+        metricKept: false,
+        plan: window('Hour', 'UTC', lo, hi),
+        lo,
+        hi,
+        spanSeconds: 900,
+        eventsPerSpan,
+      });
+    };
+    // At 1,000 events a span, 200 spans hold the events that repay reading rollups, 199 do not.
+    expect(read(288, 1000)).toMatchObject({ firstSpan: T2024 / 900 });
+    expect(read(199, 1000)).toBeUndefined();
+    expect(read(200, 1000)).toMatchObject({ firstSpan: T2024 / 900, lastSpan: T2024 / 900 + 199 });
+    // Sparse or unknown: the four weeks still hold.
+    expect(read(MIN_ROLLUP_SPANS - 1, 50)).toBeUndefined();
+    expect(read(MIN_ROLLUP_SPANS - 1, undefined)).toBeUndefined();
+    expect(read(MIN_ROLLUP_SPANS, 50)).toMatchObject({ firstSpan: T2024 / 900 });
+  });
+
   test('Nepal (+5:45) and India (+5:30) are whole quarter hours; Liberia in 1971 (-0:44:30) is not', () => {
     const lo = T2024;
     const hi = T2024 + 30 * DAY - 1;
@@ -266,6 +295,8 @@ describe('rollups hold the events’ counts', () => {
     // Tampering with the rollups (never done but here) shows which statement answered.
     const db = await WorkspaceDb.open(join(dataDir, 'default.duckdb'), { rollups: true });
     const id = db.catalog.get(DEFAULT_COLLECTION)?.id;
+    // One event in each of 48 spans: the density the planner weighs windows by.
+    expect(db.catalog.get(DEFAULT_COLLECTION)?.rollup?.eventsPerSpan.get(id as number)).toBe(1);
     await db.write(async (tx) => {
       await tx.conn.run(
         `INSERT INTO ${ROLLUP_TABLE} VALUES (${id}, ${(T2024 + DAY) / 900 + 3}, 1000)`,

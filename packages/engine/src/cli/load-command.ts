@@ -157,9 +157,16 @@ export async function loadCommand(
         staged.segments(),
         field === undefined ? {} : { field },
       );
-      const fields = [...new Set(segments.map((s) => s.field).filter((f) => f !== null))];
-      clustered = fields.length
-        ? `; rows ordered by ${fields.map((f) => `'${f}'`).join(', ')} and time in ${((performance.now() - loadedAt) / 1000).toFixed(1)} s`
+      const named = (list: typeof segments) =>
+        [...new Set(list.map((s) => s.field).filter((f) => f !== null))].map((f) => `'${f}'`);
+      const byKey = named(segments.filter((s) => !s.byTime));
+      const byTime = named(segments.filter((s) => s.byTime));
+      const order = [
+        ...(byKey.length ? [`by ${byKey.join(', ')} and time`] : []),
+        ...(byTime.length ? [`by time (the rollups keep ${byTime.join(', ')})`] : []),
+      ];
+      clustered = order.length
+        ? `; rows ordered ${order.join(', ')} in ${((performance.now() - loadedAt) / 1000).toFixed(1)} s`
         : '';
     }
     const seconds = (performance.now() - started) / 1000;

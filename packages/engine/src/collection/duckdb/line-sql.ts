@@ -28,6 +28,8 @@ import {
 /** A line statement and the form of its rows. */
 export interface LineStatement extends Statement {
   form: LineForm;
+  /** Rows keyed by bucket even where the window has units (a rollup read's). */
+  bucketKeys?: true;
 }
 
 /**
@@ -77,7 +79,8 @@ export function lineSql(
             : ['TRUE'];
       return {
         form: 'populations',
-        ...rollupPopulationsStatement(read, window.units, {
+        bucketKeys: true,
+        ...rollupPopulationsStatement(read, {
           where,
           populations,
           rollupWhere:
@@ -197,6 +200,7 @@ function rollupWindow(
     lo: window.lo,
     hi: window.hi,
     spanSeconds: rollup.spanSeconds,
+    eventsPerSpan: rollup.eventsPerSpan,
   });
   return read && { plan, read, rollup, bound, aggregation, m };
 }

@@ -1,9 +1,8 @@
 import type { Aggregation } from '@analytics-chart/protocol';
 import { BIGINT } from '../../storage/duckdb/duckdb-api.ts';
-import { sumPartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
+import { valuePartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import type { BoundRollup, DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
-import { type CalendarUnits, UNIT_SHIFT } from '../plan/calendar-units.ts';
 import type { RollupRead } from '../plan/rollup-eligibility.ts';
 import type { BucketPlan } from '../plan/time-buckets.ts';
 import { bucketKeySql } from './line-sql.ts';
@@ -11,12 +10,12 @@ import { bucketKeySql } from './line-sql.ts';
 /**
  * Statements that read a window's whole spans from the rollups of the collection and the
  * seconds at its edges from the events (`plan/rollup-eligibility.ts` says when that is the
- * events' answer), in the layouts the raw statements have (`shape/line-shape.ts`). Each part
- * adds up per bucket (and split value) what the outer statement adds up again: counts, and a
- * sum's parts as `aggregate-sql.ts` writes them, whose limbs and off-grid values re-add to the
- * same exact sum whichever rows carried them. Rows are keyed as the raw statement keys them; a
- * span by its first second, which shares its unit and bucket with the rest of it. Pure, like
- * the rest of the render stage.
+ * events' answer), in the layouts the raw statements have (`shape/line-shape.ts`). The rollup
+ * rows and the edges' events are added up in one aggregation per bucket (and split value):
+ * counts, and a sum's parts as `exact-sum-sql.ts` writes them, whose limbs and off-grid values
+ * re-add to the same exact sum whichever rows carried them. Rows are keyed by bucket, a span by
+ * its first second, which shares its bucket with the rest of it. Pure, like the rest of the
+ * render stage.
  */
 
 /** How the window is read: the spans, the bound query, the plan and the metric's numeric form. */
@@ -30,24 +29,35 @@ export interface RollupWindow {
   m: string | null;
 }
 
-/** A rollup sum's parts per group, restricted to the rows where `condition` holds. */
-function rollupPartsSql(prefix: string, condition: string): string {
-  const only = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
-  const limb = (l: string) => `'${l}': sum(${prefix}_${l})${only}`;
-  return `{${limb('h')}, ${limb('m')}, ${limb('l')}, 'r': flatten(list(${prefix}_r) FILTER (WHERE (${condition}) AND ${prefix}_r IS NOT NULL)), ${limb('n')}}`;
+/**
+ * The columns one row brings to the statement's one aggregation: a rollup row its count and its
+ * sum's parts as they were added up, an event 1 and its metric's share ({@link valuePartsSql}).
+ */
+function rowPartsSql(w: RollupWindow, source: 'rollup' | 'events'): string {
+  if (w.aggregation === 'Count') return source === 'rollup' ? 'n AS c' : '1 AS c';
+  if (source === 'events') return `1 AS c, ${valuePartsSql(w.m as string)}`;
+  const p = w.rollup.sum as string;
+  return `n AS c, ${p}_h AS h, ${p}_m AS m, ${p}_l AS l, ${p}_r AS r, ${p}_n AS n`;
 }
 
-/** The parts' column `s` of the statement's parts, added up. */
-function addedPartsSql(s: string): string {
-  const limb = (l: string) => `'${l}': sum(${s}.${l})::HUGEINT`;
-  return `{${limb('h')}, ${limb('m')}, ${limb('l')}, 'r': flatten(list(${s}.r) FILTER (WHERE ${s}.r IS NOT NULL)), 'n': sum(${s}.n)::BIGINT}`;
+/** The rows' count, added up where `pick` (a boolean column, or null: every row) holds. */
+function addedCountSql(pick: string | null): string {
+  return `coalesce(sum(c)${pick === null ? '' : ` FILTER (WHERE ${pick})`}, 0)::BIGINT`;
 }
 
-/** The parameters of the spans read and a bucket key over seconds (`units` where the window has them). */
-function keyed(
-  w: RollupWindow,
-  units: CalendarUnits | undefined,
-): { params: NamedParams; keyOf: (ts: string) => string } {
+/** The rows' sum parts, added up into the struct `plan/exact-sum.ts` reads, where `pick` holds. */
+function addedPartsSql(pick: string | null): string {
+  const only = pick === null ? '' : ` FILTER (WHERE ${pick})`;
+  const limb = (l: string) => `'${l}': sum(${l})${only}::HUGEINT`;
+  const rest = `flatten(list(r) FILTER (WHERE ${pick === null ? '' : `${pick} AND `}r IS NOT NULL))`;
+  return `{${limb('h')}, ${limb('m')}, ${limb('l')}, 'r': ${rest}, 'n': sum(n)${only}::BIGINT}`;
+}
+
+/**
+ * The parameters of the spans read and a bucket key over seconds: rows are keyed by bucket, not
+ * by the window's units, because the rollups' rows are few and a row per bucket is less to read.
+ */
+function keyed(w: RollupWindow): { params: NamedParams; keyOf: (ts: string) => string } {
   const { rollup, read, plan } = w;
   const params: NamedParams = {
     ...w.bound.params,
@@ -56,13 +66,7 @@ function keyed(
     rollup_first: { value: read.firstSpan, type: BIGINT },
     rollup_last: { value: read.lastSpan, type: BIGINT },
   };
-  if (units) {
-    params.shift = { value: UNIT_SHIFT, type: BIGINT };
-    params.unit = { value: units.seconds, type: BIGINT };
-  }
-  const keyOf = (ts: string) =>
-    units ? `((${ts} + $shift) // $unit)` : bucketKeySql(plan, ts, params);
-  return { params, keyOf };
+  return { params, keyOf: (ts) => bucketKeySql(plan, ts, params) };
 }
 
 /** The rollups' rows of the window's whole spans. */
@@ -78,14 +82,15 @@ function edges(w: RollupWindow, params: NamedParams): string[] {
 }
 
 /**
- * A window's value per bucket as `(k, v0, …)` rows, or `(k, v0, c0, …)` beside Count, one
- * population per condition (`populations` over the events, `rollupPopulations` the same over
- * the rollups' keys, and `where`, `rollupWhere` what every row must meet); `additive` (Count,
- * Sum) or not, which adds the whole window's row, as the raw statement does.
+ * A window's value per bucket as `(k, v0, …)` rows, or `(k, v0, c0, …)` beside Count, keyed by
+ * bucket, one population per condition (`populations` over the events, `rollupPopulations` the
+ * same over the rollups' keys, and `where`, `rollupWhere` what every row must meet); `additive`
+ * (Count, Sum) or not, which adds the whole window's row, as the raw statement does. The rollup
+ * rows and the edges' events are added up in one aggregation, each population's rows picked by
+ * a boolean column.
  */
 export function rollupPopulationsStatement(
   w: RollupWindow,
-  units: CalendarUnits | undefined,
   conditions: {
     where: string;
     populations: readonly string[];
@@ -93,32 +98,30 @@ export function rollupPopulationsStatement(
     rollupPopulations: readonly string[];
   },
 ): Statement {
-  const { params, keyOf } = keyed(w, units);
+  const { params, keyOf } = keyed(w);
   const counted = w.aggregation === 'Count';
-  const { rollup } = w;
-  const spanColumns = conditions.rollupPopulations.map((c, i) => {
-    const count = `coalesce(sum(n)${c === 'TRUE' ? '' : ` FILTER (WHERE ${c})`}, 0) AS c${i}`;
-    return counted ? count : `${count}, ${rollupPartsSql(rollup.sum as string, c)} AS s${i}`;
-  });
+  // Population i's rows carry a boolean `p<i>`, unless it holds every row of both lists.
+  const picked = conditions.populations.map(
+    (c, i) => c !== 'TRUE' || conditions.rollupPopulations[i] !== 'TRUE',
+  );
+  const picks = (list: readonly string[]) =>
+    list.map((c, i) => (picked[i] ? `, (${c}) AS p${i}` : '')).join('');
   const parts = [
-    `SELECT ${keyOf('(span * $rollup_span)')} AS k, ${spanColumns.join(', ')} FROM ${rollup.table}
-     WHERE ${SPANS} AND ${conditions.rollupWhere} GROUP BY k`,
+    `SELECT ${keyOf('(span * $rollup_span)')} AS k, ${rowPartsSql(w, 'rollup')}${picks(conditions.rollupPopulations)}
+     FROM ${w.rollup.table} WHERE ${SPANS} AND ${conditions.rollupWhere}`,
   ];
-  const edgeColumns = conditions.populations.map((c, i) => {
-    const count = `count(*)${c === 'TRUE' ? '' : ` FILTER (WHERE ${c})`} AS c${i}`;
-    return counted ? count : `${count}, ${sumPartsSql(w.m as string, c)} AS s${i}`;
-  });
   for (const range of edges(w, params)) {
     parts.push(
-      `SELECT ${keyOf('"timestamp"')} AS k, ${edgeColumns.join(', ')} FROM ${w.bound.relation}
-       WHERE ${range} AND ${conditions.where} GROUP BY k`,
+      `SELECT ${keyOf('"timestamp"')} AS k, ${rowPartsSql(w, 'events')}${picks(conditions.populations)}
+       FROM ${w.bound.relation} WHERE ${range} AND ${conditions.where}`,
     );
   }
-  const columns = conditions.populations.map((_, i) =>
-    counted
-      ? `sum(c${i})::BIGINT AS v${i}`
-      : `${addedPartsSql(`s${i}`)} AS v${i}, sum(c${i})::BIGINT AS c${i}`,
-  );
+  const columns = conditions.populations.map((_, i) => {
+    const pick = picked[i] ? `p${i}` : null;
+    return counted
+      ? `${addedCountSql(pick)} AS v${i}`
+      : `${addedPartsSql(pick)} AS v${i}, ${addedCountSql(pick)} AS c${i}`;
+  });
   const additive = w.aggregation !== 'Avg';
   return {
     sql: `SELECT k, ${columns.join(', ')} FROM (${parts.join(' UNION ALL ')})
@@ -138,28 +141,23 @@ export function rollupCellsStatement(
   filters: { events: string; rollup: string },
   cells: number,
 ): Statement {
-  const { params, keyOf } = keyed(w, undefined);
+  const { params, keyOf } = keyed(w);
   const counted = w.aggregation === 'Count';
-  const { rollup } = w;
-  const sp = rollup.split as string;
+  const sp = w.rollup.split as string;
   const parts = [
-    `SELECT ${sp} AS sp, ${keyOf('(span * $rollup_span)')} AS k, sum(n) AS c${
-      counted ? '' : `, ${rollupPartsSql(rollup.sum as string, 'TRUE')} AS s`
-    } FROM ${rollup.table}
-     WHERE ${SPANS} AND ${sp} IS NOT NULL AND ${filters.rollup} GROUP BY sp, k`,
+    `SELECT ${sp} AS sp, ${keyOf('(span * $rollup_span)')} AS k, ${rowPartsSql(w, 'rollup')}
+     FROM ${w.rollup.table} WHERE ${SPANS} AND ${sp} IS NOT NULL AND ${filters.rollup}`,
   ];
   for (const range of edges(w, params)) {
     parts.push(
-      `SELECT ${splitSql} AS sp, ${keyOf('"timestamp"')} AS k, count(*) AS c${
-        counted ? '' : `, ${sumPartsSql(w.m as string)} AS s`
-      } FROM ${w.bound.relation}
-       WHERE ${range} AND ${filters.events} AND (${splitSql}) IS NOT NULL GROUP BY sp, k`,
+      `SELECT ${splitSql} AS sp, ${keyOf('"timestamp"')} AS k, ${rowPartsSql(w, 'events')}
+       FROM ${w.bound.relation} WHERE ${range} AND ${filters.events} AND (${splitSql}) IS NOT NULL`,
     );
   }
   params.cells = { value: cells, type: BIGINT };
+  const added = `sum(c)::BIGINT${counted ? '' : `, ${addedPartsSql(null)}`}`;
   return {
-    sql: `SELECT sp, k, sum(c)::BIGINT${counted ? '' : `, ${addedPartsSql('s')}`}
-     FROM (${parts.join(' UNION ALL ')}) GROUP BY sp, k LIMIT $cells`,
+    sql: `SELECT sp, k, ${added} FROM (${parts.join(' UNION ALL ')}) GROUP BY sp, k LIMIT $cells`,
     params,
   };
 }

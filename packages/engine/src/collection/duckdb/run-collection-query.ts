@@ -84,15 +84,15 @@ async function lineWindow(
   fixedSeries: readonly string[] | null,
   read: ReadRows,
 ): Promise<LineAnswer[]> {
-  const statement = lineSql(bound, line, window, fixedSeries, false);
-  let form = statement?.form ?? null;
+  let statement = lineSql(bound, line, window, fixedSeries, false);
   let rows = await read(statement);
-  if (form === 'cells' && rows.length > MAX_SPLIT_CELLS) {
+  if (statement?.form === 'cells' && rows.length > MAX_SPLIT_CELLS) {
     // Too many cells to rank here: DuckDB ranks the series and returns the top ones' cells.
-    form = 'ranked';
-    rows = await read(lineSql(bound, line, window, fixedSeries, true));
+    statement = lineSql(bound, line, window, fixedSeries, true);
+    rows = await read(statement);
   }
-  return lineWindowAnswer(bound.query, line, window, form, rows, fixedSeries);
+  const keyed = statement?.bucketKeys ? { ...window, units: undefined } : window;
+  return lineWindowAnswer(bound.query, line, keyed, statement?.form ?? null, rows, fixedSeries);
 }
 
 /**

@@ -44,7 +44,10 @@ function scaledInteger(x: number): bigint {
 }
 
 function bitLength(n: bigint): number {
-  return n === 0n ? 0 : n.toString(2).length;
+  if (n === 0n) return 0;
+  // Hexadecimal digits are four bits each: the leading digit says how many of its four count.
+  const hex = n.toString(16);
+  return (hex.length - 1) * 4 + Number.parseInt(hex[0] as string, 16).toString(2).length;
 }
 
 /** The double nearest to n·2^-scale (ties to even); ±Infinity beyond the doubles. */
@@ -86,26 +89,36 @@ function roundQuotient(num: bigint, den: bigint, scale: number): number {
 
 /** Accumulates exact sums (from the drivers' parts or single values) and rounds once. */
 export class ExactSum {
-  /** The sum so far as an integer times 2^-1074. */
-  private total = 0n;
+  /**
+   * The grid values' sum as an integer times 2^-90, kept apart from the rest so that adding a
+   * group's limbs stays an addition of small integers.
+   */
+  private grid = 0n;
+  /** The off-grid values' sum as an integer times 2^-1074. */
+  private rest = 0n;
   /** How many values the sum holds. */
   count = 0;
 
   /** Adds a driver's parts of one group. */
   addParts(parts: SumParts): this {
     const [high, middle, low] = parts.limbs;
-    const grid = (high << 124n) + (middle << 62n) + low;
-    this.total += grid << BigInt(DENOMINATOR_BITS - FRACTION_BITS);
-    for (const x of parts.rest) this.total += scaledInteger(x);
+    this.grid += (high << 124n) + (middle << 62n) + low;
+    for (const x of parts.rest) this.rest += scaledInteger(x);
     this.count += parts.count;
     return this;
   }
 
   /** Adds another accumulator's values. */
   addSum(other: ExactSum): this {
-    this.total += other.total;
+    this.grid += other.grid;
+    this.rest += other.rest;
     this.count += other.count;
     return this;
+  }
+
+  /** The sum so far as an integer times 2^-1074. */
+  private get total(): bigint {
+    return (this.grid << BigInt(DENOMINATOR_BITS - FRACTION_BITS)) + this.rest;
   }
 
   /** The exact sum rounded once: ±Infinity beyond the doubles (the rule's 400), 0 for none. */

@@ -11,12 +11,30 @@ export interface RollupRead {
 }
 
 /**
- * Whole spans a window must cover for rollups to be read (four weeks of 15-minute spans):
- * reading them has a fixed cost (the rollup rows, and up to two ranges of events at the window's
- * edges, each a scan of the timestamps where rows are clustered by another key) that only a
- * window holding this many spans' events repays; shorter windows read their events.
+ * Whole spans a window must cover for rollups to be read (four weeks of 15-minute spans), unless
+ * the collection's events are dense enough ({@link MIN_ROLLUP_EVENTS}): reading them has a fixed
+ * cost (the rollup rows, and up to two ranges of events at the window's edges, each a scan of
+ * the timestamps where rows are clustered by another key) that only a window holding enough
+ * events repays; shorter windows read their events.
  */
 export const MIN_ROLLUP_SPANS = 2688;
+
+/**
+ * Events a window's whole spans must hold, by the collection's events per span, for rollups to
+ * be read in fewer than {@link MIN_ROLLUP_SPANS} spans: about where reading this many events
+ * costs as much as the rollup rows and the edges, so that a dense collection's short windows
+ * read rollups and a sparse one's read their events.
+ */
+export const MIN_ROLLUP_EVENTS = 200_000;
+
+/**
+ * The whole spans a window must cover for rollups to be read, given the collection's events per
+ * span with events (undefined where unknown: {@link MIN_ROLLUP_SPANS}).
+ */
+export function minRollupSpans(eventsPerSpan: number | undefined): number {
+  if (eventsPerSpan === undefined || !(eventsPerSpan > 0)) return MIN_ROLLUP_SPANS;
+  return Math.min(MIN_ROLLUP_SPANS, Math.max(1, Math.ceil(MIN_ROLLUP_EVENTS / eventsPerSpan)));
+}
 
 /** What a window's statement asks for, as far as rollups can answer it. */
 export interface RollupRequest {
@@ -34,6 +52,11 @@ export interface RollupRequest {
   hi: number;
   /** Seconds in one span of the rollups the workspace keeps. */
   spanSeconds: number;
+  /**
+   * The collection's events per span that has any, as its rollups counted them lately (a cost
+   * estimate, never a correctness matter); undefined where unknown.
+   */
+  eventsPerSpan?: number;
 }
 
 /**
@@ -44,8 +67,8 @@ export interface RollupRequest {
  * adding the events up. That holds where the bucket width (Minute and Hour) and every offset of
  * the zone in the window and every instant it changes are multiples of 15 minutes; older odd
  * offsets (before 1972 in most zones) read raw. Windows before 1970-01-02 read raw as well,
- * because SQL's truncating division keys negative seconds differently, and windows of fewer than
- * {@link MIN_ROLLUP_SPANS} whole spans, which their events answer sooner. Undefined: read raw.
+ * because SQL's truncating division keys negative seconds differently, and windows of fewer
+ * whole spans than {@link minRollupSpans}, which their events answer sooner. Undefined: read raw.
  */
 export function rollupRead(request: RollupRequest): RollupRead | undefined {
   const { aggregation, readable, metricKept, plan, lo, hi, spanSeconds: span } = request;
@@ -65,7 +88,7 @@ export function rollupRead(request: RollupRequest): RollupRead | undefined {
   if (!aligned) return undefined;
   const firstSpan = Math.ceil(lo / span);
   const lastSpan = Math.floor((hi + 1) / span) - 1;
-  if (lastSpan - firstSpan + 1 < MIN_ROLLUP_SPANS) return undefined;
+  if (lastSpan - firstSpan + 1 < minRollupSpans(request.eventsPerSpan)) return undefined;
   const rawEdges: Array<[number, number]> = [];
   if (lo < firstSpan * span) rawEdges.push([lo, firstSpan * span - 1]);
   if ((lastSpan + 1) * span <= hi) rawEdges.push([(lastSpan + 1) * span, hi]);

@@ -284,19 +284,19 @@ function populations(
     if (units && i === undefined) throw new Error(`time unit ${k} is not in the bucket plan`);
     series.forEach((s, p) => {
       const cell = row[1 + width * p] ?? null;
-      const value = readAggregate(aggregation, cell) ?? empty;
       const events = num(row[width + width * p]) ?? 0;
-      if (k === null) s.combined = value;
+      if (k === null) s.combined = readAggregate(aggregation, cell) ?? empty;
       else if (i === undefined) return;
       else if (sums) {
+        // A Sum's parts add up per bucket and are rounded once there, never per row.
         if (cell !== null) sums[p]?.[i]?.addParts(readSumParts(cell));
         s.counts[i] = (s.counts[i] ?? 0) + events;
       } else if (units) {
         // Additive: Count and Sum read 0 where empty, so a bucket adds its units up.
-        s.values[i] = (s.values[i] ?? 0) + (value ?? 0);
+        s.values[i] = (s.values[i] ?? 0) + (readAggregate(aggregation, cell) ?? 0);
         s.counts[i] = (s.counts[i] ?? 0) + events;
       } else {
-        s.values[i] = value;
+        s.values[i] = readAggregate(aggregation, cell) ?? empty;
         s.counts[i] = events;
       }
     });

@@ -21,8 +21,9 @@ import type { WorkspaceDb } from './workspace-db.ts';
  * Clustering a collection's rows: each event table rewritten in the order of one key's stored
  * text, then time, so that DuckDB's min/max per row group lets a filter on that key skip the
  * row groups of every other value, while a time window still skips by `timestamp` within each
- * value's run. Ingest order, which Samples page by within a second, is kept in the column
- * `seq` (see {@link ingestOrderSql}).
+ * value's run; or in time order where the workspace's rollups keep that key
+ * ({@link ordersByTime}). Ingest order, which Samples page by within a second, is kept in the
+ * column `seq` (see {@link ingestOrderSql}).
  */
 
 /** Rows sampled to choose the key; the choice needs the shape of the data, not every row. */
@@ -37,7 +38,22 @@ export interface ClusteredSegment {
   table: string;
   /** The key it was ordered by, or null when no key tells events apart (left in ingest order). */
   field: string | null;
+  /** Ordered by time instead, because the rollups keep `field` ({@link ordersByTime}). */
+  byTime?: true;
   rows: number;
+}
+
+/**
+ * Whether rows that would be clustered by `key` go in time order instead: where the workspace's
+ * rollups keep the key, the windows that filter or split by it mostly read the rollups, and the
+ * events they read are the seconds at a window's edges, which time order keeps to one short run
+ * of rows per load rather than one per value of the key.
+ */
+export function ordersByTime(entry: CollectionEntry, key: KeyColumns): boolean {
+  const [name] = key.path;
+  return (
+    key.path.length === 1 && name !== undefined && (entry.rollup?.keyColumn(name) ?? null) !== null
+  );
 }
 
 /** How {@link clusterCollection} orders rows. */
@@ -73,8 +89,9 @@ export async function clusterCollection(
         done.push({ table: segment.table, field: null, rows: 0 });
         continue;
       }
-      const rows = await rewriteOrdered(tx.conn, tx.payloadType, entry, n, key);
-      done.push({ table: segment.table, field: key.field, rows });
+      const byTime = ordersByTime(entry, key);
+      const rows = await rewriteOrdered(tx.conn, tx.payloadType, entry, n, key, byTime);
+      done.push({ table: segment.table, field: key.field, rows, ...(byTime ? { byTime } : {}) });
     }
     await coalesceRollups(tx.conn, entry.rollup);
     return done;
@@ -138,6 +155,7 @@ export async function appendStaged(
         const counted = await conn.runAndReadAll(`SELECT count(*) FROM ${segment.table}`);
         base = Number(counted.getRows()[0]?.[0] ?? 0);
       }
+      const byTime = key !== null && ordersByTime(entry, key);
       let written = 0;
       for (const run of rows.runs) {
         const from = base + written;
@@ -148,13 +166,18 @@ export async function appendStaged(
           (params) => run.source(params, { base: from }),
           undefined,
           undefined,
-          key ? { key, seq } : { key: null },
+          key ? { key, seq, time: byTime } : { key: null },
         );
       }
       if (written !== rows.events) {
         throw new Error(`staged ${rows.events} events, but DuckDB read ${written}`);
       }
-      done.push({ table: segment.table, field: key?.field ?? null, rows: written });
+      done.push({
+        table: segment.table,
+        field: key?.field ?? null,
+        rows: written,
+        ...(byTime ? { byTime } : {}),
+      });
     }
     await coalesceRollups(conn, entry.rollup);
     return done;
@@ -304,7 +327,7 @@ function entropy(counts: number[], total: number): number {
 
 /**
  * Replaces segment `n` of `entry` by a copy of its rows ordered by `key`'s stored text (missing
- * last), `timestamp` and ingest order, carrying each row's ingest order in `seq`. The copy is
+ * last; left out `byTime`), `timestamp` and ingest order, carrying each row's ingest order in `seq`. The copy is
  * created with the same columns and column types (so the payload keeps its compression); the
  * view reads the table by name and needs no change.
  */
@@ -314,6 +337,7 @@ async function rewriteOrdered(
   entry: CollectionEntry,
   n: number,
   key: KeyColumns,
+  byTime: boolean,
 ): Promise<number> {
   const segment = entry.segments[n] as Segment;
   const schema = ENGINE_SCHEMA;
@@ -342,7 +366,7 @@ async function rewriteOrdered(
   await conn.run(`CREATE TABLE ${staging} (${definitions.join(', ')})`);
   const inserted = await conn.runAndReadAll(
     `INSERT INTO ${staging} SELECT ${names.join(', ')}, ${order} FROM ${segment.table}
-     ORDER BY ${keyColumn(key, 's')} NULLS LAST, "timestamp", ${order}`,
+     ORDER BY ${byTime ? '' : `${keyColumn(key, 's')} NULLS LAST, `}"timestamp", ${order}`,
   );
   await conn.run(`DROP TABLE ${segment.table}`);
   await conn.run(`ALTER TABLE ${staging} RENAME TO ${quoteIdentifier(name)}`);

@@ -21,16 +21,38 @@ const P2 = {
  * the threads add in.
  */
 export function sumPartsSql(m: string, condition = 'TRUE'): string {
+  const only = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
+  const { grid, limbs } = limbsSql(m);
+  const off = `FILTER (WHERE (${condition}) AND NOT ${grid})`;
+  const limb = (x: string) => `sum(${x})${only}`;
+  return `{'h': ${limb(limbs.h)}, 'm': ${limb(limbs.m)}, 'l': ${limb(limbs.l)}, 'r': list(${m}) ${off}, 'n': count(${m})${only}}`;
+}
+
+/** Whether `m` is on the fixed-point grid, and its three limbs as BIGINT expressions (null for null). */
+function limbsSql(m: string): { grid: string; limbs: { h: string; m: string; l: string } } {
   const a = `abs(${m})`;
   const grid = `(${a} < ${P2.p96} AND ${a} * ${P2.p90} = floor(${a} * ${P2.p90}))`;
-  const only = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
-  const off = `FILTER (WHERE (${condition}) AND NOT ${grid})`;
   // Off-grid values are zeroed before the integer conversion, which sees every row.
   const on = `(CASE WHEN ${grid} THEN ${a} ELSE 0 END)`;
   const high = `floor(${on} * ${P2.m34})`;
   const top = `floor(${on} * ${P2.p28})`;
-  const limb = (x: string) => `sum((sign(${m}) * ${x})::BIGINT)${only}`;
-  return `{'h': ${limb(high)}, 'm': ${limb(`(${top} - ${high} * ${P2.p62})`)}, 'l': ${limb(
-    `(${on} * ${P2.p90} - ${top} * ${P2.p62})`,
-  )}, 'r': list(${m}) ${off}, 'n': count(${m})${only}}`;
+  const signed = (x: string) => `(sign(${m}) * ${x})::BIGINT`;
+  return {
+    grid,
+    limbs: {
+      h: signed(high),
+      m: signed(`(${top} - ${high} * ${P2.p62})`),
+      l: signed(`(${on} * ${P2.p90} - ${top} * ${P2.p62})`),
+    },
+  };
+}
+
+/**
+ * One value's share of the parts of {@link sumPartsSql}, as columns `h`, `m`, `l` (its limbs),
+ * `r` (itself in a list when off the grid) and `n` (1, or 0 for null), so that a statement can
+ * add single values and rows of already added parts (the rollups') in one aggregation.
+ */
+export function valuePartsSql(m: string): string {
+  const { grid, limbs } = limbsSql(m);
+  return `${limbs.h} AS h, ${limbs.m} AS m, ${limbs.l} AS l, (CASE WHEN NOT ${grid} THEN [${m}] END) AS r, (${m} IS NOT NULL)::BIGINT AS n`;
 }

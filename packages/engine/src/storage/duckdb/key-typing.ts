@@ -260,13 +260,15 @@ async function insertKeyRows(conn: DuckDBConnection, collectionId: number, keys:
 /**
  * An insert whose rows are sorted on the way in: the source also yields `ord`, each event's
  * place in ingest order, and the rows go in ordered by `key`'s stored text (missing last),
- * `timestamp`, then `ord`, or by `ord` alone without a key; `ord` is also written to the
- * column `seq` when named.
+ * `timestamp`, then `ord`, by `timestamp` and `ord` with `time`, or by `ord` alone without a
+ * key; `ord` is also written to the column `seq` when named.
  */
 export interface OrderedInsert {
   key: KeyColumns | null;
   /** The quoted column to write `ord` to, or none. */
   seq?: string;
+  /** Ordered by `timestamp`, then `ord`, whatever the key (see `cluster-rows.ts`). */
+  time?: boolean;
 }
 
 /**
@@ -342,7 +344,11 @@ export async function insertEvents(
     const named = values.map((v, i) => `${v} AS c${i}`);
     const keyAt = ordered.key ? columns.indexOf(keyColumn(ordered.key, 's')) : -1;
     // Without a key the rows keep ingest order: time order within it is the data's own.
-    const order = keyAt >= 0 ? [`c${keyAt} NULLS LAST`, 'c0', 'ord'] : ['ord'];
+    const order = ordered.time
+      ? ['c0', 'ord']
+      : keyAt >= 0
+        ? [`c${keyAt} NULLS LAST`, 'c0', 'ord']
+        : ['ord'];
     const seq = ordered.seq ? `, ${ordered.seq}` : '';
     sql = `INSERT INTO ${into ?? segment.table} (${columns.join(', ')}${seq})
      SELECT ${values.map((_, i) => `c${i}`).join(', ')}${ordered.seq ? ', ord' : ''} FROM (

@@ -85,6 +85,11 @@ export class RollupLedger {
   readonly auto: boolean;
   /** The keys and sums the engine added by itself rather than the workspace declared. */
   readonly added: { keys: Set<string>; sums: Set<string> };
+  /**
+   * Each collection's events per span that has any, by id, as of the last merge: how long a
+   * window must be to read rollups (`collection/plan/rollup-eligibility.ts`).
+   */
+  readonly eventsPerSpan = new Map<number, number>();
 
   constructor(
     spec: RollupSpec,
@@ -123,6 +128,8 @@ export class RollupLedger {
     this.added.sums = next.added.sums;
     this.pending.clear();
     this.unmerged = 0;
+    this.eventsPerSpan.clear();
+    for (const [id, events] of next.eventsPerSpan) this.eventsPerSpan.set(id, events);
   }
 
   /** Whether enough rows were appended since the last merge to merge them now. */
@@ -648,6 +655,12 @@ async function mergeRows(conn: DuckDBConnection, ledger: RollupLedger): Promise<
     `INSERT INTO ${ROLLUP_TABLE} SELECT * FROM rollup_merged ORDER BY collection_id, span`,
   );
   await conn.run('DROP TABLE rollup_merged');
+  const density = await conn.runAndReadAll(
+    `SELECT collection_id, sum(n) / count(DISTINCT span) FROM ${ROLLUP_TABLE} GROUP BY collection_id`,
+  );
+  ledger.eventsPerSpan.clear();
+  for (const [id, events] of density.getRows())
+    ledger.eventsPerSpan.set(Number(id), Number(events));
 }
 
 /**

@@ -74,6 +74,8 @@ export interface BoundRollup {
   split: string | null;
   /** The prefix of the metric's sum columns (`_h`, `_m`, `_l`, `_r`, `_n`), or null. */
   sum: string | null;
+  /** The collection's events per span with events, as of the rollups' last merge, if known. */
+  eventsPerSpan: number | undefined;
 }
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */

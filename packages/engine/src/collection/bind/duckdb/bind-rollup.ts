@@ -49,5 +49,6 @@ export function bindRollup(
     where: readable ? boundFilters(query, fields, params) : null,
     split: query.split === null ? null : ledger.keyColumn(query.split),
     sum: metric === null ? null : ledger.sumColumns(metric),
+    eventsPerSpan: ledger.eventsPerSpan.get(collectionId),
   };
 }
