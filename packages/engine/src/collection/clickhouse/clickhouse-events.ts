@@ -26,6 +26,7 @@ export async function readRows(
     },
   });
   const rows = await result.json<unknown[]>();
+  if (statement.exponentSums) return [[exponentSumParts(rows)]];
   return rows.map((row) =>
     row.map((value, i) => {
       if (statement.text.includes(i)) return value;
@@ -54,6 +55,27 @@ function sumParts(text: unknown) {
       }),
     n: Number(n ?? 0),
   };
+}
+
+/**
+ * A sum's parts from the rows `exponentSumsSql` writes, `[sign and biased exponent, sum of
+ * significands, count]` each: the sum as an integer times 2^-1074 (a significand of biased
+ * exponent e weighs 2^(max(e, 1) - 1) of those), as `plan/exact-sum.ts` reads it. No values: no
+ * parts, as a sum over no rows reads.
+ */
+function exponentSumParts(rows: unknown[][]) {
+  if (rows.length === 0) return null;
+  let scaled = 0n;
+  let n = 0;
+  for (const [se, sum, count] of rows) {
+    const exponent = Number(se) & 2047;
+    // Infinities and NaN never reach a metric's numeric form; counted as numbers they would be wrong.
+    if (exponent === 2047) throw new Error('a non-finite metric value reached an exact sum');
+    const magnitude = BigInt(String(sum)) << BigInt(Math.max(exponent, 1) - 1);
+    scaled += Number(se) & 2048 ? -magnitude : magnitude;
+    n += Number(count);
+  }
+  return { h: 0n, m: 0n, l: 0n, r: [], n, s: scaled };
 }
 
 /** A value with ClickHouse's texts of infinities and NaN read as numbers, inside arrays too. */

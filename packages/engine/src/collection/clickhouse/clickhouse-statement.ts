@@ -10,4 +10,9 @@ export interface ClickHouseStatement {
   text: readonly number[];
   /** The columns that hold a sum's parts as `sumPartsSql` writes them, which run reads. */
   parts: readonly number[];
+  /**
+   * The rows are a sum's significands per sign and exponent (`exponentSumsSql`), which run reads
+   * as one row holding the one sum's parts.
+   */
+  exponentSums?: true;
 }
