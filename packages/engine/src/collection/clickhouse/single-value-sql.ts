@@ -1,5 +1,5 @@
 import type { TimeWindow } from '@analytics-chart/protocol';
-import { exponentSumsSql } from '../../storage/clickhouse/clickhouse-exact-sum-sql.ts';
+import { aliasOf, exponentSumsSql } from '../../storage/clickhouse/clickhouse-exact-sum-sql.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql } from './clickhouse-aggregate-sql.ts';
@@ -28,6 +28,13 @@ export function singleValueSql(
      WHERE ${where} AND ${sums.where}
      ${sums.groupBy}`;
     return { sql, params, text: [], parts: [], exponentSums: true };
+  }
+  if (aggregation !== 'Count' && bound.metricSql !== 'NULL') {
+    // A percentile reads only the events with a value, named once for the filter.
+    const m = aliasOf('v', bound.metricSql);
+    const sql = `SELECT ${aggregateSql(aggregation, m.defined, params)} AS v FROM ${bound.relation}
+     WHERE ${where} AND ${m.name} IS NOT NULL`;
+    return { sql, params, text: [], parts: [] };
   }
   const sql = `SELECT ${aggregateSql(aggregation, bound.metricSql, params)} AS v FROM ${bound.relation}
      WHERE ${where}`;
