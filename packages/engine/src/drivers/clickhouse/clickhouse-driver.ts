@@ -318,8 +318,9 @@ export function sortProjectionServes(
  * The sort projection a query that does not filter on its key reads all the same, by name: one
  * that aggregates a metric reads its values there grouped by the key, and a metric that only
  * some kinds of event carry (a purchase's price) lies in runs, which ClickHouse filters and
- * gathers faster than the same values spread through time. Counts read no metric, and Samples
- * keep the table's time order.
+ * gathers faster than the same values spread through time. ClickHouse takes it only where it
+ * reads no more granules than the table (a short window under a key of many values reads the
+ * table). Counts read no metric, and Samples keep the table's time order.
  */
 export function sortProjectionPreferred(
   query: CollectionQuery,
