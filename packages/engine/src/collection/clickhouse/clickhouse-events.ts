@@ -1,4 +1,5 @@
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
+import { interpolate } from '../shape/growing-percentiles.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
 
 /**
@@ -27,6 +28,7 @@ export async function readRows(
   });
   const rows = await result.json<unknown[]>();
   if (statement.exponentSums) return [[exponentSumParts(rows)]];
+  if (statement.percentile !== undefined) return [[percentileOfRanks(statement.percentile, rows)]];
   return rows.map((row) =>
     row.map((value, i) => {
       if (statement.text.includes(i)) return value;
@@ -76,6 +78,20 @@ function exponentSumParts(rows: unknown[][]) {
     n += Number(count);
   }
   return { h: 0n, m: 0n, l: 0n, r: [], n, s: scaled };
+}
+
+/**
+ * The percentile at `level` from the row `percentileRanksSql` writes, `[count, [x[⌊h⌋], x[⌈h⌉]]]`:
+ * h = level·(n − 1) as the SQL computed it, then the number rule's interpolation; null for no
+ * values.
+ */
+function percentileOfRanks(level: number, rows: unknown[][]): number | null {
+  const [count, ranks] = rows[0] ?? [];
+  const n = Number(count ?? 0);
+  if (n === 0) return null;
+  const [lo, hi] = (ranks as unknown[]).map((x) => denormal(x) as number);
+  const h = level * (n - 1);
+  return interpolate(lo as number, hi as number, h - Math.floor(h));
 }
 
 /** A value with ClickHouse's texts of infinities and NaN read as numbers, inside arrays too. */

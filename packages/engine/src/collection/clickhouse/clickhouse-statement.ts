@@ -15,4 +15,9 @@ export interface ClickHouseStatement {
    * as one row holding the one sum's parts.
    */
   exponentSums?: true;
+  /**
+   * The percentile at this level: the one row is the count of values and the two closest ranks
+   * (`percentileRanksSql`), which run reads as one row holding the percentile.
+   */
+  percentile?: number;
 }
