@@ -136,7 +136,8 @@ export function percentileRanksSql(
   level: string,
   high: boolean,
 ): string {
-  const n = `toInt64(count(${m.defined}))`;
+  const count = aliasOf('n', `toInt64(count(${m.defined}))`);
+  const n = count.name;
   const h = `(${level} * (toFloat64(${n}) - 1.))`;
   const sorted = high
     ? `arrayPartialReverseSort(toUInt64(${n} - toInt64(floor(${h}))), groupArray(${m.name}))`
@@ -147,7 +148,7 @@ export function percentileRanksSql(
     high
       ? `arrayElement(x, toInt64(length(x)) - toInt64(${index}(${hx})))`
       : `arrayElement(x, toInt64(${index}(${hx})) + 1)`;
-  return `${n}, arrayMap(x -> (${at('floor')}, ${at('ceil')}), [${sorted}])[1]`;
+  return `${count.defined}, arrayMap(x -> (${at('floor')}, ${at('ceil')}), [${sorted}])[1]`;
 }
 
 /**
