@@ -1,7 +1,10 @@
 import { type CollectionQuery, queryRequestSchema } from '@analytics-chart/protocol';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { sortProjectionServes } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
+import {
+  sortProjectionPreferred,
+  sortProjectionServes,
+} from '../../src/drivers/clickhouse/clickhouse-driver.ts';
 import { KeyColumns } from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
 
@@ -284,6 +287,20 @@ describe('which queries weigh the sort projection', () => {
     expect(sortProjectionServes(query({}), ['kind'])).toBe(false);
     expect(sortProjectionServes(query({ filters: [['kinds', '=', 'buy']] }), ['kind'])).toBe(false);
     expect(sortProjectionServes(query({ filters: [['kind', '=', 'buy']] }), [])).toBe(false);
+  });
+  test('read by name, without such a filter, where a metric is aggregated', () => {
+    const name = sortProjectionPreferred(query({ aggregation: 'P95', metric: 'price' }), ['kind']);
+    expect(name).toMatch(/^p_[0-9a-f]{24}$/);
+    expect(sortProjectionPreferred(query({ aggregation: 'Sum', metric: 'p' }), ['kind'])).toBe(
+      name,
+    );
+    expect(sortProjectionPreferred(query({ aggregation: 'Sum', metric: 'p' }), ['kinds'])).not.toBe(
+      name,
+    );
+    expect(sortProjectionPreferred(query({ metric: 'p' }), ['kind'])).toBeUndefined();
+    const samples = query({ graph_type: 'Samples', aggregation: 'Sum', metric: 'p' });
+    expect(sortProjectionPreferred(samples, ['kind'])).toBeUndefined();
+    expect(sortProjectionPreferred(query({ aggregation: 'Avg', metric: 'p' }), [])).toBeUndefined();
   });
 });
 

@@ -1,4 +1,5 @@
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
+import { interpolate } from '../shape/growing-percentiles.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
 
 /**
@@ -26,6 +27,8 @@ export async function readRows(
     },
   });
   const rows = await result.json<unknown[]>();
+  if (statement.exponentSums) return [[exponentSumParts(rows)]];
+  if (statement.percentile !== undefined) return [[percentileOfRanks(statement.percentile, rows)]];
   return rows.map((row) =>
     row.map((value, i) => {
       if (statement.text.includes(i)) return value;
@@ -54,6 +57,41 @@ function sumParts(text: unknown) {
       }),
     n: Number(n ?? 0),
   };
+}
+
+/**
+ * A sum's parts from the rows `exponentSumsSql` writes, `[sign and biased exponent, sum of
+ * significands, count]` each: the sum as an integer times 2^-1074 (a significand of biased
+ * exponent e weighs 2^(max(e, 1) - 1) of those), as `plan/exact-sum.ts` reads it. No values: no
+ * parts, as a sum over no rows reads.
+ */
+function exponentSumParts(rows: unknown[][]) {
+  if (rows.length === 0) return null;
+  let scaled = 0n;
+  let n = 0;
+  for (const [se, sum, count] of rows) {
+    const exponent = Number(se) & 2047;
+    // Infinities and NaN never reach a metric's numeric form; counted as numbers they would be wrong.
+    if (exponent === 2047) throw new Error('a non-finite metric value reached an exact sum');
+    const magnitude = BigInt(String(sum)) << BigInt(Math.max(exponent, 1) - 1);
+    scaled += Number(se) & 2048 ? -magnitude : magnitude;
+    n += Number(count);
+  }
+  return { h: 0n, m: 0n, l: 0n, r: [], n, s: scaled };
+}
+
+/**
+ * The percentile at `level` from the row `percentileRanksSql` writes, `[count, [x[⌊h⌋], x[⌈h⌉]]]`:
+ * h = level·(n − 1) as the SQL computed it, then the number rule's interpolation; null for no
+ * values.
+ */
+function percentileOfRanks(level: number, rows: unknown[][]): number | null {
+  const [count, ranks] = rows[0] ?? [];
+  const n = Number(count ?? 0);
+  if (n === 0) return null;
+  const [lo, hi] = (ranks as unknown[]).map((x) => denormal(x) as number);
+  const h = level * (n - 1);
+  return interpolate(lo as number, hi as number, h - Math.floor(h));
 }
 
 /** A value with ClickHouse's texts of infinities and NaN read as numbers, inside arrays too. */

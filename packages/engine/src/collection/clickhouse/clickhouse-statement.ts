@@ -10,4 +10,14 @@ export interface ClickHouseStatement {
   text: readonly number[];
   /** The columns that hold a sum's parts as `sumPartsSql` writes them, which run reads. */
   parts: readonly number[];
+  /**
+   * The rows are a sum's significands per sign and exponent (`exponentSumsSql`), which run reads
+   * as one row holding the one sum's parts.
+   */
+  exponentSums?: true;
+  /**
+   * The percentile at this level: the one row is the count of values and the two closest ranks
+   * (`percentileRanksSql`), which run reads as one row holding the percentile.
+   */
+  percentile?: number;
 }

@@ -1,13 +1,17 @@
 import type { TimeWindow } from '@analytics-chart/protocol';
+import { aliasOf, exponentSumsSql } from '../../storage/clickhouse/clickhouse-exact-sum-sql.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
+import { QUANTILE } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateSql } from './clickhouse-aggregate-sql.ts';
+import { aggregateSql, percentileRanksSql } from './clickhouse-aggregate-sql.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
 
 /**
  * The render stage of Single Value on ClickHouse: per window, the statement whose one row holds
  * the aggregate over the window (`shape/single-value-shape.ts` reads it), from the bound query
- * alone. Pure: no key columns, no client.
+ * alone. Sum and Avg over a metric add its values' significands per exponent
+ * (`exponentSumsSql`), and percentiles give their two closest ranks, which run reads as that one
+ * row. Pure: no key columns, no client.
  */
 export function singleValueSql(
   bound: ClickHouseBoundQuery,
@@ -17,10 +21,26 @@ export function singleValueSql(
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return null;
   const params = { ...bound.params, lo, hi };
-  const sql = `SELECT ${aggregateSql(aggregation, bound.metricSql, params)} AS v FROM ${bound.relation}
-     WHERE ${bound.inCollection}
+  const where = `${bound.inCollection}
        AND timestamp BETWEEN {lo:Int64} AND {hi:Int64}
        AND ${bound.where.filters}`;
+  if ((aggregation === 'Sum' || aggregation === 'Avg') && bound.metricSql !== 'NULL') {
+    const sums = exponentSumsSql(bound.metricSql);
+    const sql = `SELECT ${sums.select} FROM ${bound.relation}
+     WHERE ${where} AND ${sums.where}
+     ${sums.groupBy}`;
+    return { sql, params, text: [], parts: [], exponentSums: true };
+  }
+  const level = QUANTILE[aggregation];
+  if (level !== undefined && bound.metricSql !== 'NULL') {
+    // A percentile reads only the events with a value; the shape stage interpolates.
+    const m = aliasOf('v', bound.metricSql);
+    const sql = `SELECT ${percentileRanksSql(m, '{level:Float64}', level >= 0.5)} FROM ${bound.relation}
+     WHERE ${where} AND ${m.name} IS NOT NULL`;
+    return { sql, params: { ...params, level }, text: [], parts: [], percentile: level };
+  }
+  const sql = `SELECT ${aggregateSql(aggregation, bound.metricSql, params)} AS v FROM ${bound.relation}
+     WHERE ${where}`;
   const exact = aggregation === 'Sum' || aggregation === 'Avg';
   return { sql, params, text: [], parts: exact ? [0] : [] };
 }

@@ -23,6 +23,8 @@ export interface SumParts {
   rest: readonly number[];
   /** How many values were summed. */
   count: number;
+  /** Values summed already as one integer times 2^-1074 (a driver that adds significands by exponent). */
+  scaled?: bigint;
 }
 
 /** Sums below 2^-1074 are fractions of a double's last bit: the common denominator's exponent. */
@@ -104,6 +106,8 @@ export class ExactSum {
     const [high, middle, low] = parts.limbs;
     this.grid += (high << 124n) + (middle << 62n) + low;
     for (const x of parts.rest) this.rest += scaledInteger(x);
+    // A driver's own scaled integer (ClickHouse's significands), already times 2^-1074.
+    this.rest += parts.scaled ?? 0n;
     this.count += parts.count;
     return this;
   }
@@ -142,15 +146,24 @@ export function sumOfParts(...parts: SumParts[]): ExactSum {
 
 /**
  * The parts as a statement's row carries them, a record of the limb sums `h`, `m` and `l`, the
- * values off the grid `r` and the count `n` (null or missing: no values).
+ * values off the grid `r`, the count `n` and, where a driver gives it, the scaled integer `s`
+ * (null or missing: no values).
  */
 export function readSumParts(value: unknown): SumParts {
-  const row = (value ?? {}) as { h?: unknown; m?: unknown; l?: unknown; r?: unknown; n?: unknown };
+  const row = (value ?? {}) as {
+    h?: unknown;
+    m?: unknown;
+    l?: unknown;
+    r?: unknown;
+    n?: unknown;
+    s?: unknown;
+  };
   const big = (v: unknown) => (typeof v === 'bigint' ? v : 0n);
   return {
     limbs: [big(row.h), big(row.m), big(row.l)],
     rest: Array.isArray(row.r) ? row.r.map(Number) : [],
     count: Number(row.n ?? 0),
+    ...(typeof row.s === 'bigint' ? { scaled: row.s } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ import {
 import {
   KeyColumns,
   type KeyColumnsOptions,
+  sortProjectionName,
 } from '../../storage/clickhouse/clickhouse-key-columns.ts';
 import {
   type ClickHouseRollups,
@@ -196,12 +197,15 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
 
   async queryCollection(plan: CollectionPlan, limits: QueryLimits) {
     const columns = this.columns.lookup();
-    const projections = sortProjectionServes(plan.query, this.columns.sortFields());
+    const sortFields = this.columns.sortFields();
+    const projections = sortProjectionServes(plan.query, sortFields);
+    const preferred = projections ? undefined : sortProjectionPreferred(plan.query, sortFields);
     const rollups = await this.rollups?.lookup();
     return runClickHouseCollectionQuery(plan, {
       ...this.#run(limits),
       columns,
-      projections,
+      projections: projections || preferred !== undefined,
+      ...(preferred === undefined ? {} : { preferredProjection: preferred }),
       ...(rollups ? { rollups } : {}),
     });
   }
@@ -308,6 +312,24 @@ export function sortProjectionServes(
     query.numerator_filters,
     query.denominator_filters,
   ].some((groups) => groups?.some((group) => group.some(([name]) => sortFields.includes(name))));
+}
+
+/**
+ * The sort projection a query that does not filter on its key reads all the same, by name: one
+ * that aggregates a metric reads its values there grouped by the key, and a metric that only
+ * some kinds of event carry (a purchase's price) lies in runs, which ClickHouse filters and
+ * gathers faster than the same values spread through time. ClickHouse takes it only where it
+ * reads no more granules than the table (a short window under a key of many values reads the
+ * table). Counts read no metric, and Samples keep the table's time order.
+ */
+export function sortProjectionPreferred(
+  query: CollectionQuery,
+  sortFields: readonly string[],
+): string | undefined {
+  const [key] = sortFields;
+  if (key === undefined || query.graph_type === 'Samples') return undefined;
+  if (query.metric === null || query.aggregation === 'Count') return undefined;
+  return sortProjectionName(key);
 }
 
 class ClickHouseDriver implements ClickHouseStorageDriver {

@@ -76,6 +76,11 @@ export function sortFieldAllowed(key: string): boolean {
   return key.length > 0 && eligible([key]);
 }
 
+/** The name of the sort projection ordered by the top-level key `key`. */
+export function sortProjectionName(key: string): string {
+  return `p_${baseName([key])}`;
+}
+
 /**
  * The ALTER that gives `paths` their columns (idempotent: any engine may run it again), after
  * the readable payload's columns, which their DEFAULTs read, where `payload` asks for them. The
@@ -224,7 +229,7 @@ export class KeyColumns {
   async #project(path: readonly string[]): Promise<void> {
     const sorted = this.#bases.get(baseName(path));
     if (!sorted) return;
-    const name = `p_${baseName(path)}`;
+    const name = sortProjectionName(path[0] as string);
     const quoted = quoteClickHouseIdentifier(name);
     const forms = this.forms().flatMap((c) => [c.number, c.string]);
     const existing = await this.#rows<{ query: string }>(

@@ -18,6 +18,8 @@ export interface ClickHouseRun {
   rollups?: ClickHouseRollupLookup;
   /** False where no projection can serve the query, so ClickHouse does not weigh any. */
   projections?: boolean;
+  /** A projection ClickHouse reads the query from where it holds the query's columns. */
+  preferredProjection?: string;
 }
 
 const UNITS: Record<string, number> = {
@@ -41,5 +43,8 @@ export function clickHouseSettings(run: ClickHouseRun) {
     timeout_overflow_mode: 'throw',
     max_memory_usage: String(Math.floor(bytes)),
     ...(run.projections === false ? { optimize_use_projections: 0 as const } : {}),
+    ...(run.preferredProjection === undefined
+      ? {}
+      : { preferred_optimize_projection_name: run.preferredProjection }),
   } as const;
 }
