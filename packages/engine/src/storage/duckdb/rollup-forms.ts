@@ -9,23 +9,11 @@ import type { RollupLedger } from './rollups.ts';
  * of a positive exponent that the stored form adds), so a top-level value's string form is its
  * string, `String(number)` or `true`/`false`, and a number's numeric form is the number itself.
  *
- * Answers `undefined` where JavaScript is not sure of DuckDB's forms for some record (a payload
- * in another spelling, an array, a string that may read as a number): DuckDB's own SQL then
- * computes them (`key-typing.ts`). A record in compact form (`canonical`) is read without being
- * parsed ({@link topLevelTexts}); others are parsed.
- */
-export function rollupRowsOf(
-  ledger: RollupLedger,
-  records: readonly EventRecord[],
-): unknown[][] | undefined {
-  const rows: unknown[][] = [];
-  return forEachRollupRow(ledger, records, (row) => rows.push([...row])) ? rows : undefined;
-}
-
-/**
- * {@link rollupRowsOf} one row at a time, handed to `visit` in one array that is reused for
- * the next: false (after visiting the rows before it) at the first record JavaScript is not
- * sure of.
+ * Each row is handed to `visit` in one array that is reused for the next. Answers false (after
+ * visiting the rows before it) at the first record JavaScript is not sure of (a payload in
+ * another spelling, an array, a string that may read as a number): DuckDB's own SQL then
+ * computes the forms (`key-typing.ts`). A record in compact form (`canonical`) is read without
+ * being parsed ({@link topLevelTexts}); others are parsed.
  */
 export function forEachRollupRow(
   ledger: RollupLedger,
@@ -56,7 +44,7 @@ export function forEachRollupRow(
 }
 
 /**
- * {@link rollupRowsOf}'s row of a record in compact form, into `row`, read from its top-level
+ * {@link forEachRollupRow}'s row of a record in compact form, into `row`, read from its top-level
  * values' texts without parsing the payload: `quoted` names them as JSON text, `places` says
  * which of them each key (-1 where not written) and each sum reads. False where unsure.
  */
@@ -83,7 +71,7 @@ function compactRow(
   return true;
 }
 
-/** {@link rollupRowsOf}'s row of a record read by parsing its payload, into `row`. */
+/** {@link forEachRollupRow}'s row of a record read by parsing its payload, into `row`. */
 function parsedRow(ledger: RollupLedger, record: EventRecord, row: unknown[]): boolean {
   const json = canonicalObject(record);
   if (json === undefined) return false;
