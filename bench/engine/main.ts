@@ -65,6 +65,7 @@ import {
   clickHouseInsert,
   openClickHouseBaseline,
 } from './clickhouse-baseline.ts';
+import { COUNT_PER_DAY_30_DAYS, COUNT_PER_HOUR_BY_EVENT_3_DAYS } from './dashboard-requests.ts';
 import { type IngestBuild, measureRollupIngest, ROUND_EVENTS } from './rollup-ingest.ts';
 import { runScale, SCALE_FROM } from './scale.ts';
 import { runWideEvents } from './wide-events.ts';
@@ -744,15 +745,8 @@ export async function run(args: string[]): Promise<void> {
   };
   const cases: QueryCase[] = [
     {
-      name: 'Count per Day, 30 days, Los Angeles',
+      ...COUNT_PER_DAY_30_DAYS,
       window: 30 * DAY,
-      body: {
-        graph_type: 'Single Line',
-        granularity: 'Day',
-        start: '30 days ago',
-        end: 'now',
-        IANA_time_zone: 'America/Los_Angeles',
-      },
       floor: ({ lo, hi }) =>
         `SELECT (timestamp + ${offsetCase(lo, hi)}) // 86400 AS d, count(*) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} GROUP BY d`,
       js: (c, { lo, hi }) => {
@@ -770,16 +764,8 @@ export async function run(args: string[]): Promise<void> {
       },
     },
     {
-      name: 'Count per Hour split by event, 3 days',
+      ...COUNT_PER_HOUR_BY_EVENT_3_DAYS,
       window: 3 * DAY,
-      body: {
-        graph_type: 'Multi Line',
-        split: 'event',
-        granularity: 'Hour',
-        start: '3 days ago',
-        end: 'now',
-        IANA_time_zone: 'America/Los_Angeles',
-      },
       floor: ({ lo, hi }) =>
         `SELECT event, timestamp // 3600 AS h, count(*) FROM t WHERE timestamp BETWEEN ${lo} AND ${hi} GROUP BY ALL`,
       js: (c, { lo, hi }) => {

@@ -16,6 +16,11 @@ import { Agent } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from '../stats.ts';
+import {
+  COUNT_PER_DAY_30_DAYS,
+  COUNT_PER_HOUR_BY_EVENT_3_DAYS,
+  type NamedRequest,
+} from './dashboard-requests.ts';
 
 /** Event counts from which `--events` runs this section instead of the driver comparisons. */
 export const SCALE_FROM = 50_000_000;
@@ -44,28 +49,9 @@ export interface ScaleTools {
 }
 
 /** The three queries whose cost issue 37 asks to keep flat from 1M to 100M events. */
-const QUERIES: Array<{ name: string; body: Record<string, unknown> }> = [
-  {
-    name: 'Count per Day, 30 days, Los Angeles',
-    body: {
-      graph_type: 'Single Line',
-      granularity: 'Day',
-      start: '30 days ago',
-      end: 'now',
-      IANA_time_zone: 'America/Los_Angeles',
-    },
-  },
-  {
-    name: 'Count per Hour split by event, 3 days',
-    body: {
-      graph_type: 'Multi Line',
-      split: 'event',
-      granularity: 'Hour',
-      start: '3 days ago',
-      end: 'now',
-      IANA_time_zone: 'America/Los_Angeles',
-    },
-  },
+const QUERIES: NamedRequest[] = [
+  COUNT_PER_DAY_30_DAYS,
+  COUNT_PER_HOUR_BY_EVENT_3_DAYS,
   {
     name: 'Sum(price) per Day where plan = pro, 90 days, London',
     body: {
