@@ -10,6 +10,7 @@ import {
   isSqlQuery,
   parseQueryRequest,
 } from '@analytics-chart/protocol';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, test } from 'vitest';
 import { planCollectionQuery } from '../src/collection/plan/collection-plan.ts';
 import {
@@ -113,14 +114,14 @@ async function keyedDisagreements(db: WorkspaceDb): Promise<string[]> {
       }
     }
     const reader = await conn.runAndReadAll(
-      `SELECT collection_id, span, k0, sum(n), sum(s0_h), sum(s0_m), sum(s0_l),
+      `SELECT collection_id, span, k0, sum(n), sum(s0_d3), sum(s0_d2), sum(s0_d1), sum(s0_d0),
               flatten(list(s0_r) FILTER (WHERE s0_r IS NOT NULL)), sum(s0_n)
        FROM ${ROLLUP_TABLE} GROUP BY ALL`,
     );
     const wrong: string[] = [];
-    for (const [id, span, k, n, h, m, l, r, count] of reader.getRowsJS()) {
+    for (const [id, span, k, n, t, h, m, l, r, count] of reader.getRowsJS()) {
       const big = (x: unknown) => BigInt((x ?? 0) as bigint);
-      const grid = (big(h) << 124n) + (big(m) << 62n) + big(l);
+      const grid = (big(t) << 186n) + (big(h) << 124n) + (big(m) << 62n) + big(l);
       const rest = ((r ?? []) as number[]).reduce((a, b) => a + b, 0);
       const v = Number(count) === 0 ? null : Number(grid) / 2 ** 90 + rest;
       const id_ = `${id} ${span} ${k}`;
@@ -690,6 +691,177 @@ describe('rollups hold the events’ counts', () => {
     },
     60_000,
   );
+
+  test('sums near the limbs’ maxima carry exactly through ingest, a merge and a rebuild', async () => {
+    const onDir = tempDir('carry');
+    const open = (dataDir: string, rollups: boolean) =>
+      createEngine({
+        dataDir,
+        workspaces: { default: 'k' },
+        ...(rollups ? { rollups: { default: { keys: [], sums: ['v'] } } } : {}),
+        now: () => T2024 + 30 * DAY,
+        bodyWorkers: 0,
+      });
+    // Per day, one span of 3,000 values (significand k, a power of two e): a limb near 2^62
+    // in each of |v|·2^90's three, across two, and sums that are negative or of mixed signs.
+    const top = 2 ** 53 - 1;
+    const kinds: Array<(i: number) => { k: number; e: number; sign: number }> = [
+      (i) => ({ k: top - i, e: -81, sign: 1 }),
+      (i) => ({ k: top - i, e: -19, sign: 1 }),
+      (i) => ({ k: top - i, e: 43, sign: 1 }),
+      (i) => ({ k: top - i, e: -50, sign: 1 }),
+      (i) => ({ k: top - i, e: -81, sign: -1 }),
+      (i) => ({ k: top - 7 * i, e: 43, sign: i % 3 ? -1 : 1 }),
+      (i) => ({ k: top - i, e: -19, sign: i % 2 ? -1 : 1 }),
+    ];
+    // Exact sums, as integers times 2^-90 (Number() of a BigInt rounds once, to nearest).
+    const expected: number[] = [];
+    let on = await open(onDir, true);
+    const off = await open(tempDir('carry-off'), false);
+    for (const [d, kind] of kinds.entries()) {
+      let grid = 0n;
+      const values = Array.from({ length: 3000 }, (_, i) => {
+        const { k, e, sign } = kind(i);
+        grid += BigInt(sign) * (BigInt(k) << BigInt(e + 90));
+        return sign * k * 2 ** e;
+      });
+      expected.push(Number(grid) / 2 ** 90);
+      // Three batches: three rollup rows in the span until they are merged.
+      for (let b = 0; b < 3; b++) {
+        const jsons = values.slice(b * 1000, (b + 1) * 1000).map((v) => ({ v }));
+        for (const engine of [on, off]) {
+          const timestamp = T2024 + d * DAY + 100 + b;
+          expect((await engine.bulkLog({ api_key: 'k', timestamp, jsons })).status).toBe(200);
+        }
+      }
+    }
+    const query = (engine: typeof on, aggregation: string) =>
+      engine.query({
+        api_key: 'k',
+        graph_type: 'Single Line',
+        start: T2024 - 1,
+        end: T2024 + 30 * DAY,
+        IANA_time_zone: 'UTC',
+        granularity: 'Day',
+        aggregation,
+        metric: 'v',
+      });
+    const sums = (answer: { body: unknown }) =>
+      (answer.body as { result: Array<Record<string, number>> }).result.map((r) => r['Sum(v)']);
+    const wanted = await Promise.all(['Sum', 'Avg'].map((a) => query(off, a)));
+    expect(sums(wanted[0] as { body: unknown }).slice(0, kinds.length)).toEqual(expected);
+    const agree = async () => {
+      for (const [i, aggregation] of ['Sum', 'Avg'].entries()) {
+        expect(await query(on, aggregation)).toEqual(wanted[i]);
+      }
+    };
+    // Appended rows (JavaScript's digits), merged rows at a restart, and rebuilt ones (SQL's).
+    await agree();
+    await on.close();
+    on = await open(onDir, true);
+    await agree();
+    await on.close();
+    await (await open(onDir, false)).close();
+    on = await open(onDir, true);
+    await agree();
+    await on.close();
+    await off.close();
+    const db = await WorkspaceDb.open(join(onDir, 'default.duckdb'));
+    const digits = await db.read(async (conn) => {
+      const r = await conn.runAndReadAll(
+        `SELECT count(*), min(least(s0_d0, s0_d1, s0_d2)) >= 0,
+                max(greatest(s0_d0, s0_d1, s0_d2)) < (2::HUGEINT << 61), min(s0_d3), max(s0_d3)
+         FROM ${ROLLUP_TABLE}`,
+      );
+      return r.getRowsJS()[0];
+    });
+    await db.close();
+    // One row per span, the top digit in use both ways.
+    expect(digits?.slice(0, 3)).toEqual([BigInt(kinds.length), true, true]);
+    expect(Number(digits?.[3])).toBeLessThan(0);
+    expect(Number(digits?.[4])).toBeGreaterThan(0);
+  }, 60_000);
+
+  test('a file whose rollups keep the older form (HUGEINT limb sums) rebuilds them from its events on open', async () => {
+    const dataDir = tempDir('old-form');
+    const file = join(dataDir, 'default.duckdb');
+    const open = (rollups: boolean) =>
+      createEngine({
+        dataDir: rollups ? dataDir : tempDir('old-form-off'),
+        workspaces: { default: 'k' },
+        ...(rollups ? { rollups: { default: { keys: ['event'], sums: ['v'] } } } : {}),
+        now: () => T2024 + 30 * DAY,
+        bodyWorkers: 0,
+      });
+    const on = await open(true);
+    const off = await open(false);
+    for (let i = 0; i < 300; i++) {
+      const json = { event: `e${i % 3}`, ...(i % 5 ? { v: (i % 2 ? -1 : 1) * (i / 7) } : {}) };
+      for (const engine of [on, off]) {
+        const timestamp = T2024 + i * 2351;
+        expect((await engine.log({ api_key: 'k', timestamp, json })).status).toBe(200);
+      }
+    }
+    await on.close();
+    // The table as the engine wrote it before (the grid sum's top three limbs, the highest
+    // holding what lies above 2^124), with a row the events do not have: only a rebuild drops it.
+    const instance = await DuckDBInstance.create(file);
+    const conn = await instance.connect();
+    await conn.run(
+      `CREATE TABLE _engine.rollup_old AS SELECT collection_id, span, k0, n,
+         s0_d3::HUGEINT * (2::HUGEINT << 61) + s0_d2 AS s0_h, s0_d1::HUGEINT AS s0_m,
+         s0_d0::HUGEINT AS s0_l, s0_r, s0_n FROM ${ROLLUP_TABLE}`,
+    );
+    await conn.run(
+      `INSERT INTO _engine.rollup_old SELECT collection_id, span, k0, 1000, 0, 0, 0, NULL, 0
+       FROM _engine.rollup_old LIMIT 1`,
+    );
+    await conn.run(`DROP TABLE ${ROLLUP_TABLE}`);
+    await conn.run('ALTER TABLE _engine.rollup_old RENAME TO rollup_15m');
+    conn.closeSync();
+    instance.closeSync();
+    const reopened = await open(true);
+    const shapes = [
+      { aggregation: 'Count' },
+      { aggregation: 'Sum', metric: 'v' },
+      { aggregation: 'Avg', metric: 'v', filters: [['event', '=', 'e1']] },
+      { graph_type: 'Multi Line', split: 'event', aggregation: 'Sum', metric: 'v' },
+    ];
+    for (const shape of shapes) {
+      const body = {
+        api_key: 'k',
+        graph_type: 'Single Line',
+        start: T2024 - 1,
+        end: T2024 + 30 * DAY,
+        IANA_time_zone: 'UTC',
+        granularity: 'Day',
+        ...shape,
+      };
+      const wanted = await off.query(body);
+      expect(wanted.status).toBe(200);
+      expect(await reopened.query(body)).toEqual(wanted);
+    }
+    await reopened.close();
+    await off.close();
+    const db = await WorkspaceDb.open(file);
+    const types = await db.read(async (conn) => {
+      const r = await conn.runAndReadAll(
+        `SELECT column_name, data_type FROM duckdb_columns()
+         WHERE schema_name = '_engine' AND table_name = 'rollup_15m' AND column_name LIKE 's0_%'
+         ORDER BY column_name`,
+      );
+      return r.getRowsJS();
+    });
+    await db.close();
+    expect(types).toEqual([
+      ['s0_d0', 'BIGINT'],
+      ['s0_d1', 'BIGINT'],
+      ['s0_d2', 'BIGINT'],
+      ['s0_d3', 'BIGINT'],
+      ['s0_n', 'BIGINT'],
+      ['s0_r', 'DOUBLE[]'],
+    ]);
+  }, 60_000);
 });
 
 describe('automatic rollup keys', () => {

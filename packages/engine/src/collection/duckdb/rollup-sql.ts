@@ -1,6 +1,7 @@
 import type { Aggregation } from '@analytics-chart/protocol';
 import { BIGINT } from '../../storage/duckdb/duckdb-api.ts';
 import { valuePartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
+import { foldedHighSql } from '../../storage/duckdb/rollup-sum-digits.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import type { BoundRollup, DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import type { RollupRead } from '../plan/rollup-eligibility.ts';
@@ -31,13 +32,15 @@ export interface RollupWindow {
 
 /**
  * The columns one row brings to the statement's one aggregation: a rollup row its count and its
- * sum's parts as they were added up, an event 1 and its metric's share ({@link valuePartsSql}).
+ * sum's parts as they were added up (its digits as limbs `h`, `m`, `l` and a top digit `t`,
+ * `storage/duckdb/rollup-sum-digits.ts`), an event 1 and its metric's share
+ * ({@link valuePartsSql}, no top digit).
  */
 function rowPartsSql(w: RollupWindow, source: 'rollup' | 'events'): string {
   if (w.aggregation === 'Count') return source === 'rollup' ? 'n AS c' : '1 AS c';
-  if (source === 'events') return `1 AS c, ${valuePartsSql(w.m as string)}`;
+  if (source === 'events') return `1 AS c, 0::BIGINT AS t, ${valuePartsSql(w.m as string)}`;
   const p = w.rollup.sum as string;
-  return `n AS c, ${p}_h AS h, ${p}_m AS m, ${p}_l AS l, ${p}_r AS r, ${p}_n AS n`;
+  return `n AS c, ${p}_d3 AS t, ${p}_d2 AS h, ${p}_d1 AS m, ${p}_d0 AS l, ${p}_r AS r, ${p}_n AS n`;
 }
 
 /** The rows' count, added up where `pick` (a boolean column, or null: every row) holds. */
@@ -45,12 +48,15 @@ function addedCountSql(pick: string | null): string {
   return `coalesce(sum(c)${pick === null ? '' : ` FILTER (WHERE ${pick})`}, 0)::BIGINT`;
 }
 
-/** The rows' sum parts, added up into the struct `plan/exact-sum.ts` reads, where `pick` holds. */
+/**
+ * The rows' sum parts, added up into the struct `plan/exact-sum.ts` reads, where `pick` holds:
+ * the top digits fold into the high limb.
+ */
 function addedPartsSql(pick: string | null): string {
   const only = pick === null ? '' : ` FILTER (WHERE ${pick})`;
   const limb = (l: string) => `'${l}': sum(${l})${only}::HUGEINT`;
   const rest = `flatten(list(r) FILTER (WHERE ${pick === null ? '' : `${pick} AND `}r IS NOT NULL))`;
-  return `{${limb('h')}, ${limb('m')}, ${limb('l')}, 'r': ${rest}, 'n': sum(n)${only}::BIGINT}`;
+  return `{'h': ${foldedHighSql('h', 't', only)}, ${limb('m')}, ${limb('l')}, 'r': ${rest}, 'n': sum(n)${only}::BIGINT}`;
 }
 
 /**

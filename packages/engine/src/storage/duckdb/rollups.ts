@@ -14,6 +14,7 @@ import { sumPartsSql } from './exact-sum-sql.ts';
 import { numericForm, storedStringForm } from './key-typing.ts';
 import { readPrepared, runPrepared } from './prepared-statements.ts';
 import { quoteIdentifier } from './quote-identifier.ts';
+import { DIGITS, sumDigits, sumDigitsSql } from './rollup-sum-digits.ts';
 import { SqlParams } from './sql-params.ts';
 
 /**
@@ -47,7 +48,10 @@ const SPEC_TABLE = `${quoteIdentifier(ENGINE_SCHEMA)}.${quoteIdentifier('rollup_
 
 /** The column of the i-th key's string forms. */
 export const keyColumnName = (i: number) => `k${i}`;
-/** The prefix of the i-th metric's columns: `_h`, `_m`, `_l` (limb sums), `_r` (off-grid values), `_n` (count). */
+/**
+ * The prefix of the i-th metric's columns: `_d0` to `_d3` (the grid sum's digits,
+ * `rollup-sum-digits.ts`), `_r` (off-grid values), `_n` (count).
+ */
 export const sumColumnPrefix = (i: number) => `s${i}`;
 
 /** The span of a BIGINT Unix-seconds expression: floor division, negative seconds included. */
@@ -175,6 +179,19 @@ async function hasTable(conn: DuckDBConnection, table: string): Promise<boolean>
 }
 
 /**
+ * Whether the file's rollups keep their sums in the form before `rollup-sum-digits.ts` (the
+ * limbs' sums as HUGEINT columns): such a table is rebuilt from the events when opened.
+ */
+async function hasOldSums(conn: DuckDBConnection): Promise<boolean> {
+  const reader = await conn.runAndReadAll(
+    `SELECT count(*) FROM duckdb_columns()
+     WHERE database_name = current_database() AND schema_name = $1 AND table_name = $2 AND data_type = 'HUGEINT'`,
+    [ENGINE_SCHEMA, ROLLUP_TABLE_NAME],
+  );
+  return Number(reader.getRows()[0]?.[0] ?? 0) > 0;
+}
+
+/**
  * The spec the file's rollups were built with, the keys that stopped being rolled up, and the
  * keys and sums the engine added by itself (a file from before automatic keys has none).
  */
@@ -249,9 +266,11 @@ const sameSpec = (a: RollupSpec, b: RollupSpec) =>
 /**
  * Brings the file in line with the workspace's setting, on the writer `conn` before any other
  * use, and answers the rollups it keeps: with a spec, creates and fills them when missing or
- * kept by other keys, and merges their rows (one transaction); `true`, the same with the file's
- * own spec (none: counts only); `false`, drops them, so that turning them on again rebuilds
- * them whole; unset (tools that are not the workspace's server), keeps what the file has.
+ * kept by other keys or in an older form ({@link hasOldSums}), and merges their rows (one
+ * transaction, so that a crash leaves the file's rollups as they were, to be rebuilt at the next
+ * open); `true`, the same with the file's own spec (none: counts only); `false`, drops them, so
+ * that turning them on again rebuilds them whole; unset (tools that are not the workspace's
+ * server), keeps what the file has, rebuilt where in an older form.
  */
 export async function openRollups(
   conn: DuckDBConnection,
@@ -267,7 +286,7 @@ export async function openRollups(
     return undefined;
   }
   const wanted = wantedSpec(setting, file);
-  const rebuild = !present || !sameSpec(wanted.spec, file.spec);
+  const rebuild = !present || !sameSpec(wanted.spec, file.spec) || (await hasOldSums(conn));
   const ledger = new RollupLedger(wanted.spec, rebuild ? new Set() : file.dropped, wanted.added);
   const sorted = (added: RollupLedger['added']) => ({
     keys: [...added.keys].sort(),
@@ -391,7 +410,7 @@ function tableColumns(ledger: RollupLedger): string[] {
   columns.push('n BIGINT NOT NULL');
   ledger.sums.forEach((_, i) => {
     const p = sumColumnPrefix(i);
-    for (const limb of ['h', 'm', 'l']) columns.push(`${p}_${limb} HUGEINT`);
+    for (const digit of DIGITS) columns.push(`${p}_${digit} BIGINT`);
     columns.push(`${p}_r DOUBLE[]`, `${p}_n BIGINT`);
   });
   return columns;
@@ -435,13 +454,11 @@ async function addRollupRows(
   const keys = ledger.keys.map((k) =>
     k.written ? stringFormSql('"json"', k.name, (v) => params.text(v)) : 'NULL::VARCHAR',
   );
-  // The parts of `exact-sum-sql.ts`, as the raw statements add them.
+  // The parts of `exact-sum-sql.ts`, as the raw statements add them, their limbs kept as digits.
   const sums = ledger.sums.map((name, i) => {
     const parts = sumPartsSql(numericForm(stringFormSql('"json"', name, (v) => params.text(v))));
-    return {
-      inner: `${parts} AS p${i}`,
-      outer: `p${i}.h::HUGEINT, p${i}.m::HUGEINT, p${i}.l::HUGEINT, p${i}.r, p${i}.n`,
-    };
+    const digits = sumDigitsSql({ high: `p${i}.h`, middle: `p${i}.m`, low: `p${i}.l` });
+    return { inner: `${parts} AS p${i}`, outer: `${digits.join(', ')}, p${i}.r, p${i}.n` };
   });
   const groups = ['span', ...keys.map((_, i) => `g${i}`)];
   const keyed = keys.map((k, i) => `${k} AS g${i}`);
@@ -480,7 +497,6 @@ export function returningSql(entry: CollectionEntry): string {
 
 const GRID_SCALE = 2 ** 90;
 const GRID_LIMIT = 2 ** 96;
-const LIMB = (1n << 62n) - 1n;
 
 /** One rollup row being added up: its count and, per metric, the exact sum's parts. */
 interface RowSums {
@@ -580,9 +596,7 @@ export async function addSpanRows(
       }
       appender.appendBigInt(BigInt(group.n));
       for (const sum of group.sums) {
-        appender.appendHugeInt(sum.grid >> 124n);
-        appender.appendHugeInt((sum.grid >> 62n) & LIMB);
-        appender.appendHugeInt(sum.grid & LIMB);
+        for (const digit of sumDigits(sum.grid)) appender.appendBigInt(digit);
         if (sum.rest.length) appender.appendList(listValue(sum.rest), LIST(DOUBLE));
         else appender.appendNull();
         appender.appendBigInt(BigInt(sum.count));
@@ -626,26 +640,35 @@ async function mergeRows(conn: DuckDBConnection, ledger: RollupLedger): Promise<
       await conn.run(`UPDATE ${ROLLUP_TABLE} SET ${keys[i]} = NULL`);
     }
   }
-  const sums = ledger.sums.flatMap((_, i) => {
+  // Each metric's digits added up (as `a0` to `a3`), then carried into digits again.
+  const sums = ledger.sums.map((_, i) => {
     const p = sumColumnPrefix(i);
-    return [
-      `sum(${p}_h)::HUGEINT`,
-      `sum(${p}_m)::HUGEINT`,
-      `sum(${p}_l)::HUGEINT`,
-      `flatten(list(${p}_r) FILTER (WHERE ${p}_r IS NOT NULL))`,
-      `sum(${p}_n)::BIGINT`,
+    const added = DIGITS.map((d, j) => `sum(${p}_${d})::HUGEINT AS ${p}_a${j}`);
+    const rest = [
+      `flatten(list(${p}_r) FILTER (WHERE ${p}_r IS NOT NULL)) AS ${p}_r`,
+      `sum(${p}_n)::BIGINT AS ${p}_n`,
     ];
+    const digits = sumDigitsSql({
+      top: `${p}_a3`,
+      high: `${p}_a2`,
+      middle: `${p}_a1`,
+      low: `${p}_a0`,
+    });
+    const named = digits.map((d, j) => `${d} AS ${p}_${DIGITS[j]}`);
+    return { inner: [...added, ...rest], outer: [...named, `${p}_r`, `${p}_n`] };
   });
   const groups = ['collection_id', 'span', ...keys];
   const distinct = keys.length ? `count(DISTINCT [${keys.join(', ')}])` : '1';
   await conn.run(
     `CREATE TEMP TABLE rollup_merged AS
-     SELECT ${groups.join(', ')}, sum(n)::BIGINT AS n${sums.map((s) => `, ${s}`).join('')}
-     FROM ${ROLLUP_TABLE} SEMI JOIN (
-       SELECT collection_id, span FROM ${ROLLUP_TABLE}
-       GROUP BY collection_id, span HAVING count(*) > ${distinct}
-     ) USING (collection_id, span)
-     GROUP BY ${groups.join(', ')}`,
+     SELECT ${[...groups, 'n', ...sums.flatMap((s) => s.outer)].join(', ')} FROM (
+       SELECT ${[...groups, 'sum(n)::BIGINT AS n', ...sums.flatMap((s) => s.inner)].join(', ')}
+       FROM ${ROLLUP_TABLE} SEMI JOIN (
+         SELECT collection_id, span FROM ${ROLLUP_TABLE}
+         GROUP BY collection_id, span HAVING count(*) > ${distinct}
+       ) USING (collection_id, span)
+       GROUP BY ${groups.join(', ')}
+     )`,
   );
   await conn.run(
     `DELETE FROM ${ROLLUP_TABLE} AS r USING (SELECT DISTINCT collection_id, span FROM rollup_merged) AS m

@@ -72,7 +72,7 @@ export interface BoundRollup {
   where: BoundFilters | null;
   /** The split's string form in the rollups, or null where the split is not a rolled-up key. */
   split: string | null;
-  /** The prefix of the metric's sum columns (`_h`, `_m`, `_l`, `_r`, `_n`), or null. */
+  /** The prefix of the metric's sum columns (`_d0` to `_d3`, `_r`, `_n`), or null. */
   sum: string | null;
   /** The collection's events per span with events, as of the rollups' last merge, if known. */
   eventsPerSpan: number | undefined;
