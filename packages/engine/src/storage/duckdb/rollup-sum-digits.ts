@@ -5,7 +5,8 @@
  * because DuckDB reads and adds BIGINT columns much faster. The digits are the integer's own
  * (carried across limbs), so they hold any span's sum exactly: |sum| < n·2^186 for n values,
  * and the top digit's range bounds n, not the values. A sum of digits over any number of rows
- * stays exact in DuckDB's HUGEINT accumulator, and a BIGINT cast that does not fit errors.
+ * stays exact in DuckDB's HUGEINT accumulator, and a digit that does not fit BIGINT errors, in
+ * SQL's cast as in the appender.
  */
 
 /** Bits per digit: the limbs' width, so that a digit of the limbs' weights adds to a limb. */
