@@ -136,8 +136,15 @@ export const FILTER_VALUES: Array<string | number> = [
 
 export const AGGREGATIONS = ['Count', 'Sum', 'Avg', 'P50', 'P90'];
 
-/** Per group and over all of them: every line kind, split by the value and by a tag. */
-export function aggregationRequests(aggregation: string, field = 'nn'): Record<string, unknown>[] {
+/**
+ * Per group and over all of them: every line kind (or only those `kinds` names), split by the
+ * value and by a tag.
+ */
+export function aggregationRequests(
+  aggregation: string,
+  field = 'nn',
+  kinds?: readonly string[],
+): Record<string, unknown>[] {
   const metric = aggregation === 'Count' ? {} : { metric: field };
   const bodies: Record<string, unknown>[] = [];
   for (const g of [...Object.keys(GROUPS), null]) {
@@ -152,7 +159,7 @@ export function aggregationRequests(aggregation: string, field = 'nn'): Record<s
       { graph_type: 'Multi Line', granularity: 'Day', split: 'tag', ...base },
     );
   }
-  return bodies;
+  return kinds ? bodies.filter((body) => kinds.includes(body.graph_type as string)) : bodies;
 }
 
 /** Every comparison operator on numbers of every magnitude and text. */
