@@ -20,8 +20,9 @@ import { AUTO_MIN_QUERIES, MAX_KEY_VALUES } from '../../src/storage/rollup-spec.
  * written into the rollup table by hand changes exactly the answers that read it), except for a
  * key past the bound of distinct values, whose queries read the events. Every answer is compared
  * byte for byte with an engine without rollups over the same events, and the day counts with
- * counts made here from the events themselves. (`rollup-requests.test.ts` compares generated
- * requests on both drivers.)
+ * counts made here from the events themselves. Automatic keys add a wider table while events
+ * arrive, once even when two engines decide at once. (`rollup-requests.test.ts` compares
+ * generated requests on both drivers.)
  */
 
 const KEY = 'rollups-key';
@@ -425,6 +426,7 @@ describe('automatic rollup keys on ClickHouse', () => {
     return {
       prefix,
       auto: () => engine({ default: { keys: ['event'], auto: true } }),
+      declared: () => engine({ default: { keys: ['event'] } }),
       off: () => engine(false, offPrefix),
     };
   }
@@ -453,7 +455,7 @@ describe('automatic rollup keys on ClickHouse', () => {
   test('keys that queries use are added, and answers stay the events’, inserts during the switch included', async () => {
     const logs: string[] = [];
     const at = place(logs);
-    const [auto, off] = await Promise.all([at.auto(), at.off()]);
+    let [auto, off] = await Promise.all([at.auto(), at.off()]);
     try {
       await send([auto, off], events(5, 300, START - DAY, NOW));
       const before = await Promise.all(SHAPES.map((shape) => text(off, shape)));
@@ -476,6 +478,10 @@ describe('automatic rollup keys on ClickHouse', () => {
         { keys: ['event', 'plan'], sums: ['ms'] },
       ]);
       for (const shape of SHAPES) expect(await text(auto, shape)).toBe(await text(off, shape));
+      // A restart with `auto` keeps the added table.
+      await auto.close();
+      auto = await at.auto();
+      expect(await addedTables(at.prefix)).toEqual(tables);
       // The new table is what they read: a row written into it by hand (a hundred `view` events
       // of plan `pro`, one with `ms` 0.1) changes the two that read `plan`, not the one without `view`.
       const answers = await Promise.all(SHAPES.map((shape) => text(auto, shape)));
@@ -489,6 +495,11 @@ describe('automatic rollup keys on ClickHouse', () => {
         if ((await text(auto, shape)) !== answers[i]) changed.push(i);
       }
       expect(changed).toEqual([0, 1]);
+      // Declaring the keys again without `auto` drops the added table (and the row with it).
+      await auto.close();
+      auto = await at.declared();
+      expect(await addedTables(at.prefix)).toEqual([]);
+      for (const shape of SHAPES) expect(await text(auto, shape)).toBe(await text(off, shape));
     } finally {
       await Promise.all([auto.close(), off.close()]);
     }
