@@ -427,6 +427,7 @@ describe('automatic rollup keys on ClickHouse', () => {
       prefix,
       auto: () => engine({ default: { keys: ['event'], auto: true } }),
       declared: () => engine({ default: { keys: ['event'] } }),
+      unset: () => engine(undefined),
       off: () => engine(false, offPrefix),
     };
   }
@@ -509,10 +510,13 @@ describe('automatic rollup keys on ClickHouse', () => {
     const logs: string[] = [];
     const at = place(logs);
     const [one, two, off] = await Promise.all([at.auto(), at.auto(), at.off()]);
+    // A replica started without the option, which reads what the workspace has.
+    const three = await at.unset();
     try {
       await send([one, off], events(6, 200, START - DAY, NOW));
       const shape = { ...SHAPES[0], aggregation: 'Count', metric: null };
       const expected = await text(off, shape);
+      expect(await text(three, shape)).toBe(expected);
       for (let round = 0; round < AUTO_MIN_QUERIES; round++) {
         expect(await Promise.all([text(one, shape), text(two, shape)])).toEqual([
           expected,
@@ -541,8 +545,15 @@ describe('automatic rollup keys on ClickHouse', () => {
       const tampered = await text(one, shape);
       expect(tampered).not.toBe(now);
       expect(await text(two, shape)).toBe(tampered);
+      // The third has not looked since it opened: its table lacks `plan`, so it reads the events
+      // until its next look, which a query waits for once the last is a minute old.
+      expect(await text(three, shape)).toBe(now);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.now() + 61_000);
+      expect(await text(three, shape)).toBe(tampered);
     } finally {
-      await Promise.all([one.close(), two.close(), off.close()]);
+      vi.useRealTimers();
+      await Promise.all([one.close(), two.close(), three.close(), off.close()]);
     }
   }, 60_000);
 });

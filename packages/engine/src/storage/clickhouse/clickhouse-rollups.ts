@@ -82,6 +82,8 @@ export class ClickHouseRollups {
   #dropped = new Set<string>();
   #counted = Number.NEGATIVE_INFINITY;
   #counting: Promise<void> | undefined;
+  /** Tables taken up so far, so that a look begun before one is not taken up after it. */
+  #adoptions = 0;
 
   constructor(
     client: ClickHouseClient,
@@ -119,6 +121,7 @@ export class ClickHouseRollups {
   /** Reads `table` from now on, where it is not the one read already. */
   adopt(table: RollupTable): void {
     if (table.name === this.#name) return;
+    this.#adoptions++;
     this.#name = table.name;
     this.#spec = table.spec;
     this.#dropped = new Set();
@@ -165,9 +168,10 @@ export class ClickHouseRollups {
   /** Takes up the current table (following), drops superseded ones, and counts the keys' values. */
   async #refresh(): Promise<void> {
     if (this.#follow) {
+      const adoptions = this.#adoptions;
       const { tables } = await listRollupTables(this.#client, this.#database);
       const current = currentTable(tables);
-      if (current) {
+      if (current && adoptions === this.#adoptions) {
         this.adopt(current);
         await dropSuperseded(this.#client, this.#database, tables, current);
       }
