@@ -23,14 +23,12 @@ import { clickHouseStringLiteral, quoteClickHouseIdentifier } from './clickhouse
  * beside the one read, filled by its own materialized view and from the events, then read
  * instead once its comment says it is complete (`clickhouse-rollups.ts`).
  *
- * An INSERT pushes its blocks to the views that existed when it started, and the event table's
- * `_inserted` column holds ClickHouse's clock when the insert wrote each block. So the new view
- * takes the events inserted at or after a boundary a moment ahead, the backfill those before it:
- * every event is counted by exactly one of them, provided every insert that started before the
- * view existed ended before the boundary (else the attempt is dropped and made again), and the
- * backfill waits for every insert that may still write an event before it. Engines sharing the
- * ClickHouse add one table at a time under the workspace's build lock (`clickhouse-build-lock.ts`),
- * each first taking up the table another added, and the table's name derives from what it keeps.
+ * An INSERT writes only into the views that existed when it started, so the new view takes the
+ * events whose `_inserted` (ClickHouse's clock at the insert) is at or past a boundary set ahead,
+ * which every earlier insert must end before, and the backfill takes the rest once every insert
+ * that may still write one ended: each event is counted once. Engines sharing the ClickHouse add
+ * under the workspace's build lock, each first taking up the table another added, and a table's
+ * name derives from its keys, so two that decide at once add one table.
  */
 
 /** The event table's column holding when ClickHouse wrote each event's block (`DEFAULT now64(3)`). */
@@ -128,10 +126,11 @@ async function buildGeneration(
   const view = `${db}.${quoteClickHouseIdentifier(rollupViewName(name))}`;
   const events = `${db}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
   const inserted = quoteClickHouseIdentifier(INSERTED_COLUMN);
-  await dropRollupTable(client, database, name);
-  await client.command({ query: tableSql(table, spec) });
   let boundary = 0;
   for (let attempt = 1; ; attempt++) {
+    // A new table each attempt: an insert may still write into the last one's through its view.
+    await dropRollupTable(client, database, name);
+    await client.command({ query: tableSql(table, spec) });
     boundary = (await serverMs(client)) + BOUNDARY_AHEAD_MS * attempt;
     const at = `fromUnixTimestamp64Milli(toInt64(${boundary}), 'UTC')`;
     await client.command({
@@ -140,8 +139,7 @@ async function buildGeneration(
     // Inserts that started before the view do not write into it: each must end before the boundary.
     await insertsEnded(client, database);
     if ((await serverMs(client)) < boundary) break;
-    await client.command({ query: `DROP VIEW IF EXISTS ${view}` });
-    await client.command({ query: `TRUNCATE TABLE ${table}` });
+    await dropRollupTable(client, database, name);
     if (attempt >= BOUNDARY_ATTEMPTS) {
       throw new Error('inserts outlasted every boundary of the rollup addition');
     }
