@@ -43,7 +43,7 @@ export interface EngineOptions {
    * ingest, which Count queries over whole spans read instead of the events, with the same
    * answer; off by default. A record names each workspace's (`*`: every workspace's) rolled-up
    * `keys` (top-level keys that splits and `=`, `≠`, `<`, `>` filters read) and `sums`
-   * (metrics whose Sum and Avg they keep); with `auto: true` (DuckDB only), the engine adds
+   * (metrics whose Sum and Avg they keep); with `auto: true`, the engine adds
    * the keys and metrics that enough of its queries use (see the README's rollups section). A
    * DuckDB workspace opened without them drops them;
    * opened with them again, or with other keys, it rebuilds them from its events. A ClickHouse
@@ -211,13 +211,7 @@ function clickHouseRollups(
   option: EngineOptions['rollups'],
 ): Record<string, RollupSpec | false> {
   if (option === false) return Object.fromEntries(names.map((name) => [name, false]));
-  const specs = rollupSpecs(names, option);
-  if (Object.values(specs).some((spec) => spec.auto)) {
-    throw new Error(
-      'createEngine: automatic rollup keys (auto) are DuckDB-only for now; declare the keys on ClickHouse',
-    );
-  }
-  return specs;
+  return rollupSpecs(names, option);
 }
 
 /** The default `logError`: standard error, with the failure where there is one. */

@@ -38,7 +38,8 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              --rollup-keys KEY,... keeps them per value of those top-level keys (splits and
              =, !=, <, > filters on them read rollups), --rollup-sums KEY,... with those
              metrics' Sum and Avg (either implies --rollups); "auto" among the keys lets
-             the engine add the keys and metrics queries use (DuckDB only; README, rollups)
+             the engine add the keys and metrics queries use (logged when added; on
+             ClickHouse the rollup table's comment lists the keys kept; README, rollups)
 `;
 const LOAD_USAGE = `  load       [--data .data | --clickhouse URL] [--workspace default] [--collection all_events]
              [--cluster-by KEY | --no-cluster | --clickhouse-sort-field KEY] [--rollups]

@@ -11,7 +11,7 @@ const AUTO = 'auto';
 
 /**
  * What `--rollups`, `--rollup-keys KEY,…` and `--rollup-sums KEY,…` ask for: a spec (either
- * list implies `--rollups`; `auto` among the keys lets the engine add more, on DuckDB only),
+ * list implies `--rollups`; `auto` among the keys lets the engine add more),
  * `true` for `--rollups` alone, or undefined without them.
  */
 export function rollupsOption(options: Options): RollupSpec | true | undefined {
@@ -20,11 +20,6 @@ export function rollupsOption(options: Options): RollupSpec | true | undefined {
   if (keys === undefined && sums === undefined) return options.rollups === true ? true : undefined;
   const declared = list(keys);
   const auto = declared.includes(AUTO);
-  if (auto && options.clickhouse !== undefined) {
-    throw new UsageError(
-      '--rollup-keys auto: automatic rollup keys are DuckDB-only for now; declare the keys with --clickhouse',
-    );
-  }
   try {
     return rollupSpec(
       declared.filter((name) => name !== AUTO),

@@ -27,7 +27,7 @@ export interface RollupSpec {
   sums: readonly string[];
   /**
    * Whether the engine adds keys and metrics that queries use (`rollup-usage.ts`) to the
-   * declared ones; only the DuckDB driver does yet.
+   * declared ones, on either driver (`drivers/auto-rollups.ts`).
    */
   auto?: boolean;
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest'
 import { loadIntoClickHouse } from '../../src/drivers/load-into-clickhouse.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../src/index.ts';
 import { ClickHouseRollups } from '../../src/storage/clickhouse/clickhouse-rollups.ts';
-import { MAX_KEY_VALUES } from '../../src/storage/rollup-spec.ts';
+import { AUTO_MIN_QUERIES, MAX_KEY_VALUES } from '../../src/storage/rollup-spec.ts';
 
 /**
  * Rollups on ClickHouse (`storage/clickhouse/clickhouse-rollups.ts`): a materialized view keeps
@@ -20,8 +20,9 @@ import { MAX_KEY_VALUES } from '../../src/storage/rollup-spec.ts';
  * written into the rollup table by hand changes exactly the answers that read it), except for a
  * key past the bound of distinct values, whose queries read the events. Every answer is compared
  * byte for byte with an engine without rollups over the same events, and the day counts with
- * counts made here from the events themselves. (`rollup-requests.test.ts` compares generated
- * requests on both drivers.)
+ * counts made here from the events themselves. Automatic keys add a wider table while events
+ * arrive, once even when two engines decide at once. (`rollup-requests.test.ts` compares
+ * generated requests on both drivers.)
  */
 
 const KEY = 'rollups-key';
@@ -372,4 +373,187 @@ describe("the count of the keys' distinct values", () => {
       await client.close();
     }
   });
+});
+
+describe('automatic rollup keys on ClickHouse', () => {
+  /** Queries that read rollups once `plan` and the sums of `ms` are kept, and one on `event`. */
+  const SHAPES: Array<Record<string, unknown>> = [
+    {
+      graph_type: 'Multi Line',
+      granularity: 'Day',
+      IANA_time_zone: 'UTC',
+      split: 'plan',
+      aggregation: 'Avg',
+      metric: 'ms',
+    },
+    {
+      graph_type: 'Single Line',
+      granularity: 'Week',
+      IANA_time_zone: 'Europe/London',
+      aggregation: 'Sum',
+      metric: 'ms',
+      filters: [['plan', '=', 'pro']],
+    },
+    {
+      graph_type: 'Single Line',
+      granularity: 'Day',
+      IANA_time_zone: 'UTC',
+      filters: [['event', '≠', 'view']],
+    },
+  ];
+  const prefixes: string[] = [];
+  afterAll(async () => {
+    for (const prefix of prefixes) {
+      await direct.command({ query: `DROP DATABASE IF EXISTS \`${prefix}default\`` });
+    }
+  });
+
+  /** Engines on one fresh database prefix: `auto` with `event` declared, and one without rollups. */
+  function place(logs: string[]) {
+    const prefix = `a${randomBytes(4).toString('hex')}_`;
+    prefixes.push(prefix);
+    const engine = (rollups: EngineOptions['rollups'], at = prefix) =>
+      createEngine({
+        dataDir: '/nonexistent',
+        clickhouse: { url, password, databasePrefix: at },
+        workspaces: { default: KEY },
+        now: () => NOW,
+        rollups,
+        logError: (message, error) => logs.push(`${message} ${error ?? ''}`),
+      });
+    const offPrefix = `${prefix}off_`;
+    prefixes.push(offPrefix);
+    return {
+      prefix,
+      auto: () => engine({ default: { keys: ['event'], auto: true } }),
+      declared: () => engine({ default: { keys: ['event'] } }),
+      unset: () => engine(undefined),
+      off: () => engine(false, offPrefix),
+    };
+  }
+
+  /** The generation tables (those the engine added), by name, and their comments. */
+  async function addedTables(prefix: string): Promise<Array<{ name: string; comment: string }>> {
+    const result = await direct.query({
+      query: `SELECT name, comment FROM system.tables WHERE database = {db:String}
+        AND match(name, '^_engine_rollup_15m_[0-9a-f]+$') ORDER BY name`,
+      query_params: { db: `${prefix}default` },
+      format: 'JSONEachRow',
+    });
+    return result.json<{ name: string; comment: string }>();
+  }
+
+  const send = async (engines: Engine[], list: Event[]) => {
+    for (const engine of engines) {
+      const answers = await Promise.all(
+        list.map((e) => engine.log({ api_key: KEY, timestamp: e.timestamp, json: e.json })),
+      );
+      for (const a of answers) expect(a.status).toBe(200);
+    }
+  };
+  const added = (logs: string[]) => logs.filter((line) => line.includes('rollups now also kept'));
+
+  test('keys that queries use are added, and answers stay the events’, inserts during the switch included', async () => {
+    const logs: string[] = [];
+    const at = place(logs);
+    let [auto, off] = await Promise.all([at.auto(), at.off()]);
+    try {
+      await send([auto, off], events(5, 300, START - DAY, NOW));
+      const before = await Promise.all(SHAPES.map((shape) => text(off, shape)));
+      // Two queries a round use `plan` and `ms`: the last round's starts the addition.
+      for (let round = 0; round < AUTO_MIN_QUERIES / 2; round++) {
+        for (const [i, shape] of SHAPES.entries()) expect(await text(auto, shape)).toBe(before[i]);
+      }
+      expect(await addedTables(at.prefix)).toEqual([]);
+      // Events keep arriving while the addition runs: on both sides of its boundary.
+      let seed = 100;
+      while (added(logs).length === 0 && seed < 400) {
+        await send([auto, off], events(seed++, 5, START, NOW));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(added(logs).join('\n')).toMatch(/key plan, sums of ms/);
+      expect(seed).toBeGreaterThan(105);
+      await send([auto, off], events(seed, 50, START, NOW));
+      const tables = await addedTables(at.prefix);
+      expect(tables.map((t) => JSON.parse(t.comment))).toEqual([
+        { keys: ['event', 'plan'], sums: ['ms'] },
+      ]);
+      for (const shape of SHAPES) expect(await text(auto, shape)).toBe(await text(off, shape));
+      // A restart with `auto` keeps the added table.
+      await auto.close();
+      auto = await at.auto();
+      expect(await addedTables(at.prefix)).toEqual(tables);
+      // The new table is what they read: a row written into it by hand (a hundred `view` events
+      // of plan `pro`, one with `ms` 0.1) changes the two that read `plan`, not the one without `view`.
+      const answers = await Promise.all(SHAPES.map((shape) => text(auto, shape)));
+      await direct.command({
+        query: `INSERT INTO \`${at.prefix}default\`.\`${tables[0]?.name}\` (collection, span, k0, k1, n, s0_n, s0_r)
+                VALUES ({c:String}, {span:Int64}, 'view', 'pro', 100, 1, [0.1])`,
+        query_params: { c: DEFAULT_COLLECTION, span: Date.UTC(2024, 1, 10, 12) / 1000 / 900 },
+      });
+      const changed = [];
+      for (const [i, shape] of SHAPES.entries()) {
+        if ((await text(auto, shape)) !== answers[i]) changed.push(i);
+      }
+      expect(changed).toEqual([0, 1]);
+      // Declaring the keys again without `auto` drops the added table (and the row with it).
+      await auto.close();
+      auto = await at.declared();
+      expect(await addedTables(at.prefix)).toEqual([]);
+      for (const shape of SHAPES) expect(await text(auto, shape)).toBe(await text(off, shape));
+    } finally {
+      await Promise.all([auto.close(), off.close()]);
+    }
+  }, 60_000);
+
+  test('two engines sharing the ClickHouse that decide at once add one table, and both read it', async () => {
+    const logs: string[] = [];
+    const at = place(logs);
+    const [one, two, off] = await Promise.all([at.auto(), at.auto(), at.off()]);
+    // A replica started without the option, which reads what the workspace has.
+    const three = await at.unset();
+    try {
+      await send([one, off], events(6, 200, START - DAY, NOW));
+      const shape = { ...SHAPES[0], aggregation: 'Count', metric: null };
+      const expected = await text(off, shape);
+      expect(await text(three, shape)).toBe(expected);
+      for (let round = 0; round < AUTO_MIN_QUERIES; round++) {
+        expect(await Promise.all([text(one, shape), text(two, shape)])).toEqual([
+          expected,
+          expected,
+        ]);
+      }
+      for (let wait = 0; wait < 400 && added(logs).length < 2; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      // Each engine reports the key kept, one having built the table and the other taken it up.
+      expect(added(logs)).toHaveLength(2);
+      const tables = await addedTables(at.prefix);
+      expect(tables.map((t) => JSON.parse(t.comment))).toEqual([
+        { keys: ['event', 'plan'], sums: [] },
+      ]);
+      await send([two, off], events(7, 40, START, NOW));
+      const now = await text(off, shape);
+      expect(now).not.toBe(expected);
+      expect([await text(one, shape), await text(two, shape)]).toEqual([now, now]);
+      // Both read the added table: a row written into it by hand changes both answers alike.
+      await direct.command({
+        query: `INSERT INTO \`${at.prefix}default\`.\`${tables[0]?.name}\` (collection, span, k0, k1, n)
+                VALUES ({c:String}, {span:Int64}, 'view', 'pro', 100)`,
+        query_params: { c: DEFAULT_COLLECTION, span: Date.UTC(2024, 1, 10, 12) / 1000 / 900 },
+      });
+      const tampered = await text(one, shape);
+      expect(tampered).not.toBe(now);
+      expect(await text(two, shape)).toBe(tampered);
+      // The third has not looked since it opened: its table lacks `plan`, so it reads the events
+      // until its next look, which a query waits for once the last is a minute old.
+      expect(await text(three, shape)).toBe(now);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.now() + 61_000);
+      expect(await text(three, shape)).toBe(tampered);
+    } finally {
+      vi.useRealTimers();
+      await Promise.all([one.close(), two.close(), three.close(), off.close()]);
+    }
+  }, 60_000);
 });

@@ -20,6 +20,10 @@ import {
   sortProjectionName,
 } from '../../storage/clickhouse/clickhouse-key-columns.ts';
 import {
+  extendClickHouseRollups,
+  keyValueCount,
+} from '../../storage/clickhouse/clickhouse-rollup-addition.ts';
+import {
   type ClickHouseRollups,
   openClickHouseRollups,
 } from '../../storage/clickhouse/clickhouse-rollups.ts';
@@ -35,6 +39,7 @@ import type { IngestBatch } from '../../storage/ingest-batch.ts';
 import type { RollupSpec } from '../../storage/rollup-spec.ts';
 import type { SeenKey } from '../../storage/seen-key.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
+import { AutoRollups } from '../auto-rollups.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
 import { connectClickHouse } from './clickhouse-connection.ts';
 
@@ -118,6 +123,7 @@ export async function openClickHouseDriver(
         rollups,
         workspace.columns.lookup(),
       );
+      if (typeof rollups === 'object' && rollups.auto) workspace.addKeys(name, options.log);
     }
   } catch (error) {
     for (const w of workspaces.values()) await w.client.close();
@@ -159,6 +165,8 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
   readonly #memoryLimit: string;
   /** The workspace's rollups, where it keeps them; set once, at open. */
   rollups: ClickHouseRollups | undefined;
+  /** With automatic rollup keys: what the workspace's queries used, and the addition under way. */
+  #auto: AutoRollups | undefined;
   /** Collections known to be in the catalog, so ingest registers each one once per process. */
   readonly #known = new Set<string>();
   /**
@@ -195,7 +203,35 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
     };
   }
 
+  /** Lets the engine add rollup keys and sums that queries use (`../auto-rollups.ts`). */
+  addKeys(name: string, log?: (sentence: string) => void): void {
+    const ensure = async (names: readonly string[]) => {
+      await this.columns.ensure(
+        names.map((key) => ({ path: [key], kinds: new Set(['string' as const]) })),
+      );
+      return this.columns.lookup();
+    };
+    this.#auto = new AutoRollups(
+      name,
+      {
+        spec: () => this.rollups?.spec,
+        added: () => this.rollups?.added ?? { keys: 0, sums: 0 },
+        keyValueCount: (key) =>
+          keyValueCount(this.client, this.database, key, this.columns.lookup()),
+        extend: async (add) =>
+          this.rollups && extendClickHouseRollups(this.client, this.rollups, add, { ensure }),
+      },
+      log,
+    );
+  }
+
+  /** Waits for an addition to the rollups under way. */
+  async idle(): Promise<void> {
+    await this.#auto?.idle();
+  }
+
   async queryCollection(plan: CollectionPlan, limits: QueryLimits) {
+    this.#auto?.observe(plan);
     const columns = this.columns.lookup();
     const sortFields = this.columns.sortFields();
     const projections = sortProjectionServes(plan.query, sortFields);
@@ -347,6 +383,7 @@ class ClickHouseDriver implements ClickHouseStorageDriver {
   async close(): Promise<void> {
     for (const w of this.workspaces.values()) {
       // Requests already acknowledged as stored wait for their insert, as on DuckDB.
+      await w.idle();
       await w.inserted();
       await w.client.close();
     }

@@ -6,10 +6,9 @@ import { WriteQueue } from '../../ingest/write-queue.ts';
 import { runSqlQuery } from '../../sql-mode/duckdb/index.ts';
 import { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
 import type { IngestBatch } from '../../storage/ingest-batch.ts';
-import { AUTO_MIN_QUERIES, MAX_KEY_VALUES, type RollupSpec } from '../../storage/rollup-spec.ts';
-import { RollupUsage, type RollupUses } from '../../storage/rollup-usage.ts';
+import type { RollupSpec } from '../../storage/rollup-spec.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
-import { rollupUses } from '../rollup-uses.ts';
+import { AutoRollups } from '../auto-rollups.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
 
 /** Where and how the DuckDB driver opens its workspaces. */
@@ -58,10 +57,7 @@ class DuckDbWorkspace implements DriverWorkspace {
   readonly queryCollection: DriverWorkspace['queryCollection'];
 
   /** With automatic rollup keys: what the workspace's queries used, and the addition under way. */
-  readonly #auto:
-    | { name: string; log?: (sentence: string) => void; usage: RollupUsage }
-    | undefined;
-  #extending: Promise<void> | undefined;
+  readonly #auto: AutoRollups | undefined;
 
   constructor(
     db: WorkspaceDb,
@@ -74,68 +70,26 @@ class DuckDbWorkspace implements DriverWorkspace {
       this.queryCollection = run;
       return;
     }
-    const state = {
-      name: auto.name,
-      usage: new RollupUsage(),
-      ...(auto.log ? { log: auto.log } : {}),
-    };
-    this.#auto = state;
+    const rollups = new AutoRollups(
+      auto.name,
+      {
+        spec: () => db.rollupSpec,
+        added: () => db.addedRollups,
+        keyValueCount: (name) => db.keyValueCount(name),
+        extend: (add) => db.extendRollups(add),
+      },
+      auto.log,
+    );
+    this.#auto = rollups;
     this.queryCollection = (plan, limits) => {
-      const uses = rollupUses(plan);
-      if (uses) {
-        state.usage.observe(uses);
-        this.#extendWhenDue();
-      }
+      rollups.observe(plan);
       return run(plan, limits);
     };
   }
 
-  /**
-   * Starts adding the keys and sums that enough queries used to the rollups, one addition at a
-   * time and beside the queries: a key with more than {@link MAX_KEY_VALUES} values is refused
-   * first, on a reader.
-   */
-  #extendWhenDue(): void {
-    const auto = this.#auto;
-    const spec = this.db.rollupSpec;
-    if (!auto || !spec || this.#extending) return;
-    const due = auto.usage.due(spec, this.db.addedRollups);
-    if (due.keys.length === 0 && due.sums.length === 0) return;
-    this.#extending = this.#extend(due).finally(() => {
-      this.#extending = undefined;
-    });
-  }
-
-  async #extend(due: RollupUses): Promise<void> {
-    const auto = this.#auto;
-    if (!auto) return;
-    const keys: string[] = [];
-    try {
-      for (const key of due.keys) {
-        const values = await this.db.keyValueCount(key);
-        if (values > MAX_KEY_VALUES) auto.usage.refuse('key', key);
-        else keys.push(key);
-      }
-      if (keys.length === 0 && due.sums.length === 0) return;
-      const spec = await this.db.extendRollups({ keys, sums: due.sums });
-      if (!spec) return;
-      const added = [...keys.map((k) => `key ${k}`), ...due.sums.map((m) => `sums of ${m}`)].join(
-        ', ',
-      );
-      auto.log?.(
-        `workspace ${auto.name}: rollups now also kept by ${added} (used by at least ${AUTO_MIN_QUERIES} queries); keys ${spec.keys.join(', ') || 'none'}, sums ${spec.sums.join(', ') || 'none'}`,
-      );
-    } catch {
-      // Not tried again until a restart: the rollups stay as they were, and answers the same.
-      for (const key of keys) auto.usage.refuse('key', key);
-      for (const sum of due.sums) auto.usage.refuse('sum', sum);
-      auto.log?.(`workspace ${auto.name}: rollups could not be extended; they stay as they were`);
-    }
-  }
-
   /** Waits for an addition to the rollups under way. */
   async idle(): Promise<void> {
-    await this.#extending;
+    await this.#auto?.idle();
   }
 
   querySql(query: SqlQuery, limits: QueryLimits) {

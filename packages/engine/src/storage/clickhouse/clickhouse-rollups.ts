@@ -17,7 +17,9 @@ import { clickHouseStringLiteral, quoteClickHouseIdentifier } from './clickhouse
  * add a span's rows up, as its parts may not be merged yet. The table's comment holds the spec it
  * was built with, once it was filled (a table without one is read by no engine); opening a workspace with another spec (or none) builds it anew from the events
  * in one INSERT … SELECT, which counts twice what another engine inserts meanwhile: build them
- * while only this engine writes to the workspace.
+ * while only this engine writes to the workspace. Automatic keys add a wider table beside it
+ * (`clickhouse-rollup-addition.ts`), which is safe while others write; of the complete tables,
+ * the one with the most keys and sums is read, and the others are dropped after a grace period.
  *
  * A key past {@link MAX_KEY_VALUES} distinct string forms (uniqExact over the table) is no longer
  * read: queries on it read the events. The view still writes it (the table's rows then grow with
@@ -31,6 +33,21 @@ const sumPrefix = (i: number) => `s${i}`;
 
 /** How long a count of the keys' distinct values is taken as current, in milliseconds. */
 const CARDINALITY_TTL_MS = 30_000;
+/**
+ * How old the table a following engine reads may be known to be current, in milliseconds: past
+ * it a query waits for the look, so that no engine reads a table long after it was superseded.
+ */
+const FOLLOW_STALE_MS = 60_000;
+/** Seconds a superseded rollup table is kept (and written) after the table replacing it was complete. */
+const SUPERSEDED_GRACE_S = 180;
+
+/** A complete rollup table of the workspace: its name and the spec its comment holds. */
+export interface RollupTable {
+  name: string;
+  spec: RollupSpec;
+  /** Seconds since its comment was written (its last change). */
+  age: number;
+}
 
 /** The rollups as a query reads them: the table, and each key's columns where it is read. */
 export interface ClickHouseRollupLookup {
@@ -43,46 +60,103 @@ export interface ClickHouseRollupLookup {
   sumColumns(name: string): string | null;
 }
 
+/** Where a workspace's rollups are read from, and which rollups the engine added itself. */
+export interface ClickHouseRollupsOptions {
+  /** The table's name (default {@link ROLLUPS_TABLE}). */
+  table?: string;
+  /** With automatic keys: the declared spec, the rest of the table's being the engine's own. */
+  declared?: RollupSpec;
+  /** Whether the engine looks for a wider table another engine made, with every count. */
+  follow?: boolean;
+}
+
 /** A workspace's rollups: its spec, and which keys are still read. */
 export class ClickHouseRollups {
-  readonly spec: RollupSpec;
   readonly #client: ClickHouseClient;
-  readonly #table: string;
-  /** Keys past the bound: never read again by this engine. */
-  readonly #dropped = new Set<string>();
+  readonly #database: string;
+  readonly #declared: RollupSpec | undefined;
+  readonly #follow: boolean;
+  #spec: RollupSpec;
+  #name: string;
+  /** Keys past the bound: never read again by this engine (from this table). */
+  #dropped = new Set<string>();
   #counted = Number.NEGATIVE_INFINITY;
   #counting: Promise<void> | undefined;
+  /** Tables taken up so far, so that a look begun before one is not taken up after it. */
+  #adoptions = 0;
 
-  constructor(client: ClickHouseClient, database: string, spec: RollupSpec) {
+  constructor(
+    client: ClickHouseClient,
+    database: string,
+    spec: RollupSpec,
+    options: ClickHouseRollupsOptions = {},
+  ) {
     this.#client = client;
-    this.#table = `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(ROLLUPS_TABLE)}`;
-    this.spec = spec;
+    this.#database = database;
+    this.#spec = spec;
+    this.#name = options.table ?? ROLLUPS_TABLE;
+    this.#declared = options.declared;
+    this.#follow = options.follow === true;
+  }
+
+  /** What the table read now keeps. */
+  get spec(): RollupSpec {
+    return this.#spec;
+  }
+
+  /** The database holding the rollups. */
+  get database(): string {
+    return this.#database;
+  }
+
+  /** How many of the spec's keys and sums the engine added by itself (beyond the declared). */
+  get added(): { keys: number; sums: number } {
+    const declared = this.#declared ?? this.#spec;
+    return {
+      keys: this.#spec.keys.filter((k) => !declared.keys.includes(k)).length,
+      sums: this.#spec.sums.filter((m) => !declared.sums.includes(m)).length,
+    };
+  }
+
+  /** Reads `table` from now on, where it is not the one read already. */
+  adopt(table: RollupTable): void {
+    if (table.name === this.#name) return;
+    this.#adoptions++;
+    this.#name = table.name;
+    this.#spec = table.spec;
+    this.#dropped = new Set();
+    this.#counted = Number.NEGATIVE_INFINITY;
   }
 
   /**
    * The lookup a query binds to, once the keys' distinct values were counted: the first count is
    * waited for, and one older than {@link CARDINALITY_TTL_MS} is taken again beside the query,
    * which reads the last one meanwhile (a stale count only makes a read slower, never other, as
-   * the view keeps every value), so no query waits for that round trip but the first.
+   * the view keeps every value), so no query waits for that round trip but the first. A
+   * following engine also looks for the current table then, and waits for a look older than
+   * {@link FOLLOW_STALE_MS}.
    */
   async lookup(): Promise<ClickHouseRollupLookup> {
-    if (this.spec.keys.length > 0 && Date.now() - this.#counted > CARDINALITY_TTL_MS) {
-      this.#counting ??= this.#count().finally(() => {
+    const age = Date.now() - this.#counted;
+    if ((this.#spec.keys.length > 0 || this.#follow) && age > CARDINALITY_TTL_MS) {
+      this.#counting ??= this.#refresh().finally(() => {
         this.#counting = undefined;
       });
-      if (this.#counted === Number.NEGATIVE_INFINITY) await this.#counting;
+      if (this.#counted === Number.NEGATIVE_INFINITY || (this.#follow && age > FOLLOW_STALE_MS))
+        await this.#counting;
       else
         this.#counting.catch(() => {
           // Kept: the last count stays good enough, and the next query counts again.
         });
     }
-    const { keys, sums } = this.spec;
+    const { keys, sums } = this.#spec;
+    const dropped = this.#dropped;
     return {
-      table: this.#table,
+      table: `${quoteClickHouseIdentifier(this.#database)}.${quoteClickHouseIdentifier(this.#name)}`,
       spanSeconds: SPAN_SECONDS,
       keyColumns: (name) => {
         const i = keys.indexOf(name);
-        return i < 0 || this.#dropped.has(name) ? null : keyColumns(i);
+        return i < 0 || dropped.has(name) ? null : keyColumns(i);
       },
       sumColumns: (name) => {
         const i = sums.indexOf(name);
@@ -91,23 +165,110 @@ export class ClickHouseRollups {
     };
   }
 
+  /** Takes up the current table (following), drops superseded ones, and counts the keys' values. */
+  async #refresh(): Promise<void> {
+    if (this.#follow) {
+      const adoptions = this.#adoptions;
+      const { tables } = await listRollupTables(this.#client, this.#database);
+      const current = currentTable(tables);
+      if (current && adoptions === this.#adoptions) {
+        this.adopt(current);
+        await dropSuperseded(this.#client, this.#database, tables, current);
+      }
+    }
+    if (this.#spec.keys.length > 0) await this.#count();
+    else this.#counted = Date.now();
+  }
+
   /** Counts each key's distinct string forms across the workspace's rollups. */
   async #count(): Promise<void> {
-    const { keys } = this.spec;
+    const { keys } = this.#spec;
+    const name = this.#name;
+    const table = `${quoteClickHouseIdentifier(this.#database)}.${quoteClickHouseIdentifier(name)}`;
     const result = await this.#client.query({
-      query: `SELECT ${keys.map((_, i) => `uniqExact(${keyColumns(i).string})`).join(', ')} FROM ${this.#table}`,
+      query: `SELECT ${keys.map((_, i) => `uniqExact(${keyColumns(i).string})`).join(', ')} FROM ${table}`,
       format: 'JSONCompactEachRow',
     });
     const [counts] = await result.json<Array<number | string>>();
-    keys.forEach((name, i) => {
-      if (Number(counts?.[i] ?? 0) > MAX_KEY_VALUES) this.#dropped.add(name);
+    // A count of a table replaced meanwhile says nothing of the new one.
+    if (name !== this.#name) return;
+    keys.forEach((key, i) => {
+      if (Number(counts?.[i] ?? 0) > MAX_KEY_VALUES) this.#dropped.add(key);
     });
     this.#counted = Date.now();
   }
 }
 
+/** The materialized view that fills rollup table `name`. */
+export const rollupViewName = (name: string) => `${name}_mv`;
+
+/**
+ * The workspace's rollup tables (complete ones with their spec, others with none) and whether
+ * its event table is Distributed.
+ */
+export async function listRollupTables(
+  client: ClickHouseClient,
+  database: string,
+): Promise<{
+  distributed: boolean;
+  tables: Array<{ name: string; spec?: RollupSpec; age: number }>;
+}> {
+  const found = await client.query({
+    query: `SELECT name, engine, comment, dateDiff('second', metadata_modification_time, now()) AS age
+      FROM system.tables WHERE database = {db:String} AND (name = {events:String}
+        OR (startsWith(name, {rollups:String}) AND engine LIKE '%AggregatingMergeTree'))`,
+    query_params: { db: database, rollups: ROLLUPS_TABLE, events: EVENTS_TABLE },
+    format: 'JSONEachRow',
+  });
+  const rows = await found.json<{ name: string; engine: string; comment: string; age: number }>();
+  return {
+    distributed: rows.some((t) => t.name === EVENTS_TABLE && t.engine === 'Distributed'),
+    tables: rows
+      .filter((t) => t.name !== EVENTS_TABLE)
+      .map((t) => {
+        const spec = parseSpec(t.comment);
+        return { name: t.name, age: Number(t.age), ...(spec ? { spec } : {}) };
+      }),
+  };
+}
+
+/** The table queries read: of the complete ones, the one with the most keys and sums (then the newest). */
+export function currentTable(
+  tables: ReadonlyArray<{ name: string; spec?: RollupSpec; age: number }>,
+): RollupTable | undefined {
+  const size = (t: RollupTable) => t.spec.keys.length + t.spec.sums.length;
+  const complete = tables.filter((t): t is RollupTable => t.spec !== undefined);
+  return complete.sort((a, b) => size(b) - size(a) || a.age - b.age)[0];
+}
+
+/** Drops the complete tables `current` superseded, once it has been complete for the grace period. */
+async function dropSuperseded(
+  client: ClickHouseClient,
+  database: string,
+  tables: ReadonlyArray<{ name: string; spec?: RollupSpec }>,
+  current: RollupTable,
+): Promise<void> {
+  if (current.age < SUPERSEDED_GRACE_S) return;
+  for (const t of tables) {
+    if (t.name !== current.name && t.spec) await dropRollupTable(client, database, t.name);
+  }
+}
+
+/** Drops a rollup table and the view that fills it, the view first so that no insert fails. */
+export async function dropRollupTable(
+  client: ClickHouseClient,
+  database: string,
+  name: string,
+): Promise<void> {
+  const db = quoteClickHouseIdentifier(database);
+  await client.command({
+    query: `DROP VIEW IF EXISTS ${db}.${quoteClickHouseIdentifier(rollupViewName(name))}`,
+  });
+  await client.command({ query: `DROP TABLE IF EXISTS ${db}.${quoteClickHouseIdentifier(name)}` });
+}
+
 /** The rollup table's DDL, without the comment that says it is complete. */
-function tableSql(table: string, spec: RollupSpec): string {
+export function tableSql(table: string, spec: RollupSpec): string {
   const columns = ['collection LowCardinality(String)', 'span Int64'];
   spec.keys.forEach((_, i) => {
     const k = keyColumns(i);
@@ -133,7 +294,8 @@ ENGINE = AggregatingMergeTree ORDER BY (${order.join(', ')})
 SETTINGS allow_nullable_key = 1`;
 }
 
-const specComment = (spec: RollupSpec) => JSON.stringify({ keys: spec.keys, sums: spec.sums });
+export const specComment = (spec: RollupSpec) =>
+  JSON.stringify({ keys: spec.keys, sums: spec.sums });
 
 /**
  * A top-level key's two forms as the raw statements read them: its form columns where the table
@@ -141,7 +303,10 @@ const specComment = (spec: RollupSpec) => JSON.stringify({ keys: spec.keys, sums
  * at the key. The keys' names are the server's own declaration (`rollup-spec.ts`), never a
  * request's, written as literals because a view's query takes no parameters.
  */
-function formsSql(name: string, columns: KeyColumnLookup): { string: string; number: string } {
+export function formsSql(
+  name: string,
+  columns: KeyColumnLookup,
+): { string: string; number: string } {
   const path = [name];
   const own = formColumnsAllowed(path) ? columns.bases.get(formColumnBase(path)) : undefined;
   if (own) return own;
@@ -154,10 +319,16 @@ function formsSql(name: string, columns: KeyColumnLookup): { string: string; num
 }
 
 /**
- * The rows of `events` (the event table, or the block an insert adds to it) as the rollups
- * keep them: per collection, span and key forms, the count and each metric's parts.
+ * The rows of `events` (the event table, or the block an insert adds to it; those `where` holds
+ * for) as the rollups keep them: per collection, span and key forms, the count and each metric's
+ * parts.
  */
-function rollupSelectSql(events: string, spec: RollupSpec, columns: KeyColumnLookup): string {
+export function rollupSelectSql(
+  events: string,
+  spec: RollupSpec,
+  columns: KeyColumnLookup,
+  where?: string,
+): string {
   const selected = [
     'collection',
     `intDiv(timestamp - (((timestamp % ${SPAN_SECONDS}) + ${SPAN_SECONDS}) % ${SPAN_SECONDS}), ${SPAN_SECONDS}) AS span`,
@@ -181,7 +352,8 @@ function rollupSelectSql(events: string, spec: RollupSpec, columns: KeyColumnLoo
       `CAST(${parts.r}, 'Array(Float64)') AS ${p}_r`,
     );
   });
-  return `SELECT ${selected.join(', ')} FROM ${events} GROUP BY ${groups.join(', ')}`;
+  const filter = where === undefined ? '' : ` WHERE ${where}`;
+  return `SELECT ${selected.join(', ')} FROM ${events}${filter} GROUP BY ${groups.join(', ')}`;
 }
 
 /**
@@ -222,31 +394,37 @@ async function keptRollups(
   database: string,
   setting: RollupSpec | boolean | undefined,
 ): Promise<{ settled: true; rollups: ClickHouseRollups | undefined } | { settled: false }> {
-  const found = await client.query({
-    query: `SELECT name, engine, comment FROM system.tables
-      WHERE database = {db:String} AND name IN ({rollups:String}, {events:String})`,
-    query_params: { db: database, rollups: ROLLUPS_TABLE, events: EVENTS_TABLE },
-    format: 'JSONEachRow',
-  });
-  const tables = await found.json<{ name: string; engine: string; comment: string }>();
-  const present = tables.find((t) => t.name === ROLLUPS_TABLE);
-  if (setting && tables.some((t) => t.name === EVENTS_TABLE && t.engine === 'Distributed')) {
+  const { distributed, tables } = await listRollupTables(client, database);
+  if (setting && distributed) {
     // A view on a Distributed table sees only the inserts its own node forwards.
     throw new Error(`rollups are not kept on a ClickHouse cluster yet (database ${database})`);
   }
-  const existing = present ? parseSpec(present.comment) : undefined;
-  if (setting === undefined || (setting === true && existing)) {
-    return {
-      settled: true,
-      rollups: existing && new ClickHouseRollups(client, database, existing),
-    };
+  const current = currentTable(tables);
+  const kept = (declared?: RollupSpec) =>
+    current &&
+    new ClickHouseRollups(client, database, current.spec, {
+      table: current.name,
+      follow: true,
+      ...(declared ? { declared } : {}),
+    });
+  if (setting === undefined || (setting === true && current)) {
+    return { settled: true, rollups: kept() };
   }
-  if (typeof setting === 'object' && existing && specComment(existing) === specComment(setting)) {
-    return { settled: true, rollups: new ClickHouseRollups(client, database, existing) };
+  if (typeof setting === 'object' && current && suits(current.spec, setting)) {
+    return { settled: true, rollups: kept(setting.auto ? setting : undefined) };
   }
   // Without rollups to drop, nothing more to do (most opens: a DDL statement is not free).
-  if (setting === false && !present) return { settled: true, rollups: undefined };
+  if (setting === false && tables.length === 0) return { settled: true, rollups: undefined };
   return { settled: false };
+}
+
+/** Whether rollups kept by `kept` serve `setting`: the same, or with `auto` more than declared. */
+function suits(kept: RollupSpec, setting: RollupSpec): boolean {
+  if (!setting.auto) return specComment(kept) === specComment(setting);
+  return (
+    setting.keys.every((k) => kept.keys.includes(k)) &&
+    setting.sums.every((m) => kept.sums.includes(m))
+  );
 }
 
 /** Drops the rollups, and with a spec (or `true`: counts alone) builds them anew from the events. */
@@ -259,8 +437,10 @@ async function buildRollups(
   const db = quoteClickHouseIdentifier(database);
   const table = `${db}.${quoteClickHouseIdentifier(ROLLUPS_TABLE)}`;
   const view = `${db}.${quoteClickHouseIdentifier(ROLLUPS_VIEW)}`;
-  await client.command({ query: `DROP VIEW IF EXISTS ${view}` });
-  await client.command({ query: `DROP TABLE IF EXISTS ${table}` });
+  // Every rollup table goes, those the engine widened by itself included.
+  const { tables } = await listRollupTables(client, database);
+  for (const t of tables) await dropRollupTable(client, database, t.name);
+  await dropRollupTable(client, database, ROLLUPS_TABLE);
   if (setting === false) return undefined;
   const spec = setting === true ? { keys: [], sums: [] } : setting;
   const events = `${db}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
@@ -275,7 +455,10 @@ async function buildRollups(
   await client.command({
     query: `ALTER TABLE ${table} MODIFY COMMENT ${clickHouseStringLiteral(specComment(spec))}`,
   });
-  return new ClickHouseRollups(client, database, spec);
+  return new ClickHouseRollups(client, database, spec, {
+    follow: true,
+    ...(typeof setting === 'object' && setting.auto ? { declared: setting } : {}),
+  });
 }
 
 /** The spec a table's comment holds, or undefined for a comment that holds none. */

@@ -19,13 +19,14 @@ export const COLLECTIONS_TABLE = '_engine_collections';
 export const ROLLUPS_TABLE = '_engine_rollup_15m';
 /** The materialized view that fills it. */
 export const ROLLUPS_VIEW = '_engine_rollup_15m_mv';
-/** Collection names that would collide with the engine's own tables. */
-export const RESERVED_NAMES = new Set([
-  EVENTS_TABLE,
-  COLLECTIONS_TABLE,
-  ROLLUPS_TABLE,
-  ROLLUPS_VIEW,
-]);
+const OWN_TABLES = new Set([EVENTS_TABLE, COLLECTIONS_TABLE, ROLLUPS_TABLE, ROLLUPS_VIEW]);
+/**
+ * Collection names that would collide with the engine's own tables, the rollup tables it adds
+ * by itself (`clickhouse-rollup-addition.ts`) included.
+ */
+export const RESERVED_NAMES: { has(name: string): boolean } = {
+  has: (name) => OWN_TABLES.has(name) || name.startsWith(`${ROLLUPS_TABLE}_`),
+};
 /** The view SQL mode's `FROM base` reads unless a collection is named `base`. */
 export const BASE_VIEW = 'base';
 
