@@ -61,9 +61,9 @@ function sumParts(text: unknown) {
 
 /**
  * A sum's parts from the rows `exponentSumsSql` writes, `[sign and biased exponent, sum of
- * significands, count]` each: the sum as an integer times 2^-1074 (a significand of biased
- * exponent e weighs 2^(max(e, 1) - 1) of those), as `plan/exact-sum.ts` reads it. No values: no
- * parts, as a sum over no rows reads.
+ * stored significands, count]` each: the sum as an integer times 2^-1074 (a significand of
+ * biased exponent e, its implicit bit 2^52 added where e is not 0, weighs 2^(max(e, 1) - 1) of
+ * those), as `plan/exact-sum.ts` reads it. No values: no parts, as a sum over no rows reads.
  */
 function exponentSumParts(rows: unknown[][]) {
   if (rows.length === 0) return null;
@@ -73,7 +73,8 @@ function exponentSumParts(rows: unknown[][]) {
     const exponent = Number(se) & 2047;
     // Infinities and NaN never reach a metric's numeric form; counted as numbers they would be wrong.
     if (exponent === 2047) throw new Error('a non-finite metric value reached an exact sum');
-    const magnitude = BigInt(String(sum)) << BigInt(Math.max(exponent, 1) - 1);
+    const implicit = exponent === 0 ? 0n : BigInt(Number(count)) << 52n;
+    const magnitude = (BigInt(String(sum)) + implicit) << BigInt(Math.max(exponent, 1) - 1);
     scaled += Number(se) & 2048 ? -magnitude : magnitude;
     n += Number(count);
   }

@@ -62,26 +62,27 @@ export function sumPartsTextSql(parts: SumPartAggregates): string {
 }
 
 /**
- * The exact sum of `metric` for a statement of one group: its non-NULL values' significands
- * (implicit bit included) summed as Int128 per sign and biased exponent, the top 12 bits of a
- * double, one row per pair: columns `se`, `s` and the count of values `n` (`clickhouse-events.ts`
- * adds them up as `plan/exact-sum.ts`'s scaled integer). Exact for every finite double, and a
- * few integer steps a row, where the limbs cost ClickHouse a dozen floating-point steps and
- * three Int128 conversions a row. `select` goes after SELECT, `where` after WHERE's conditions,
- * and `groupBy` ends the statement.
+ * The exact sum of `metric` for a statement of one group: its non-NULL values' stored
+ * significands (without the implicit bit) summed as Int128 per sign and biased exponent, the top
+ * 12 bits of a double, one row per pair: columns `se`, `s` and the count of values `n`
+ * (`clickhouse-events.ts` adds the implicit bit back as `n` times 2^52 for a normal exponent, and
+ * adds them up as `plan/exact-sum.ts`'s scaled integer). Exact for every finite double, and a few
+ * integer steps a row, where the limbs cost ClickHouse a dozen floating-point steps and three
+ * Int128 conversions a row; the metric is filtered once and read as not Nullable, as every step
+ * on a Nullable column also carries its null map. `select` goes after SELECT, `where` after
+ * WHERE's conditions, and `groupBy` ends the statement.
  */
 export function exponentSumsSql(metric: string): {
   select: string;
   where: string;
   groupBy: string;
 } {
-  const bits = aliasOf('b', `reinterpretAsUInt64(${metric})`);
+  const m = aliasOf('m', metric);
+  const bits = aliasOf('b', `reinterpretAsUInt64(assumeNotNull(${m.defined}))`);
   const se = aliasOf('se', `toUInt16(bitShiftRight(${bits.defined}, 52))`);
-  // Subnormals (biased exponent 0) have no implicit bit.
-  const significand = `bitOr(bitAnd(${bits.name}, 4503599627370495), if(bitAnd(${se.name}, 2047) = 0, 0, 4503599627370496))`;
   return {
-    select: `${se.defined}, toString(sum(toInt128(${significand}))), count()`,
-    where: `${bits.name} IS NOT NULL`,
+    select: `${se.defined}, toString(sum(toInt128(bitAnd(${bits.name}, 4503599627370495)))), count()`,
+    where: `${m.name} IS NOT NULL`,
     groupBy: `GROUP BY ${se.name}`,
   };
 }
