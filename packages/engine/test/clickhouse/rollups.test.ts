@@ -472,7 +472,9 @@ describe('automatic rollup keys on ClickHouse', () => {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       expect(added(logs).join('\n')).toMatch(/key plan, sums of ms/);
-      expect(seed).toBeGreaterThan(105);
+      // At least one round ran during the addition, whose boundary sits half a second ahead of its
+      // start; how many more depends on the machine's load, so the count is not asserted.
+      expect(seed).toBeGreaterThan(100);
       await send([auto, off], events(seed, 50, START, NOW));
       const tables = await addedTables(at.prefix);
       expect(tables.map((t) => JSON.parse(t.comment))).toEqual([
