@@ -336,7 +336,8 @@ describe('a table written when the engine kept raw JSON text per path', () => {
         format: 'JSONEachRow',
       });
       const paths = (await result.json<{ comment: string }>()).map((r) => r.comment);
-      expect(paths).toEqual(['["cart","total"]', '["cart"]']);
+      // `cart` holds only objects: as ingest does, the opening gives it no columns of its own.
+      expect(paths).toEqual(['["cart","total"]']);
       expect(await single(engine, { aggregation: 'Sum', metric: 'cart.total' })).toBe(10);
     } finally {
       await engine.close();

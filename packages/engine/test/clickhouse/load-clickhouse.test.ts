@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { KeyColumns } from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
 import { startServer, type TestServer } from '../helpers/engine-server.ts';
 import { expectClose } from '../helpers/expect-close.ts';
 import { fixtureEvents, NOW } from '../helpers/fixture-events.ts';
@@ -139,5 +140,44 @@ describe('load --clickhouse', () => {
     } finally {
       await direct.close();
     }
+  });
+
+  describe('engines opening the sorted workspace', () => {
+    const db = `analytics_${SORTED_WORKSPACE}`;
+    let direct: ReturnType<typeof createClient>;
+    const ask = async <T>(query: string) =>
+      (await (await direct.query({ query, format: 'JSONEachRow' })).json()) as T[];
+    const count = async (where: string) =>
+      Number(
+        (
+          await ask<{ n: string }>(
+            `SELECT count() AS n FROM system.mutations WHERE database = '${db}' AND ${where}`,
+          )
+        )[0]?.n,
+      );
+    /** Opens `n` engines with the load's sort field at once and waits for their background step. */
+    const open = async (n: number) => {
+      const engines = Array.from(
+        { length: n },
+        () => new KeyColumns(direct, db, { sortField: 'event' }),
+      );
+      await Promise.all(engines.map((e) => e.open()));
+      await Promise.all(engines.map((e) => e.project()));
+    };
+    beforeAll(() => {
+      direct = createClient({ url, password });
+    });
+    afterAll(async () => {
+      await direct.close();
+    });
+
+    test('after the load, an engine opening it starts no mutation', async () => {
+      const columns = `SELECT name FROM system.columns WHERE database = '${db}' ORDER BY name`;
+      const before = { mutations: await count('1'), columns: await ask(columns) };
+      await open(1);
+      expect(await count('1')).toBe(before.mutations);
+      // The fixture's `device` holds objects: its keys have columns, it has none of its own.
+      expect(await ask(columns)).toEqual(before.columns);
+    });
   });
 });

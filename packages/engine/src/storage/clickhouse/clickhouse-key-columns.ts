@@ -173,10 +173,14 @@ export class KeyColumns {
     const materialize = payloadAdded ? [MARKED_JSON] : [];
     if (this.#bases.size + this.#refused.size < MAX_KEY_COLUMNS) {
       const payload = this.#payload ? READABLE_JSON : 'json';
+      // Keys counted where ingest would give them columns (`ensure`): a value neither an object
+      // nor null. An object's own keys have columns of their own; giving the object columns
+      // here too would leave the sort projection a load made lacking them, and rebuilt.
       const keys = await this.#rows<{ key: string }>(
-        `SELECT key FROM (SELECT ${payload} AS p FROM {db:Identifier}.{table:Identifier} LIMIT ${OPENING_SAMPLE})
-         ARRAY JOIN JSONExtractKeys(p) AS key GROUP BY key ORDER BY count() DESC, key
-         LIMIT ${MAX_KEY_COLUMNS}`,
+        `SELECT kv.1 AS key FROM (SELECT ${payload} AS p FROM {db:Identifier}.{table:Identifier} LIMIT ${OPENING_SAMPLE})
+         ARRAY JOIN JSONExtractKeysAndValuesRaw(p) AS kv
+         WHERE NOT (startsWith(kv.2, '{') OR kv.2 = 'null')
+         GROUP BY key ORDER BY count() DESC, key LIMIT ${MAX_KEY_COLUMNS}`,
       );
       const sorted = this.#sortField === undefined ? [] : [[this.#sortField]];
       const paths = [...sorted, ...this.#rawPaths, ...keys.map((row) => [row.key])];
