@@ -5,7 +5,7 @@ import {
   sortProjectionPreferred,
   sortProjectionServes,
 } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
-import { KeyColumns } from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
+import { KeyColumns, projectionStep } from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
 
 /**
@@ -301,6 +301,27 @@ describe('which queries weigh the sort projection', () => {
     const samples = query({ graph_type: 'Samples', aggregation: 'Sum', metric: 'p' });
     expect(sortProjectionPreferred(samples, ['kind'])).toBeUndefined();
     expect(sortProjectionPreferred(query({ aggregation: 'Avg', metric: 'p' }), [])).toBeUndefined();
+  });
+});
+
+describe('what an opening engine does to the sort projection', () => {
+  const a = `n_${'a'.repeat(24)}`;
+  const b = `s_${'b'.repeat(24)}`;
+  const holding = `SELECT collection, timestamp, ${a}, ${b} ORDER BY collection, ${b}, timestamp`;
+  test.each([
+    ['nothing where it holds the columns in every part', holding, 0, false, 'none'],
+    ['nothing where a MATERIALIZE under way writes its parts', holding, 3, true, 'none'],
+    [
+      'materializes it where parts lack it and nothing writes them',
+      holding,
+      3,
+      false,
+      'materialize',
+    ],
+    ['adds it where the table has none', undefined, 0, false, 'add'],
+    ['makes it again where it lacks a column', holding.replace(`${a}, `, ''), 0, false, 'rebuild'],
+  ] as const)('%s', (_, query, partsWithout, pending, step) => {
+    expect(projectionStep({ query, partsWithout, pending }, [a, b])).toBe(step);
   });
 });
 

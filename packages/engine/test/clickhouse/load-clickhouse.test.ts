@@ -155,6 +155,7 @@ describe('load --clickhouse', () => {
           )
         )[0]?.n,
       );
+    const materializes = () => count(`position(command, 'MATERIALIZE PROJECTION') > 0`);
     /** Opens `n` engines with the load's sort field at once and waits for their background step. */
     const open = async (n: number) => {
       const engines = Array.from(
@@ -164,6 +165,12 @@ describe('load --clickhouse', () => {
       await Promise.all(engines.map((e) => e.open()));
       await Promise.all(engines.map((e) => e.project()));
     };
+    /** Active parts of the event table without the sort projection. */
+    const partsWithout = async () =>
+      ask<{ name: string }>(
+        `SELECT name FROM system.parts WHERE database = '${db}' AND table = '_engine_events'
+         AND active AND length(projections) = 0`,
+      );
     beforeAll(() => {
       direct = createClient({ url, password });
     });
@@ -178,6 +185,34 @@ describe('load --clickhouse', () => {
       expect(await count('1')).toBe(before.mutations);
       // The fixture's `device` holds objects: its keys have columns, it has none of its own.
       expect(await ask(columns)).toEqual(before.columns);
+    });
+
+    test('parts without the projection, or a table without it, get it built once by engines opening together', async () => {
+      const [{ name, query } = { name: '', query: '' }] = await ask<{
+        name: string;
+        query: string;
+      }>(`SELECT name, query FROM system.projections WHERE database = '${db}'`);
+      expect(name).toMatch(/^p_/);
+      const table = `${db}._engine_events`;
+      // Its definition added back without a MATERIALIZE: an engine stopped between the two.
+      await direct.command({ query: `ALTER TABLE ${table} DROP PROJECTION ${name}` });
+      await direct.command({ query: `ALTER TABLE ${table} ADD PROJECTION ${name} (${query})` });
+      expect((await partsWithout()).length).toBeGreaterThan(0);
+      let before = await materializes();
+      await open(2);
+      expect(await materializes()).toBe(before + 1);
+      expect(await partsWithout()).toEqual([]);
+      // No projection at all.
+      await direct.command({ query: `ALTER TABLE ${table} DROP PROJECTION ${name}` });
+      before = await materializes();
+      await open(2);
+      expect(await materializes()).toBe(before + 1);
+      expect(await partsWithout()).toEqual([]);
+      const after = await ask<{ name: string }>(
+        `SELECT name FROM system.projections WHERE database = '${db}'`,
+      );
+      expect(after).toEqual([{ name }]);
+      expect(await count('NOT is_done')).toBe(0);
     });
   });
 });
