@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { KeyColumns } from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
 import { startServer, type TestServer } from '../helpers/engine-server.ts';
 import { expectClose } from '../helpers/expect-close.ts';
 import { fixtureEvents, NOW } from '../helpers/fixture-events.ts';
@@ -139,5 +140,79 @@ describe('load --clickhouse', () => {
     } finally {
       await direct.close();
     }
+  });
+
+  describe('engines opening the sorted workspace', () => {
+    const db = `analytics_${SORTED_WORKSPACE}`;
+    let direct: ReturnType<typeof createClient>;
+    const ask = async <T>(query: string) =>
+      (await (await direct.query({ query, format: 'JSONEachRow' })).json()) as T[];
+    const count = async (where: string) =>
+      Number(
+        (
+          await ask<{ n: string }>(
+            `SELECT count() AS n FROM system.mutations WHERE database = '${db}' AND ${where}`,
+          )
+        )[0]?.n,
+      );
+    const materializes = () => count(`position(command, 'MATERIALIZE PROJECTION') > 0`);
+    /** Opens `n` engines with the load's sort field at once and waits for their background step. */
+    const open = async (n: number) => {
+      const engines = Array.from(
+        { length: n },
+        () => new KeyColumns(direct, db, { sortField: 'event' }),
+      );
+      await Promise.all(engines.map((e) => e.open()));
+      await Promise.all(engines.map((e) => e.project()));
+    };
+    /** Active parts of the event table without the sort projection. */
+    const partsWithout = async () =>
+      ask<{ name: string }>(
+        `SELECT name FROM system.parts WHERE database = '${db}' AND table = '_engine_events'
+         AND active AND length(projections) = 0`,
+      );
+    beforeAll(() => {
+      direct = createClient({ url, password });
+    });
+    afterAll(async () => {
+      await direct.close();
+    });
+
+    test('after the load, an engine opening it starts no mutation', async () => {
+      const columns = `SELECT name FROM system.columns WHERE database = '${db}' ORDER BY name`;
+      const before = { mutations: await count('1'), columns: await ask(columns) };
+      await open(1);
+      expect(await count('1')).toBe(before.mutations);
+      // The fixture's `device` holds objects: its keys have columns, it has none of its own.
+      expect(await ask(columns)).toEqual(before.columns);
+    });
+
+    test('parts without the projection, or a table without it, get it built once by engines opening together', async () => {
+      const [{ name, query } = { name: '', query: '' }] = await ask<{
+        name: string;
+        query: string;
+      }>(`SELECT name, query FROM system.projections WHERE database = '${db}'`);
+      expect(name).toMatch(/^p_/);
+      const table = `${db}._engine_events`;
+      // Its definition added back without a MATERIALIZE: an engine stopped between the two.
+      await direct.command({ query: `ALTER TABLE ${table} DROP PROJECTION ${name}` });
+      await direct.command({ query: `ALTER TABLE ${table} ADD PROJECTION ${name} (${query})` });
+      expect((await partsWithout()).length).toBeGreaterThan(0);
+      let before = await materializes();
+      await open(2);
+      expect(await materializes()).toBe(before + 1);
+      expect(await partsWithout()).toEqual([]);
+      // No projection at all.
+      await direct.command({ query: `ALTER TABLE ${table} DROP PROJECTION ${name}` });
+      before = await materializes();
+      await open(2);
+      expect(await materializes()).toBe(before + 1);
+      expect(await partsWithout()).toEqual([]);
+      const after = await ask<{ name: string }>(
+        `SELECT name FROM system.projections WHERE database = '${db}'`,
+      );
+      expect(after).toEqual([{ name }]);
+      expect(await count('NOT is_done')).toBe(0);
+    });
   });
 });

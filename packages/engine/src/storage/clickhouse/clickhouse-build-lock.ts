@@ -2,7 +2,8 @@ import { type ClickHouseClient, ClickHouseError } from '@clickhouse/client-web';
 import { quoteClickHouseIdentifier } from './clickhouse-sql-text.ts';
 
 /**
- * A lock between engines opening one workspace at once (replicas started together): a table
+ * A lock between engines opening one workspace at once (replicas started together), held while
+ * one builds its rollups or the sort projection (`clickhouse-key-columns.ts`): a table
  * whose CREATE only one of them wins, ClickHouse answering the others that it exists. Its holder
  * drops it when done; one older than {@link STALE_AFTER_S} by ClickHouse's clock (its holder
  * died mid-build) is dropped by the next engine that waits for it, which then takes it.

@@ -1,5 +1,6 @@
 import { type ClickHouseClient, ClickHouseError } from '@clickhouse/client-web';
 import type { SeenKey } from '../seen-key.ts';
+import { awaitBuildLock, releaseBuildLock, takeBuildLock } from './clickhouse-build-lock.ts';
 import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
 import {
   MARKED_JSON,
@@ -173,10 +174,14 @@ export class KeyColumns {
     const materialize = payloadAdded ? [MARKED_JSON] : [];
     if (this.#bases.size + this.#refused.size < MAX_KEY_COLUMNS) {
       const payload = this.#payload ? READABLE_JSON : 'json';
+      // Keys counted where ingest would give them columns (`ensure`): a value neither an object
+      // nor null. An object's own keys have columns of their own; giving the object columns
+      // here too would leave the sort projection a load made lacking them, and rebuilt.
       const keys = await this.#rows<{ key: string }>(
-        `SELECT key FROM (SELECT ${payload} AS p FROM {db:Identifier}.{table:Identifier} LIMIT ${OPENING_SAMPLE})
-         ARRAY JOIN JSONExtractKeys(p) AS key GROUP BY key ORDER BY count() DESC, key
-         LIMIT ${MAX_KEY_COLUMNS}`,
+        `SELECT kv.1 AS key FROM (SELECT ${payload} AS p FROM {db:Identifier}.{table:Identifier} LIMIT ${OPENING_SAMPLE})
+         ARRAY JOIN JSONExtractKeysAndValuesRaw(p) AS kv
+         WHERE NOT (startsWith(kv.2, '{') OR kv.2 = 'null')
+         GROUP BY key ORDER BY count() DESC, key LIMIT ${MAX_KEY_COLUMNS}`,
       );
       const sorted = this.#sortField === undefined ? [] : [[this.#sortField]];
       const paths = [...sorted, ...this.#rawPaths, ...keys.map((row) => [row.key])];
@@ -230,25 +235,74 @@ export class KeyColumns {
     const sorted = this.#bases.get(baseName(path));
     if (!sorted) return;
     const name = sortProjectionName(path[0] as string);
-    const quoted = quoteClickHouseIdentifier(name);
     const forms = this.forms().flatMap((c) => [c.number, c.string]);
-    const existing = await this.#rows<{ query: string }>(
-      `SELECT query FROM system.projections WHERE database = {db:String} AND table = {table:String}
-       AND name = ${clickHouseStringLiteral(name)}`,
+    // Replicas opening together build it once: the one holding the build lock builds it, the
+    // others wait for the lock to go and then find it built.
+    for (;;) {
+      if (projectionStep(await this.#projection(name), forms) === 'none') return;
+      if (await takeBuildLock(this.#client, this.#database)) {
+        try {
+          const step = projectionStep(await this.#projection(name), forms);
+          if (step !== 'none') await this.#build(step, name, sorted.string, forms);
+        } finally {
+          await releaseBuildLock(this.#client, this.#database);
+        }
+        return;
+      }
+      await awaitBuildLock(this.#client, this.#database);
+    }
+  }
+
+  /** What the table holds of the projection `name` (see {@link ProjectionState}). */
+  async #projection(name: string): Promise<ProjectionState> {
+    const literal = clickHouseStringLiteral(name);
+    const [row] = await this.#rows<{
+      defined: string;
+      query: string;
+      without: string;
+      pending: string;
+    }>(
+      `SELECT
+         (SELECT count() FROM system.projections
+          WHERE database = {db:String} AND table = {table:String} AND name = ${literal}) AS defined,
+         (SELECT any(query) FROM system.projections
+          WHERE database = {db:String} AND table = {table:String} AND name = ${literal}) AS query,
+         (SELECT count() FROM system.parts
+          WHERE database = {db:String} AND table = {table:String} AND active
+            AND NOT has(projections, ${literal})) AS without,
+         (SELECT count() FROM system.mutations
+          WHERE database = {db:String} AND table = {table:String} AND NOT is_done
+            AND position(command, 'MATERIALIZE PROJECTION') > 0
+            AND position(command, ${literal}) > 0) AS pending`,
     );
-    if (existing[0]) {
-      const held = new Set(existing[0].query.match(/\b[ns]_[0-9a-f]{24}\b/g));
-      if (forms.every((column) => held.has(column))) return;
+    return {
+      query: Number(row?.defined) > 0 ? (row?.query ?? '') : undefined,
+      partsWithout: Number(row?.without ?? 0),
+      pending: Number(row?.pending ?? 0) > 0,
+    };
+  }
+
+  /** Runs `step` for the projection `name`, ordered by the column `sorted`, holding `forms`. */
+  async #build(
+    step: Exclude<ProjectionStep, 'none'>,
+    name: string,
+    sorted: string,
+    forms: readonly string[],
+  ): Promise<void> {
+    const quoted = quoteClickHouseIdentifier(name);
+    if (step === 'rebuild') {
       await this.#client.command({
         query: `ALTER TABLE ${this.#table()} DROP PROJECTION IF EXISTS ${quoted}`,
       });
     }
-    const columns = ['collection', 'timestamp', ...forms].map(quoteClickHouseIdentifier);
-    await this.#client.command({
-      query: `ALTER TABLE ${this.#table()} ADD PROJECTION IF NOT EXISTS ${quoted} (
+    if (step !== 'materialize') {
+      const columns = ['collection', 'timestamp', ...forms].map(quoteClickHouseIdentifier);
+      await this.#client.command({
+        query: `ALTER TABLE ${this.#table()} ADD PROJECTION IF NOT EXISTS ${quoted} (
   SELECT ${columns.join(', ')}
-  ORDER BY collection, ${quoteClickHouseIdentifier(sorted.string)}, timestamp)`,
-    });
+  ORDER BY collection, ${quoteClickHouseIdentifier(sorted)}, timestamp)`,
+      });
+    }
     await this.#client.command({
       query: `ALTER TABLE ${this.#table()} MATERIALIZE PROJECTION ${quoted}`,
     });
@@ -419,6 +473,31 @@ export interface KeyColumnsOptions {
   sortField?: string;
   /** Where a refused ALTER is told (default: standard error). */
   log?: (sentence: string) => void;
+}
+
+/** What the table holds of a sort projection, as {@link projectionStep} weighs it. */
+export interface ProjectionState {
+  /** Its definition (`system.projections.query`), or undefined where the table has none. */
+  query: string | undefined;
+  /** Active parts written without it (before it was added, or its build stopped). */
+  partsWithout: number;
+  /** Whether a MATERIALIZE of it is still running, which will write those parts. */
+  pending: boolean;
+}
+
+/** What an engine does to a sort projection; every step but `none` is a mutation. */
+export type ProjectionStep = 'none' | 'add' | 'rebuild' | 'materialize';
+
+/**
+ * The step that makes the sort projection hold the form columns `forms` in every part: none
+ * where it holds them and its parts have it (or a MATERIALIZE under way will write them), so an
+ * engine opening a workspace a load or another engine gave the projection leaves it as it is.
+ */
+export function projectionStep(state: ProjectionState, forms: readonly string[]): ProjectionStep {
+  if (state.query === undefined) return 'add';
+  const held = new Set(state.query.match(/\b[ns]_[0-9a-f]{24}\b/g));
+  if (!forms.every((column) => held.has(column))) return 'rebuild';
+  return state.partsWithout > 0 && !state.pending ? 'materialize' : 'none';
 }
 
 /**
