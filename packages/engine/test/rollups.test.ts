@@ -60,6 +60,15 @@ afterAll(() => {
 const HOUR = 3600;
 const DAY = 86_400;
 const T2024 = Date.UTC(2024, 0, 1) / 1000;
+/** A line per UTC day over the first 30 days of 2024, of workspace key `k`. */
+const DAILY = {
+  api_key: 'k',
+  graph_type: 'Single Line',
+  start: T2024 - 1,
+  end: T2024 + 30 * DAY,
+  IANA_time_zone: 'UTC',
+  granularity: 'Day',
+};
 
 /**
  * The rows where rollups and the events disagree: counts per collection and span recomputed
@@ -281,12 +290,7 @@ describe('rollups hold the events’ counts', () => {
     }
     const query = (aggregation: string) =>
       engine.query({
-        api_key: 'k',
-        graph_type: 'Single Line',
-        start: T2024 - 1,
-        end: T2024 + 30 * DAY,
-        IANA_time_zone: 'UTC',
-        granularity: 'Day',
+        ...DAILY,
         aggregation,
         metric: 'v',
       });
@@ -466,12 +470,7 @@ describe('rollups hold the events’ counts', () => {
     await engine.close();
     engine = await open(['event', 'u']);
     const filtered = await engine.query({
-      api_key: 'k',
-      graph_type: 'Single Line',
-      start: T2024 - 1,
-      end: T2024 + 30 * DAY,
-      IANA_time_zone: 'UTC',
-      granularity: 'Day',
+      ...DAILY,
       aggregation: 'Count',
       filters: [['u', '=', 5]],
     });
@@ -737,12 +736,7 @@ describe('rollups hold the events’ counts', () => {
     }
     const query = (engine: typeof on, aggregation: string) =>
       engine.query({
-        api_key: 'k',
-        graph_type: 'Single Line',
-        start: T2024 - 1,
-        end: T2024 + 30 * DAY,
-        IANA_time_zone: 'UTC',
-        granularity: 'Day',
+        ...DAILY,
         aggregation,
         metric: 'v',
       });
@@ -829,12 +823,7 @@ describe('rollups hold the events’ counts', () => {
     ];
     for (const shape of shapes) {
       const body = {
-        api_key: 'k',
-        graph_type: 'Single Line',
-        start: T2024 - 1,
-        end: T2024 + 30 * DAY,
-        IANA_time_zone: 'UTC',
-        granularity: 'Day',
+        ...DAILY,
         ...shape,
       };
       const wanted = await off.query(body);
