@@ -13,7 +13,12 @@ import { comparePaths } from '../../../storage/key-path.ts';
 import type { CollectionPlan } from '../../plan/collection-plan.ts';
 import type { BoundQuery } from '../bound-query.ts';
 import { bindClickHouseRollup, type ClickHouseBoundRollup } from './bind-clickhouse-rollup.ts';
-import { filtersSql, numericFieldSql, stringFieldSql } from './clickhouse-fields.ts';
+import {
+  filtersSql,
+  numericFieldSql,
+  type PayloadValues,
+  stringFieldSql,
+} from './clickhouse-fields.ts';
 
 /**
  * One key path that spells a field, and its form columns (quoted) where the event table has
@@ -44,7 +49,10 @@ export interface ClickHouseFilters {
  * the split and each filter list, written once here with their `{name:Type}` parameters.
  */
 export interface ClickHouseBoundQuery extends BoundQuery<ClickHouseField> {
-  /** The workspace's events table, schema-qualified and quoted. */
+  /**
+   * The workspace's events table, schema-qualified and quoted; where the SQL below reads the
+   * payload, the subquery of its rows with those readings as columns ({@link payloadValues}).
+   */
   relation: string;
   /** The condition that picks the query's collection from {@link relation}. */
   inCollection: string;
@@ -53,6 +61,8 @@ export interface ClickHouseBoundQuery extends BoundQuery<ClickHouseField> {
   /** The split's string form, or null where the query has no split. */
   splitSql: string | null;
   where: ClickHouseFilters;
+  /** The payload readings {@link relation} adds to the events' columns, by name. */
+  payloadValues: PayloadValues;
   /**
    * The parameters the SQL above holds, by name (`collection`, `p<n>`); a renderer starts its
    * statement's parameters from these and adds its own under other names.
@@ -72,7 +82,7 @@ export function bindClickHouseQuery(
   database = 'default',
   rollups?: ClickHouseRollupLookup,
 ): ClickHouseBoundQuery {
-  const relation = `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
+  const table = `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
   const fields = new Map<string, ClickHouseField>();
   for (const name of plan.fields) {
     const spellings = fieldSpellings(name).map((path) => ({
@@ -96,16 +106,18 @@ export function bindClickHouseQuery(
     fields,
     metric,
     split,
-    relation,
+    relation: table,
     inCollection: 'collection = {collection:String}',
     metricSql: 'NULL',
     splitSql: null,
     where: { filters: 'true', compare: 'true', numerator: 'true', denominator: 'true' },
+    payloadValues: new Map(),
     params,
   };
+  const values = bound.payloadValues;
   if (metric !== null && query.aggregation !== 'Count')
-    bound.metricSql = numericFieldSql(metric, params);
-  if (split !== null) bound.splitSql = stringFieldSql(split, params);
+    bound.metricSql = numericFieldSql(metric, params, values);
+  if (split !== null) bound.splitSql = stringFieldSql(split, params, values);
   const list = (groups: CollectionPlan['query']['filters'] | null | undefined) =>
     filtersSql(groups ?? [], bound, params);
   bound.where = {
@@ -115,6 +127,12 @@ export function bindClickHouseQuery(
     denominator: list(query.denominator_filters),
   };
   if (rollups) bound.rollup = bindClickHouseRollup(query, bound, rollups);
+  if (values.size > 0) {
+    // The statements' conditions on collection and time stay outside, where ClickHouse pushes
+    // them down to the table's primary key before any reading is computed.
+    const columns = [...values].map(([name, sql]) => `${sql} AS ${name}`);
+    bound.relation = `(SELECT *, ${columns.join(', ')} FROM ${table})`;
+  }
   return bound;
 }
 

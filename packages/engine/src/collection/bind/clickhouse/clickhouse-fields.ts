@@ -97,46 +97,92 @@ function fieldSql(
 }
 
 /**
- * For a field read wholly from the payload, its value's JSON text at the first spelling where the
- * event holds a value, named once (`(expr AS name)`) for `form` to read by name; null where a
- * spelling has key columns. Picking the text first writes each form once for all spellings: a
- * deep path has up to 32 spellings, and ClickHouse's planning time grows with the expression.
+ * The payload readings a statement computes once per row, each reading's SQL by its column name:
+ * the bound query's relation computes them (`bind-clickhouse-query.ts`) and the rest of the
+ * statement reads them as columns. ClickHouse's analyzer resolves an alias again at each of its
+ * references, so a reading named inline and read many times costs its planning time many times.
  */
-function payloadFormSql(
-  field: ClickHouseField,
-  params: Params,
-  form: (value: string) => string,
-): string | null {
-  if (field.spellings.some((s) => s.columns !== null)) return null;
-  const raws = field.spellings.map((s) => {
-    const path = s.path.map((key) => param(params, 'String', key)).join(', ');
-    return s.payload((payload) => `JSONExtractRaw(${payload}, ${path})`);
-  });
-  const last = raws.at(-1) as string;
-  const value =
-    raws.length === 1
-      ? last
-      : `multiIf(${raws
-          .slice(0, -1)
-          .map((raw) => `JSONType(${raw}) NOT IN ('Null', 'Object'), ${raw}`)
-          .join(', ')}, ${last})`;
-  const name = `__v_${createHash('sha256').update(value).digest('hex').slice(0, 16)}`;
-  // The first reading names the value, so each form stands on its own in any clause.
-  return form(name).replace(name, `(${value} AS ${name})`);
+export type PayloadValues = Map<string, string>;
+
+/** `reading` as a column of `values`, `key` naming it (a hash of the reading by default). */
+function payloadValue(values: PayloadValues, reading: () => string, key?: string): string {
+  if (key !== undefined) {
+    const name = `__v_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+    if (!values.has(name)) values.set(name, reading());
+    return name;
+  }
+  const sql = reading();
+  const name = `__v_${createHash('sha256').update(sql).digest('hex').slice(0, 16)}`;
+  values.set(name, sql);
+  return name;
 }
 
-/** The numeric form of `field` (NULL where it has none). */
-export function numericFieldSql(field: ClickHouseField, params: Params): string {
-  return (
-    payloadFormSql(field, params, (value) =>
-      numericFormSql(value, param(params, 'String', NUMERIC_TEXT)),
-    ) ?? fieldSql(field, (s) => s.number(), params)
+/**
+ * For a field read wholly from the payload, the column of `values` holding its value's JSON text
+ * at the first spelling where the event holds a value; null where a spelling has key columns.
+ * Picking the text first writes each form once for all spellings: a deep path has up to 32
+ * spellings, and ClickHouse's planning time grows with the expression.
+ */
+function payloadValueSql(
+  field: ClickHouseField,
+  params: Params,
+  values: PayloadValues,
+): string | null {
+  if (field.spellings.some((s) => s.columns !== null)) return null;
+  // One column per field, whichever clause reads it first.
+  return payloadValue(
+    values,
+    () => {
+      const raws = field.spellings.map((s) => {
+        const path = s.path.map((key) => param(params, 'String', key)).join(', ');
+        return s.payload((payload) => `JSONExtractRaw(${payload}, ${path})`);
+      });
+      const last = raws.at(-1) as string;
+      if (raws.length === 1) return last;
+      return `multiIf(${raws
+        .slice(0, -1)
+        .map((raw) => `JSONType(${raw}) NOT IN ('Null', 'Object'), ${raw}`)
+        .join(', ')}, ${last})`;
+    },
+    JSON.stringify(['field', field.name]),
   );
 }
 
+/**
+ * A reading of a field with key columns: read in place where every spelling has them, else (a
+ * spelling read from the payload) as a column of `values`.
+ */
+function keyedFieldSql(
+  field: ClickHouseField,
+  reading: (s: Spelling) => string,
+  params: Params,
+  values: PayloadValues,
+): string {
+  if (field.spellings.every((s) => s.columns !== null)) return fieldSql(field, reading, params);
+  return payloadValue(values, () => fieldSql(field, reading, params));
+}
+
+/** The numeric form of `field` (NULL where it has none). */
+export function numericFieldSql(
+  field: ClickHouseField,
+  params: Params,
+  values: PayloadValues,
+): string {
+  const value = payloadValueSql(field, params, values);
+  if (value === null) return keyedFieldSql(field, (s) => s.number(), params, values);
+  return numericFormSql(value, param(params, 'String', NUMERIC_TEXT));
+}
+
 /** The string form of `field` (NULL for objects, null and missing fields). */
-export function stringFieldSql(field: ClickHouseField, params: Params): string {
-  return payloadFormSql(field, params, stringFormSql) ?? fieldSql(field, (s) => s.string, params);
+export function stringFieldSql(
+  field: ClickHouseField,
+  params: Params,
+  values: PayloadValues,
+): string {
+  const value = payloadValueSql(field, params, values);
+  return value === null
+    ? keyedFieldSql(field, (s) => s.string, params, values)
+    : stringFormSql(value);
 }
 
 function valueNumber(value: FilterValue): number | null {
@@ -154,20 +200,32 @@ function conditionSql(
   params: Params,
 ): string {
   const field = boundField(bound, name);
+  const values = bound.payloadValues;
   const text = typeof value === 'string' ? value : String(value);
   const n = typeof value === 'boolean' ? null : valueNumber(value);
   const equals = () => {
-    const s = `${stringFieldSql(field, params)} = ${param(params, 'String', text)}`;
+    const s = `${stringFieldSql(field, params, values)} = ${param(params, 'String', text)}`;
     if (n === null) return `coalesce(${s}, false)`;
-    return `coalesce(${s} OR ${numericFieldSql(field, params)} = ${param(params, 'Float64', n)}, false)`;
+    return `coalesce(${s} OR ${numericFieldSql(field, params, values)} = ${param(params, 'Float64', n)}, false)`;
   };
   const includes = () => {
     const v = param(params, 'String', text);
-    const json = (reading: (s: Spelling) => string) =>
-      fieldSql(field, reading, params, (s) => jsonSpelling(s, params));
-    return `coalesce(if(${json((s) => s.json((keys) => `JSONType(${keys}) = 'Array'`))},
-      has(${json((s) => s.json(arrayForm))}, ${v}),
-      position(${stringFieldSql(field, params)}, ${v}) > 0), false)`;
+    const value = payloadValueSql(field, params, values);
+    // A field with key columns reads its JSON spelling by spelling, named once as well.
+    const json = (reading: (keys: string) => string) =>
+      value === null
+        ? payloadValue(values, () =>
+            fieldSql(
+              field,
+              (s) => s.json(reading),
+              params,
+              (s) => jsonSpelling(s, params),
+            ),
+          )
+        : reading(value);
+    return `coalesce(if(${json((keys) => `JSONType(${keys}) = 'Array'`)},
+      has(${json(arrayForm)}, ${v}),
+      position(${stringFieldSql(field, params, values)}, ${v}) > 0), false)`;
   };
   switch (operator) {
     case '=':
@@ -181,7 +239,7 @@ function conditionSql(
     case '>':
     case '<':
       if (n === null) return 'false';
-      return `coalesce(${numericFieldSql(field, params)} ${operator} ${param(params, 'Float64', n)}, false)`;
+      return `coalesce(${numericFieldSql(field, params, values)} ${operator} ${param(params, 'Float64', n)}, false)`;
   }
 }
 
