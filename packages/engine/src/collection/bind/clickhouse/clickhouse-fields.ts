@@ -104,16 +104,13 @@ function fieldSql(
  */
 export type PayloadValues = Map<string, string>;
 
-/** `reading` as a column of `values`, `key` naming it (a hash of the reading by default). */
-function payloadValue(values: PayloadValues, reading: () => string, key?: string): string {
-  if (key !== undefined) {
-    const name = `__v_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
-    if (!values.has(name)) values.set(name, reading());
-    return name;
-  }
-  const sql = reading();
-  const name = `__v_${createHash('sha256').update(sql).digest('hex').slice(0, 16)}`;
-  values.set(name, sql);
+/**
+ * `reading` as a column of `values`, named by `key` (what it reads of which field), so that each
+ * reading is computed, and its parameters bound, once whichever clauses read it.
+ */
+function payloadValue(values: PayloadValues, key: unknown[], reading: () => string): string {
+  const name = `__v_${createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16)}`;
+  if (!values.has(name)) values.set(name, reading());
   return name;
 }
 
@@ -129,23 +126,18 @@ function payloadValueSql(
   values: PayloadValues,
 ): string | null {
   if (field.spellings.some((s) => s.columns !== null)) return null;
-  // One column per field, whichever clause reads it first.
-  return payloadValue(
-    values,
-    () => {
-      const raws = field.spellings.map((s) => {
-        const path = s.path.map((key) => param(params, 'String', key)).join(', ');
-        return s.payload((payload) => `JSONExtractRaw(${payload}, ${path})`);
-      });
-      const last = raws.at(-1) as string;
-      if (raws.length === 1) return last;
-      return `multiIf(${raws
-        .slice(0, -1)
-        .map((raw) => `JSONType(${raw}) NOT IN ('Null', 'Object'), ${raw}`)
-        .join(', ')}, ${last})`;
-    },
-    JSON.stringify(['field', field.name]),
-  );
+  return payloadValue(values, ['text', field.name], () => {
+    const raws = field.spellings.map((s) => {
+      const path = s.path.map((key) => param(params, 'String', key)).join(', ');
+      return s.payload((payload) => `JSONExtractRaw(${payload}, ${path})`);
+    });
+    const last = raws.at(-1) as string;
+    if (raws.length === 1) return last;
+    return `multiIf(${raws
+      .slice(0, -1)
+      .map((raw) => `JSONType(${raw}) NOT IN ('Null', 'Object'), ${raw}`)
+      .join(', ')}, ${last})`;
+  });
 }
 
 /**
@@ -154,12 +146,13 @@ function payloadValueSql(
  */
 function keyedFieldSql(
   field: ClickHouseField,
-  reading: (s: Spelling) => string,
+  form: 'number' | 'string',
   params: Params,
   values: PayloadValues,
 ): string {
+  const reading = (s: Spelling) => (form === 'number' ? s.number() : s.string);
   if (field.spellings.every((s) => s.columns !== null)) return fieldSql(field, reading, params);
-  return payloadValue(values, () => fieldSql(field, reading, params));
+  return payloadValue(values, [form, field.name], () => fieldSql(field, reading, params));
 }
 
 /** The numeric form of `field` (NULL where it has none). */
@@ -169,7 +162,7 @@ export function numericFieldSql(
   values: PayloadValues,
 ): string {
   const value = payloadValueSql(field, params, values);
-  if (value === null) return keyedFieldSql(field, (s) => s.number(), params, values);
+  if (value === null) return keyedFieldSql(field, 'number', params, values);
   return numericFormSql(value, param(params, 'String', NUMERIC_TEXT));
 }
 
@@ -180,9 +173,7 @@ export function stringFieldSql(
   values: PayloadValues,
 ): string {
   const value = payloadValueSql(field, params, values);
-  return value === null
-    ? keyedFieldSql(field, (s) => s.string, params, values)
-    : stringFormSql(value);
+  return value === null ? keyedFieldSql(field, 'string', params, values) : stringFormSql(value);
 }
 
 function valueNumber(value: FilterValue): number | null {
@@ -212,9 +203,9 @@ function conditionSql(
     const v = param(params, 'String', text);
     const value = payloadValueSql(field, params, values);
     // A field with key columns reads its JSON spelling by spelling, named once as well.
-    const json = (reading: (keys: string) => string) =>
+    const json = (form: string, reading: (keys: string) => string) =>
       value === null
-        ? payloadValue(values, () =>
+        ? payloadValue(values, [form, field.name], () =>
             fieldSql(
               field,
               (s) => s.json(reading),
@@ -223,8 +214,8 @@ function conditionSql(
             ),
           )
         : reading(value);
-    return `coalesce(if(${json((keys) => `JSONType(${keys}) = 'Array'`)},
-      has(${json(arrayForm)}, ${v}),
+    return `coalesce(if(${json('is array', (keys) => `JSONType(${keys}) = 'Array'`)},
+      has(${json('array', arrayForm)}, ${v}),
       position(${stringFieldSql(field, params, values)}, ${v}) > 0), false)`;
   };
   switch (operator) {
