@@ -11,11 +11,10 @@ import {
   formsSql,
   listRollupTables,
   rollupSelectSql,
-  rollupViewName,
   specComment,
   tableSql,
 } from './clickhouse-rollups.ts';
-import { EVENTS_TABLE, ROLLUPS_TABLE } from './clickhouse-schema.ts';
+import { EVENTS_TABLE, ROLLUPS_TABLE, rollupViewName } from './clickhouse-schema.ts';
 import { clickHouseStringLiteral, quoteClickHouseIdentifier } from './clickhouse-sql-text.ts';
 
 /**

@@ -5,7 +5,7 @@ import { sumPartAggregatesSql } from './clickhouse-exact-sum-sql.ts';
 import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
 import type { KeyColumnLookup } from './clickhouse-key-columns.ts';
 import { formColumnBase, formColumnsAllowed } from './clickhouse-rows.ts';
-import { EVENTS_TABLE, ROLLUPS_TABLE, ROLLUPS_VIEW } from './clickhouse-schema.ts';
+import { EVENTS_TABLE, ROLLUPS_TABLE, ROLLUPS_VIEW, rollupViewName } from './clickhouse-schema.ts';
 import { clickHouseStringLiteral, quoteClickHouseIdentifier } from './clickhouse-sql-text.ts';
 
 /**
@@ -198,9 +198,6 @@ export class ClickHouseRollups {
     this.#counted = Date.now();
   }
 }
-
-/** The materialized view that fills rollup table `name`. */
-export const rollupViewName = (name: string) => `${name}_mv`;
 
 /**
  * The workspace's rollup tables (complete ones with their spec, others with none) and whether

@@ -18,7 +18,11 @@ export const COLLECTIONS_TABLE = '_engine_collections';
 /** The rollup table of a workspace database (`clickhouse-rollups.ts`). */
 export const ROLLUPS_TABLE = '_engine_rollup_15m';
 /** The materialized view that fills it. */
-export const ROLLUPS_VIEW = '_engine_rollup_15m_mv';
+export const ROLLUPS_VIEW = rollupViewName(ROLLUPS_TABLE);
+/** The materialized view that fills rollup table `name`. */
+export function rollupViewName(name: string): string {
+  return `${name}_mv`;
+}
 const OWN_TABLES = new Set([EVENTS_TABLE, COLLECTIONS_TABLE, ROLLUPS_TABLE, ROLLUPS_VIEW]);
 /**
  * Collection names that would collide with the engine's own tables, the rollup tables it adds
