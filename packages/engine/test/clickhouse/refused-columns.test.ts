@@ -123,6 +123,7 @@ describe('a refused ALTER leaves the paths read from the JSON', () => {
     try {
       await writesAndAnswers(server, logged);
       expect(await columnsOf(db)).toEqual([
+        '_inserted',
         'collection',
         'json',
         'json_marked',

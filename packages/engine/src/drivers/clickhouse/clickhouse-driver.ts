@@ -23,10 +23,8 @@ import {
   extendClickHouseRollups,
   keyValueCount,
 } from '../../storage/clickhouse/clickhouse-rollup-addition.ts';
-import {
-  type ClickHouseRollups,
-  openClickHouseRollups,
-} from '../../storage/clickhouse/clickhouse-rollups.ts';
+import { openClickHouseRollups } from '../../storage/clickhouse/clickhouse-rollup-open.ts';
+import type { ClickHouseRollups } from '../../storage/clickhouse/clickhouse-rollups.ts';
 import type { ClickHouseRun } from '../../storage/clickhouse/clickhouse-run.ts';
 import {
   COLLECTIONS_TABLE,

@@ -1,11 +1,10 @@
 import type { ClickHouseClient } from '@clickhouse/client-web';
 import { MAX_KEY_VALUES, type RollupSpec, SPAN_SECONDS } from '../rollup-spec.ts';
-import { awaitBuildLock, releaseBuildLock, takeBuildLock } from './clickhouse-build-lock.ts';
 import { sumPartAggregatesSql } from './clickhouse-exact-sum-sql.ts';
 import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
 import type { KeyColumnLookup } from './clickhouse-key-columns.ts';
 import { formColumnBase, formColumnsAllowed } from './clickhouse-rows.ts';
-import { EVENTS_TABLE, ROLLUPS_TABLE, ROLLUPS_VIEW, rollupViewName } from './clickhouse-schema.ts';
+import { EVENTS_TABLE, ROLLUPS_TABLE, rollupViewName } from './clickhouse-schema.ts';
 import { clickHouseStringLiteral, quoteClickHouseIdentifier } from './clickhouse-sql-text.ts';
 
 /**
@@ -15,11 +14,12 @@ import { clickHouseStringLiteral, quoteClickHouseIdentifier } from './clickhouse
  * A materialized view adds every insert into the event table to an AggregatingMergeTree, whatever
  * the events' time, so late events land in their old spans with no work of the engine's; readers
  * add a span's rows up, as its parts may not be merged yet. The table's comment holds the spec it
- * was built with, once it was filled (a table without one is read by no engine); opening a workspace with another spec (or none) builds it anew from the events
- * in one INSERT … SELECT, which counts twice what another engine inserts meanwhile: build them
- * while only this engine writes to the workspace. Automatic keys add a wider table beside it
- * (`clickhouse-rollup-addition.ts`), which is safe while others write; of the complete tables,
- * the one with the most keys and sums is read, and the others are dropped after a grace period.
+ * was built with, once it was filled (a table without one is read by no engine). Opening a
+ * workspace with another spec (or none) builds it anew (`clickhouse-rollup-open.ts`), and
+ * automatic keys add a wider table beside it (`clickhouse-rollup-addition.ts`), each filled by
+ * its view and from the events across a boundary in time, so that events other engines insert
+ * meanwhile count once (`clickhouse-rollup-fill.ts`); of the complete tables, the one with the
+ * most keys and sums is read, and the others are dropped after a grace period.
  *
  * A key past {@link MAX_KEY_VALUES} distinct string forms (uniqExact over the table) is no longer
  * read: queries on it read the events. The view still writes it (the table's rows then grow with
@@ -351,111 +351,6 @@ export function rollupSelectSql(
   });
   const filter = where === undefined ? '' : ` WHERE ${where}`;
   return `SELECT ${selected.join(', ')} FROM ${events}${filter} GROUP BY ${groups.join(', ')}`;
-}
-
-/**
- * Brings a workspace database in line with its setting, before the workspace takes events, and
- * answers the rollups it keeps: with a spec, builds the table, its view and its rows from the
- * events where they are missing or kept by another spec, reading the form columns `columns`
- * names (give the declared keys theirs first); `true`, keeps the ones it has, else builds counts
- * alone; `false` drops them; unset (tools that are not the workspace's server) keeps what the
- * database has. Engines opening the workspace at once build one at a time
- * (`clickhouse-build-lock.ts`); one that waited uses what the other built when it is the same.
- */
-export async function openClickHouseRollups(
-  client: ClickHouseClient,
-  database: string,
-  setting: RollupSpec | boolean | undefined,
-  columns: KeyColumnLookup,
-): Promise<ClickHouseRollups | undefined> {
-  for (;;) {
-    const found = await keptRollups(client, database, setting);
-    if (found.settled) return found.rollups;
-    if (await takeBuildLock(client, database)) {
-      try {
-        // Another engine may have built these very rollups while this one waited for the lock.
-        const now = await keptRollups(client, database, setting);
-        if (now.settled) return now.rollups;
-        return await buildRollups(client, database, setting as RollupSpec | boolean, columns);
-      } finally {
-        await releaseBuildLock(client, database);
-      }
-    }
-    await awaitBuildLock(client, database);
-  }
-}
-
-/** The rollups the database keeps where they suit the setting as they are; unsettled: to build or drop. */
-async function keptRollups(
-  client: ClickHouseClient,
-  database: string,
-  setting: RollupSpec | boolean | undefined,
-): Promise<{ settled: true; rollups: ClickHouseRollups | undefined } | { settled: false }> {
-  const { distributed, tables } = await listRollupTables(client, database);
-  if (setting && distributed) {
-    // A view on a Distributed table sees only the inserts its own node forwards.
-    throw new Error(`rollups are not kept on a ClickHouse cluster yet (database ${database})`);
-  }
-  const current = currentTable(tables);
-  const kept = (declared?: RollupSpec) =>
-    current &&
-    new ClickHouseRollups(client, database, current.spec, {
-      table: current.name,
-      follow: true,
-      ...(declared ? { declared } : {}),
-    });
-  if (setting === undefined || (setting === true && current)) {
-    return { settled: true, rollups: kept() };
-  }
-  if (typeof setting === 'object' && current && suits(current.spec, setting)) {
-    return { settled: true, rollups: kept(setting.auto ? setting : undefined) };
-  }
-  // Without rollups to drop, nothing more to do (most opens: a DDL statement is not free).
-  if (setting === false && tables.length === 0) return { settled: true, rollups: undefined };
-  return { settled: false };
-}
-
-/** Whether rollups kept by `kept` serve `setting`: the same, or with `auto` more than declared. */
-function suits(kept: RollupSpec, setting: RollupSpec): boolean {
-  if (!setting.auto) return specComment(kept) === specComment(setting);
-  return (
-    setting.keys.every((k) => kept.keys.includes(k)) &&
-    setting.sums.every((m) => kept.sums.includes(m))
-  );
-}
-
-/** Drops the rollups, and with a spec (or `true`: counts alone) builds them anew from the events. */
-async function buildRollups(
-  client: ClickHouseClient,
-  database: string,
-  setting: RollupSpec | boolean,
-  columns: KeyColumnLookup,
-): Promise<ClickHouseRollups | undefined> {
-  const db = quoteClickHouseIdentifier(database);
-  const table = `${db}.${quoteClickHouseIdentifier(ROLLUPS_TABLE)}`;
-  const view = `${db}.${quoteClickHouseIdentifier(ROLLUPS_VIEW)}`;
-  // Every rollup table goes, those the engine widened by itself included.
-  const { tables } = await listRollupTables(client, database);
-  for (const t of tables) await dropRollupTable(client, database, t.name);
-  await dropRollupTable(client, database, ROLLUPS_TABLE);
-  if (setting === false) return undefined;
-  const spec = setting === true ? { keys: [], sums: [] } : setting;
-  const events = `${db}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
-  await client.command({ query: tableSql(table, spec) });
-  await client.command({
-    query: `CREATE MATERIALIZED VIEW ${view} TO ${table} AS ${rollupSelectSql(events, spec, columns)}`,
-  });
-  await client.command({
-    query: `INSERT INTO ${table} ${rollupSelectSql(events, spec, columns)}`,
-  });
-  // Only a table whose rows were all added says what it keeps: one cut short is built again.
-  await client.command({
-    query: `ALTER TABLE ${table} MODIFY COMMENT ${clickHouseStringLiteral(specComment(spec))}`,
-  });
-  return new ClickHouseRollups(client, database, spec, {
-    follow: true,
-    ...(typeof setting === 'object' && setting.auto ? { declared: setting } : {}),
-  });
 }
 
 /** The spec a table's comment holds, or undefined for a comment that holds none. */

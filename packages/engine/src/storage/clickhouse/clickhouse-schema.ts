@@ -13,6 +13,11 @@ export { clickHouseStringLiteral, quoteClickHouseIdentifier };
 
 /** The event table of a workspace database. */
 export const EVENTS_TABLE = '_engine_events';
+/**
+ * The event table's column holding when ClickHouse wrote each event's block (`DEFAULT now64(3)`),
+ * which rollup builds divide the events by (`clickhouse-rollup-fill.ts`).
+ */
+export const INSERTED_COLUMN = '_inserted';
 /** The collection catalog of a workspace database. */
 export const COLLECTIONS_TABLE = '_engine_collections';
 /** The rollup table of a workspace database (`clickhouse-rollups.ts`). */
@@ -43,7 +48,7 @@ export function workspaceDatabase(prefix: string, workspace: string): string {
  * The DDL that creates a workspace's database and tables (idempotent). `timestamp` is Unix
  * seconds as in SQL mode; `json` is the payload exactly as ingested, beside the columns that read
  * it as ClickHouse's JSON functions can (`clickhouse-readable-json.ts`); `seq` orders events
- * within a second as they were ingested. The sort key leads with the collection, then time, so every
+ * within a second as they were ingested, and {@link INSERTED_COLUMN} says when they were written. The sort key leads with the collection, then time, so every
  * query of one collection over a window reads one contiguous range. Inserts carry a
  * deduplication token, which a non-replicated MergeTree honours only with a window.
  */
@@ -56,7 +61,8 @@ export function workspaceSchema(database: string): string[] {
   timestamp Int64,
   seq Int64,
   json String CODEC(ZSTD(1)),
-  ${payloadColumnsSql().join(',\n  ')}
+  ${payloadColumnsSql().join(',\n  ')},
+  ${quoteClickHouseIdentifier(INSERTED_COLUMN)} DateTime64(3, 'UTC') DEFAULT now64(3) CODEC(Delta, ZSTD(1))
 ) ENGINE = MergeTree
 ORDER BY (collection, timestamp)
 SETTINGS non_replicated_deduplication_window = 10000`,
