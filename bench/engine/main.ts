@@ -11,8 +11,9 @@
  * `--ch-queries-only` loads ClickHouse once and prints only the engine on ClickHouse against the
  * hand-written statements over HTTP, with `--ch-other-engine` another build's `analytics-engine`
  * bin (e.g. a worktree of main) served on the same ClickHouse and measured in the same rounds.
- * `--rollup-ingest-only` runs only the comparison of `/api/bulk-log` on DuckDB with rollups on
- * and off (`rollup-ingest.ts`, R rounds of 20,000 events per side, default 20; a minute or two),
+ * `--rollup-ingest-only` runs only the comparison of `/api/bulk-log` with rollups on and off
+ * (`rollup-ingest.ts`, on DuckDB or with `--driver clickhouse` on ClickHouse, R rounds of 20,000
+ * events per side, default 20; a minute or two),
  * with `--other-engine` another build's `analytics-engine` bin (e.g. the compiled CLI of a
  * worktree of main) on and off in the same rounds, and prints the figures, writing nothing.
  * From 50M events (or with `--scale`) it runs `scale.ts` instead: rollup-answered queries at
@@ -31,7 +32,7 @@
  * default 3 up to 2M events and 1 above), and on the ClickHouse served over HTTP `engine load
  * --clickhouse` against the same INSERT sent over HTTP (file to queryable, L rounds), `/api/bulk-log` in batches of 1,000 over eight
  * connections on both drivers, also into collections that have seen 10, 300 and 3,000 other keys
- * and with rollups by two keys on against off (DuckDB), and the serving process's memory. It ends with the targets, each met or not.
+ * and with rollups by two keys on against off (on each driver), and the serving process's memory. It ends with the targets, each met or not.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -406,6 +407,9 @@ function tsxChild(script: string, arg: string): ChildProcess {
   });
 }
 
+/** One driver's rollup ingest figures in the full run. */
+type RollupIngestFigures = { off: number; on: number; ratio: number; events: number };
+
 /** The tools {@link measureRollupIngest} borrows: children and requests as the rest use them. */
 const rollupIngestTools = {
   engine: runChild,
@@ -423,8 +427,9 @@ async function runRollupIngestOnly(args: string[]): Promise<void> {
       throw new Error(`bench engine: ${arg} does not go with --rollup-ingest-only`);
     if (arg !== '--rollup-ingest-only') i++;
   }
-  if (args.includes('--driver') && argAfter(args, '--driver') !== 'duckdb') {
-    throw new Error('bench engine: --rollup-ingest-only measures DuckDB');
+  const driver = args.includes('--driver') ? argAfter(args, '--driver') : 'duckdb';
+  if (driver !== 'duckdb' && driver !== 'clickhouse') {
+    throw new Error('bench engine: --rollup-ingest-only measures duckdb or clickhouse');
   }
   const rounds = args.includes('--rounds') ? Number(argAfter(args, '--rounds')) : 20;
   if (!Number.isSafeInteger(rounds) || rounds < 1) {
@@ -438,16 +443,21 @@ async function runRollupIngestOnly(args: string[]): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'bench-rollup-ingest-'));
   log(
-    `rollup ingest: ${rounds} rounds of ${ROUND_EVENTS.toLocaleString('en-US')} events per side, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average before: ${loadavg()
+    `rollup ingest (${driver === 'clickhouse' ? 'ClickHouse, chdb behind its HTTP interface' : 'DuckDB'}): ${rounds} rounds of ${ROUND_EVENTS.toLocaleString('en-US')} events per side, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average before: ${loadavg()
       .map((l) => fmt(l, 2))
       .join(', ')}`,
   );
+  const chServer = driver === 'clickhouse' ? tsxChild(CLICKHOUSE_SERVER, join(dir, 'ch')) : null;
   try {
+    const clickhouse = chServer
+      ? { url: await listening(chServer), pid: chServer.pid as number }
+      : undefined;
     const measured = await measureRollupIngest(rollupIngestTools, {
       dir,
       builds,
       rounds,
       now: Math.floor(Date.now() / 1000),
+      ...(clickhouse ? { clickhouse } : {}),
     });
     for (const b of measured.builds) {
       log(
@@ -460,6 +470,10 @@ async function runRollupIngestOnly(args: string[]): Promise<void> {
         .join(', ')}`,
     );
   } finally {
+    if (chServer) {
+      chServer.kill('SIGTERM');
+      await finished(chServer);
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -629,6 +643,7 @@ export async function run(args: string[]): Promise<void> {
   // engine served on it, the hand-written statements' table loaded in it, and the engine's table
   // filled from the same file.
   let chUrl = '';
+  let chServerPid = 0;
   let chEngineUrl = '';
   let chOtherUrl = '';
   const chHttpLoadTimes: number[] = [];
@@ -642,6 +657,7 @@ export async function run(args: string[]): Promise<void> {
   if (withClickHouse) {
     const chServer = tsxChild(CLICKHOUSE_SERVER, join(dir, 'clickhouse-http'));
     children.push(chServer);
+    chServerPid = chServer.pid as number;
     chUrl = await listening(chServer);
     const chEnv = { CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' };
     // The hand-written table's INSERT … FROM file and OPTIMIZE over HTTP, and `engine load
@@ -1158,19 +1174,24 @@ export async function run(args: string[]): Promise<void> {
   const memory = server ? memoryOf(server.pid as number) : { rss: 0, peak: 0 };
   peakRss = Math.max(peakRss, memory.rss);
 
-  // Bulk ingest with rollups on against off: two fresh `engine serve`s in alternating rounds.
-  let rollupIngest: { off: number; on: number; ratio: number; events: number } | undefined;
-  if (withDuckDb) {
-    const rounds = Math.max(6, Math.min(20, Math.floor(bulkEvents / ROUND_EVENTS)));
+  // Bulk ingest with rollups on against off: two fresh `engine serve`s in alternating rounds, on
+  // each driver measured (on ClickHouse, two workspace databases on the same server).
+  const rollupRounds = Math.max(6, Math.min(20, Math.floor(bulkEvents / ROUND_EVENTS)));
+  const rollupIngestOn = async (clickhouse?: { url: string; pid: number }) => {
     const measured = await measureRollupIngest(rollupIngestTools, {
-      dir,
+      dir: mkdtempSync(join(dir, 'rollup-ingest-')),
       builds: [{ name: 'this build' }],
-      rounds,
+      rounds: rollupRounds,
       now,
+      ...(clickhouse ? { clickhouse } : {}),
     });
     const [build] = measured.builds;
-    if (build) rollupIngest = { ...build, events: measured.events };
-  }
+    return build && { ...build, events: measured.events };
+  };
+  const rollupIngest = withDuckDb ? await rollupIngestOn() : undefined;
+  const rollupIngestCh = withClickHouse
+    ? await rollupIngestOn({ url: chUrl, pid: chServerPid })
+    : undefined;
 
   await tearDown();
 
@@ -1210,6 +1231,7 @@ export async function run(args: string[]): Promise<void> {
       keyedEvents,
       keyed: keyedRates,
       rollups: rollupIngest,
+      rollupsCh: rollupIngestCh,
     },
     memory: { ...memory, highest: peakRss },
   });
@@ -1268,7 +1290,9 @@ interface Measured {
     keyedEvents: number;
     keyed: Array<{ keys: number; rate: number }>;
     /** Events/s of alternating rounds into a serve without rollups and one with keyed rollups. */
-    rollups?: { off: number; on: number; ratio: number; events: number };
+    rollups?: RollupIngestFigures;
+    /** The same on ClickHouse. */
+    rollupsCh?: RollupIngestFigures;
   };
   memory: { rss: number; peak: number; highest: number };
 }
@@ -1381,13 +1405,17 @@ function report(measured: Measured): void {
       `${pad(`/api/bulk-log, DuckDB, into ${keys.toLocaleString('en-US')} keys`, 46)}${num(r.toLocaleString('en-US'), 11)}${num(fmt(bulk.keyedEvents / r), 10)}   (${bulk.keyedEvents.toLocaleString('en-US')} demo events carrying none of them)`,
     );
   }
-  if (bulk.rollups) {
-    const { off, on, ratio, events } = bulk.rollups;
+  for (const [driver, figures] of [
+    ['DuckDB', bulk.rollups],
+    ['ClickHouse', bulk.rollupsCh],
+  ] as const) {
+    if (!figures) continue;
+    const { off, on, ratio, events } = figures;
     log(
-      `${pad('/api/bulk-log, DuckDB, rollups off', 46)}${num(off.toLocaleString('en-US'), 11)}${num(fmt(events / off), 10)}   (fresh serve; alternating rounds of 20,000 demo events with the next line)`,
+      `${pad(`/api/bulk-log, ${driver}, rollups off`, 46)}${num(off.toLocaleString('en-US'), 11)}${num(fmt(events / off), 10)}   (fresh serve; alternating rounds of 20,000 demo events with the next line)`,
     );
     log(
-      `${pad('/api/bulk-log, DuckDB, rollups by event, plan', 46)}${num(on.toLocaleString('en-US'), 11)}${num(fmt(events / on), 10)}   (fresh serve, --rollup-keys event,plan --rollup-sums price; ${fmt(ratio, 2)}x the rate without, median of the rounds' ratios)`,
+      `${pad(`/api/bulk-log, ${driver}, rollups by event, plan`, 46)}${num(on.toLocaleString('en-US'), 11)}${num(fmt(events / on), 10)}   (fresh serve, --rollup-keys event,plan --rollup-sums price; ${fmt(ratio, 2)}x the rate without, median of the rounds' ratios)`,
     );
   }
   if (withDuckDb) {
@@ -1416,6 +1444,12 @@ function report(measured: Measured): void {
     log(
       `  /api/bulk-log on ClickHouse at least 100,000 events/s: ${verdict(bulk.rateCh >= 100_000)} (${bulk.rateCh.toLocaleString('en-US')})`,
     );
+    if (bulk.rollupsCh) {
+      const ratio = bulk.rollupsCh.ratio;
+      log(
+        `  ingest with rollups on at least 0.85x the rate with them off (ClickHouse): ${verdict(ratio >= 0.85)} (${fmt(ratio, 2)}x)`,
+      );
+    }
     const over = misses((r) => r.engineCh / r.chHttp, 1.3);
     log(
       `  engine on ClickHouse within 1.3x of hand-written ClickHouse SQL over HTTP, each query: ${verdict(over.length === 0)}${list(over)}`,
@@ -1467,7 +1501,7 @@ function report(measured: Measured): void {
     if (bulk.rollups) {
       const ratio = bulk.rollups.ratio;
       log(
-        `  ingest with rollups on at least 0.85x the rate with them off: ${verdict(ratio >= 0.85)} (${fmt(ratio, 2)}x)`,
+        `  ingest with rollups on at least 0.85x the rate with them off (DuckDB): ${verdict(ratio >= 0.85)} (${fmt(ratio, 2)}x)`,
       );
     }
     log(

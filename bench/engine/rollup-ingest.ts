@@ -1,5 +1,6 @@
 /**
- * Ingest with rollups on against off, on DuckDB (issue 37: on at least 0.85× the rate of off).
+ * Ingest with rollups on against off (issue 37: on at least 0.85× the rate of off), on DuckDB or
+ * on a ClickHouse (`clickhouse`: its URL; each side then serves a workspace database of its own).
  * Fresh `engine serve`s, one keeping rollups by `event` and `plan` with the sums of `price`, are
  * sent the same `/api/bulk-log` batches of 1,000 demo events over eight connections, in rounds
  * that measure each build's off and on back to back, which first alternating and the builds'
@@ -11,6 +12,7 @@
  * bin (`--other-engine`) may take part in the same rounds, for a before and after.
  */
 import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { demoEvents } from '@analytics-chart/engine';
@@ -52,7 +54,8 @@ export interface BuildIngest {
   off: number;
   on: number;
   /**
-   * CPU microseconds of the serving process per event over all rounds (the kernel counts in
+   * CPU microseconds of the serving process (and of ClickHouse's server, on ClickHouse) per
+   * event over all rounds (the kernel counts in
    * hundredths of a second, too coarse for one round's figure); off/on is the rate ratio a
    * server bound by its own CPU would have, which other processes' load disturbs far less.
    */
@@ -68,21 +71,31 @@ export interface BuildIngest {
  */
 export async function measureRollupIngest(
   tools: RollupIngestTools,
-  options: { dir: string; builds: IngestBuild[]; rounds: number; now: number },
+  options: {
+    dir: string;
+    builds: IngestBuild[];
+    rounds: number;
+    now: number;
+    /** ClickHouse's URL and its server's pid, whose CPU each side's figure then includes. */
+    clickhouse?: { url: string; pid: number };
+  },
 ): Promise<{ events: number; builds: BuildIngest[] }> {
-  const { dir, builds, rounds, now } = options;
+  const { dir, builds, rounds, now, clickhouse } = options;
   const sides = builds.flatMap((build, b) =>
     (['off', 'on'] as const).map((kind) => {
+      const name = `ingest-${b}-${kind}`;
+      let storage = ['--data', join(dir, name)];
+      if (clickhouse) {
+        // A workspace (a ClickHouse database) per side, each with the same key.
+        const workspaces = join(dir, `${name}.json`);
+        writeFileSync(workspaces, JSON.stringify({ [`rollup_${name.replaceAll('-', '_')}`]: KEY }));
+        storage = ['--clickhouse', clickhouse.url, '--workspaces', workspaces];
+      }
       const child = tools.engine(
-        [
-          'serve',
-          '--port',
-          '0',
-          '--data',
-          join(dir, `ingest-${b}-${kind}`),
-          ...(kind === 'on' ? ROLLUP_FLAGS : []),
-        ],
-        { ANALYTICS_API_KEY: KEY },
+        ['serve', '--port', '0', ...storage, ...(kind === 'on' ? ROLLUP_FLAGS : [])],
+        clickhouse
+          ? { CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' }
+          : { ANALYTICS_API_KEY: KEY },
         build.bin,
       );
       return { build: b, kind, child, url: '', rates: [] as number[], cpu: [] as number[] };
@@ -138,13 +151,13 @@ export async function measureRollupIngest(
         return (r + b) % 2 ? pair.reverse() : pair;
       });
       for (const side of order) {
-        const pid = side.child.pid as number;
-        const cpu = tools.cpu(pid);
+        const pids = [side.child.pid as number, ...(clickhouse ? [clickhouse.pid] : [])];
+        const cpu = sum(pids.map(tools.cpu));
         const s = performance.now();
         await send(side.url, round);
         const seconds = (performance.now() - s) / 1000;
         side.rates.push(ROUND_EVENTS / seconds);
-        side.cpu.push(tools.cpu(pid) - cpu);
+        side.cpu.push(sum(pids.map(tools.cpu)) - cpu);
       }
     }
   } finally {
