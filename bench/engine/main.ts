@@ -1398,7 +1398,7 @@ function report(measured: Measured): void {
   bulkLine(
     `/api/bulk-log, ClickHouse, batches of 1,000`,
     bulk.rateCh,
-    `(${bulk.events.toLocaleString('en-US')} events; acknowledged after ClickHouse's synchronous insert, requests arriving meanwhile share the next)`,
+    `(${bulk.events.toLocaleString('en-US')} events; acknowledged after ClickHouse's synchronous insert, requests arriving meanwhile share the next, which waits up to 50 ms to gather more)`,
   );
   for (const { keys, rate: r } of bulk.keyed) {
     log(

@@ -67,4 +67,61 @@ describe('GroupCommit', () => {
     expect(most).toBe(2);
     await queue.idle();
   });
+
+  test('while writers are concurrent, the next commit waits for more to gather; a lone writer never does', async () => {
+    const { groups, commit } = recorder();
+    // A wait of the whole gathering time would outlast the test.
+    const queue = new GroupCommit(commit, {
+      concurrency: 1,
+      maxSize: 100,
+      sizeOf: () => 1,
+      gather: { size: 4, ms: 60_000 },
+    });
+    for (const item of ['a', 'b']) await queue.submit(item);
+    // Submitted while the commit of `b` is still finishing: they share the next one.
+    await Promise.all(['c', 'd', 'e'].map((item) => queue.submit(item)));
+    // The last commit carried three items: the next one waits until four have gathered.
+    await Promise.all(
+      ['f', 'g', 'h', 'i'].map(async (item, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i * 3));
+        await queue.submit(item);
+      }),
+    );
+    expect(groups).toEqual([['a'], ['b'], ['c', 'd', 'e'], ['f', 'g', 'h', 'i']]);
+  });
+
+  test('a commit that waits to gather starts once its time is over', async () => {
+    const { groups, commit } = recorder();
+    const queue = new GroupCommit(commit, {
+      concurrency: 1,
+      maxSize: 100,
+      sizeOf: () => 1,
+      gather: { size: 100, ms: 20 },
+    });
+    await Promise.all(['a', 'b', 'c'].map((item) => queue.submit(item)));
+    // Never joined by another, `d` waits out the gathering time and goes.
+    await queue.submit('d');
+    await queue.idle();
+    expect(groups).toEqual([['a'], ['b', 'c'], ['d']]);
+  });
+
+  test('items of a failed group are retried alone at once, without waiting to gather', async () => {
+    const { groups, commit } = recorder();
+    const queue = new GroupCommit(commit, {
+      concurrency: 1,
+      maxSize: 100,
+      sizeOf: () => 1,
+      gather: { size: 100, ms: 60_000 },
+    });
+    const outcomes = await Promise.allSettled(
+      ['first', 'ok1', 'bad', 'ok2'].map((item) => queue.submit(item)),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect(groups).toEqual([['first'], ['ok1', 'bad', 'ok2'], ['ok1'], ['bad'], ['ok2']]);
+  });
 });

@@ -15,6 +15,12 @@ export interface GroupCommitOptions<T> {
   maxSize: number;
   /** An item's size, e.g. its events. */
   sizeOf(item: T): number;
+  /**
+   * While writers are concurrent (the last commit carried more than one item), a commit that
+   * could start waits up to `ms` after the previous one ended for `size` to gather, so that
+   * concurrent writers share fewer, larger writes; a lone writer never waits.
+   */
+  gather?: { size: number; ms: number };
 }
 
 /**
@@ -28,7 +34,15 @@ export class GroupCommit<T> {
   readonly #commit: (items: T[]) => Promise<void>;
   readonly #options: GroupCommitOptions<T>;
   #pending: Waiting<T>[] = [];
+  /** The size of the items in {@link #pending}. */
+  #pendingSize = 0;
   #running = 0;
+  /** Items of the last group taken. */
+  #lastGroup = 0;
+  /** When the last commit ended (`performance.now()`). */
+  #lastEnd = 0;
+  /** The timer that starts a commit once its gathering time is over. */
+  #gathering: ReturnType<typeof setTimeout> | undefined;
   readonly #idle: Array<() => void> = [];
 
   constructor(commit: (items: T[]) => Promise<void>, options: GroupCommitOptions<T>) {
@@ -40,6 +54,7 @@ export class GroupCommit<T> {
   submit(item: T): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ item, resolve, reject });
+      this.#pendingSize += this.#options.sizeOf(item);
       this.#pump();
     });
   }
@@ -53,16 +68,39 @@ export class GroupCommit<T> {
   /** Starts commits for waiting items while fewer than `concurrency` run. */
   #pump(): void {
     while (this.#running < this.#options.concurrency && this.#pending.length > 0) {
+      if (this.#gather()) return;
+      clearTimeout(this.#gathering);
+      this.#gathering = undefined;
       const group = this.#takeGroup();
+      this.#lastGroup = group.length;
       this.#running++;
       this.#run(group).finally(() => {
         this.#running--;
+        this.#lastEnd = performance.now();
         this.#pump();
         if (this.#running === 0 && this.#pending.length === 0) {
           for (const resolve of this.#idle.splice(0)) resolve();
         }
       });
     }
+  }
+
+  /**
+   * Whether the next commit waits for more items to gather (see `gather`); if so, a timer
+   * starts it when the time is over.
+   */
+  #gather(): boolean {
+    const gather = this.#options.gather;
+    if (!gather || this.#lastGroup <= 1 || this.#pendingSize >= gather.size) return false;
+    if (this.#pending.some((waiting) => waiting.alone)) return false;
+    const left = this.#lastEnd + gather.ms - performance.now();
+    if (left <= 0) return false;
+    this.#gathering ??= setTimeout(() => {
+      this.#gathering = undefined;
+      this.#lastEnd = Number.NEGATIVE_INFINITY;
+      this.#pump();
+    }, left);
+    return true;
   }
 
   /** The oldest waiting items, up to `maxSize`; an item to retry goes alone. */
@@ -77,7 +115,9 @@ export class GroupCommit<T> {
       take++;
       if (waiting.alone) break;
     }
-    return this.#pending.splice(0, take);
+    const group = this.#pending.splice(0, take);
+    for (const waiting of group) this.#pendingSize -= this.#options.sizeOf(waiting.item);
+    return group;
   }
 
   async #run(group: Waiting<T>[]): Promise<void> {
@@ -87,7 +127,10 @@ export class GroupCommit<T> {
     } catch (error) {
       if (group.length === 1) (group[0] as Waiting<T>).reject(error);
       else {
-        for (const waiting of group) waiting.alone = true;
+        for (const waiting of group) {
+          waiting.alone = true;
+          this.#pendingSize += this.#options.sizeOf(waiting.item);
+        }
         this.#pending.unshift(...group);
       }
     }

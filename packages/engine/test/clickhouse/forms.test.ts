@@ -72,6 +72,8 @@ const EDGE_VALUES: unknown[] = [
   'line\nbreak',
   '\u2028',
   '🔑',
+  '\ud800',
+  'x\udc00y',
   true,
   false,
   null,

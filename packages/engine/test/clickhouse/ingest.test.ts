@@ -238,6 +238,92 @@ describe('an insert whose acknowledgement is lost', () => {
   });
 });
 
+describe('an insert ClickHouse refuses among concurrent bulk-logs', () => {
+  let server: TestServer;
+  let proxy: ReturnType<typeof createServer>;
+  let refused = 0;
+  let held = false;
+  beforeAll(async () => {
+    // Forwards every request to ClickHouse, holds the first event insert a moment (so that the
+    // requests arriving meanwhile gather into the next one), and refuses, as ClickHouse refuses
+    // a statement, every event insert that carries the poisoned event.
+    proxy = createServer(async (req, res) => {
+      const target = new URL(req.url ?? '/', url);
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      const statement = target.searchParams.get('query') ?? body.subarray(0, 200).toString();
+      if (statement.startsWith('INSERT INTO `refuse_default`.`_engine_events`')) {
+        if (!held) {
+          held = true;
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        }
+        if (body.includes('poisoned')) {
+          refused++;
+          res.writeHead(500, { 'X-ClickHouse-Exception-Code': '1001' });
+          res.end('Code: 1001. DB::Exception: refused by the test. (STD_EXCEPTION)\n');
+          return;
+        }
+      }
+      const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 500, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.end(body);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as AddressInfo;
+    server = await startServer({
+      clickhouse: { url: `http://127.0.0.1:${port}`, password, databasePrefix: 'refuse_' },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    proxy.closeAllConnections();
+    proxy.close();
+  });
+
+  test('fails only its own request; every other one is stored when it is acknowledged', async () => {
+    const REQUESTS = 10;
+    const EACH = 200;
+    const POISONED = 6;
+    const answers: number[] = [];
+    const storedAtAnswer: number[] = [];
+    await Promise.all(
+      Array.from({ length: REQUESTS }, async (_, r) => {
+        // The first request goes alone and is held; the others arrive while it is.
+        if (r > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        const jsons = Array.from({ length: EACH }, (_, k) =>
+          JSON.stringify(r === POISONED && k === 7 ? { r, k, poisoned: true } : { r, k }),
+        );
+        const answer = await server.post('/api/bulk-log', {
+          api_key: API_KEY,
+          collection: 'refused',
+          timestamp: 1_650_000_000,
+          jsons,
+        });
+        answers[r] = answer.status;
+        const result = await direct.query({
+          query: `SELECT count() AS c FROM refuse_default._engine_events
+                  WHERE collection = 'refused' AND JSONExtractInt(json, 'r') = {r:Int64}`,
+          query_params: { r },
+          format: 'JSONEachRow',
+        });
+        storedAtAnswer[r] = Number((await result.json<{ c: string }>())[0]?.c);
+      }),
+    );
+    // Refused in the group the others gathered into, then alone.
+    expect(refused).toBe(2);
+    expect(answers).toEqual(
+      Array.from({ length: REQUESTS }, (_, r) => (r === POISONED ? 500 : 200)),
+    );
+    expect(storedAtAnswer).toEqual(
+      Array.from({ length: REQUESTS }, (_, r) => (r === POISONED ? 0 : EACH)),
+    );
+    expect(await countIn('refuse_default', 'refused')).toBe((REQUESTS - 1) * EACH);
+  });
+});
+
 describe('rows rendered as requests arrive', () => {
   const DB = 'rendered_default';
   beforeAll(async () => {

@@ -81,10 +81,13 @@ export function tsvString(text: string): string {
  * reading; an empty string form is left empty too, as its DEFAULT is the same empty string.
  */
 export function tsvRows(events: readonly TsvEvent[], forms: readonly FormColumns[]): string {
-  const writer = new TsvRowWriter();
-  writer.reset(forms);
-  for (const event of events) writer.add(event);
-  return writer.text();
+  // Joined as text rather than written to the writer's buffer: the text goes on as a string, and
+  // its UTF-8 bytes would only be decoded again.
+  const lines = lineWriter;
+  lines.reset(forms, false);
+  let text = tsvHeader(forms);
+  for (const event of events) text += lines.line(event);
+  return text;
 }
 
 /** The header line of {@link tsvRows} text filling `forms`. */
@@ -97,6 +100,16 @@ export function tsvHeader(forms: readonly FormColumns[]): string {
   return header.join('\t');
 }
 
+/** String values whose form fields a {@link TsvRowWriter} remembers at most. */
+const REMEMBERED_STRINGS = 4096;
+/** The longest string value a {@link TsvRowWriter} remembers (longer ones are rarely repeated). */
+const REMEMBERED_LENGTH = 100;
+
+/** A value's two form fields, each after a tab (`\\N` for a form it has not). */
+function formFields(number: number | null, string: string | null): string {
+  return `\t${number === null ? '\\N' : String(number)}\t${string === null ? '\\N' : tsvString(string)}`;
+}
+
 /**
  * {@link tsvRows} one event at a time, into a buffer reused from insert to insert, so that no
  * event's strings outlive it (a parse worker writes a whole chunk this way).
@@ -105,19 +118,25 @@ export class TsvRowWriter {
   #buffer = Buffer.allocUnsafe(1 << 20);
   #length = 0;
   #forms: readonly FormColumns[] = [];
-  #collection = '';
+  /** The collection {@link #prefix} is for; none after a reset. */
+  #collection: string | undefined;
   #prefix = '';
 
-  /** Starts a new body, for `forms`. */
-  reset(forms: readonly FormColumns[]): void {
+  /** Starts a new body, for `forms` (`header` false: for {@link line} alone). */
+  reset(forms: readonly FormColumns[], header = true): void {
     this.#forms = forms;
     this.#length = 0;
-    this.#collection = '';
-    this.#write(tsvHeader(forms));
+    this.#collection = undefined;
+    if (header) this.#write(tsvHeader(forms));
   }
 
   add(event: TsvEvent): void {
-    if (event.collection !== this.#collection || this.#length === 0) {
+    this.#write(this.line(event));
+  }
+
+  /** The event's line, starting with a newline, without writing it. */
+  line(event: TsvEvent): string {
+    if (event.collection !== this.#collection) {
       this.#collection = event.collection;
       this.#prefix = `${tsvString(event.collection)}\t`;
     }
@@ -130,18 +149,43 @@ export class TsvRowWriter {
           : event.canonical
             ? { value: JSON.parse(event.payload) as unknown, canonical: true }
             : parsePayload(event.payload);
+      // Well-formed text without a `\u` escape holds no lone UTF-16 half in any of its values.
+      const plain = event.payload.isWellFormed() && !event.payload.includes('\\u');
       for (const column of forms) {
-        const value = parsed && formsOf(valueAt(parsed.value, column.path), parsed.canonical);
+        const at = parsed && valueAt(parsed.value, column.path);
+        if (plain && typeof at === 'string') {
+          line += this.#stringFields(at);
+          continue;
+        }
+        const value = parsed && formsOf(at, parsed.canonical);
         if (value === undefined || (value.string !== null && LONE_SURROGATE.test(value.string))) {
           line += '\t\t';
           continue;
         }
-        const { number, string } = value;
-        line += `\t${number === null ? '\\N' : String(number)}\t${string === null ? '\\N' : tsvString(string)}`;
+        line += formFields(value.number, value.string);
       }
     }
-    this.#write(`${line}\t${event.seq}`);
+    return `${line}\t${event.seq}`;
   }
+
+  /**
+   * The two form fields of a string value holding no lone UTF-16 half, remembered for the
+   * short values a body repeats (an event name, a country), up to {@link REMEMBERED_STRINGS}.
+   */
+  #stringFields(text: string): string {
+    let fields = this.#strings.get(text);
+    if (fields === undefined) {
+      const value = formsOf(text);
+      fields = value === undefined ? '\t\t' : formFields(value.number, value.string);
+      if (text.length <= REMEMBERED_LENGTH) {
+        if (this.#strings.size >= REMEMBERED_STRINGS) this.#strings.clear();
+        this.#strings.set(text, fields);
+      }
+    }
+    return fields;
+  }
+
+  readonly #strings = new Map<string, string>();
 
   /** The body written since {@link reset}. */
   text(): string {
@@ -160,3 +204,6 @@ export class TsvRowWriter {
     this.#length += this.#buffer.write(text, this.#length, 'utf8');
   }
 }
+
+/** The writer whose lines {@link tsvRows} joins, reused from call to call. */
+const lineWriter = new TsvRowWriter();
