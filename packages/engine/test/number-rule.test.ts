@@ -44,7 +44,13 @@ afterAll(async () => {
   await twin?.close();
 });
 
+/** Bodies checked already: Count at the deep path repeats Count's bodies but for its split. */
+const checked = new Set<string>();
+
 async function check(body: Record<string, unknown>): Promise<void> {
+  const text = JSON.stringify(body);
+  if (checked.has(text)) return;
+  checked.add(text);
   const request = {
     api_key: KEY,
     start: NOW - 6 * 86_400,
@@ -55,7 +61,7 @@ async function check(body: Record<string, unknown>): Promise<void> {
   const expected = referenceAnswer(EVENTS, request, NOW);
   const answer = await engine.query(request);
   await twin?.expectSame(request, answer);
-  const label = `${DRIVER} ${JSON.stringify(body)}`;
+  const label = `${DRIVER} ${text}`;
   if (!finite(expected)) {
     expect(answer, label).toMatchObject({ status: 400, body: { error: BEYOND_DOUBLES } });
     return;

@@ -241,9 +241,7 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
           url.searchParams.get('default_format') ??
           'TabSeparated');
       const started = process.hrtime.bigint();
-      const list = [...SERVER_DEFAULTS.filter(([n]) => !url.searchParams.has(n)), ...settings]
-        .map(([n, v]) => `${n} = ${settingLiteral(v)}`)
-        .join(', ');
+      const list = [...SERVER_DEFAULTS.filter(([n]) => !url.searchParams.has(n)), ...settings];
       const result = await serialized(async () => {
         const session = await sessions.take(database, list);
         let healthy = false;
@@ -322,49 +320,65 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
 }
 
 /**
- * Sessions kept open between requests, one per database and list of settings: opening one, its
- * `USE` and its `SET` cost more than most of the tests' queries. A session is only ever reused
- * with the settings it was opened with, and no statement the server runs changes its state (one
- * SELECT or INSERT per request); one that failed is closed rather than reused.
+ * Sessions kept open between requests, one per database and list of setting names: opening one,
+ * its `USE` and its `SET` cost more than most of the tests' queries. A session taken for other
+ * values of the same names (an insert's deduplication token is new each time) is given them by
+ * a `SET` of every name, so it holds exactly the values a new one would; one whose settings
+ * include `readonly` is only reused with the same values, as such a session refuses a `SET`. No
+ * statement the server runs changes a session's state otherwise (one SELECT or INSERT per
+ * request); one that failed is closed rather than reused.
  */
 function sessionPool(path: string) {
   const MAX_IDLE = 16;
-  const idle = new Map<string, Session>();
-  const keyOf = (database: string | null, list: string) => `${database ?? ''}\n${list}`;
+  const idle = new Map<string, { session: Session; list: string }>();
+  const keyOf = (database: string | null, settings: ReadonlyArray<[string, string]>) => {
+    const names = settings.some(([n]) => n === 'readonly')
+      ? listOf(settings)
+      : settings.map(([n]) => n).join(', ');
+    return `${database ?? ''}\n${names}`;
+  };
+  const listOf = (settings: ReadonlyArray<[string, string]>) =>
+    settings.map(([n, v]) => `${n} = ${settingLiteral(v)}`).join(', ');
   return {
-    async take(database: string | null, list: string): Promise<Session> {
-      const key = keyOf(database, list);
+    async take(database: string | null, settings: ReadonlyArray<[string, string]>) {
+      const key = keyOf(database, settings);
+      const list = listOf(settings);
       const kept = idle.get(key);
-      if (kept) {
-        idle.delete(key);
-        return kept;
-      }
-      const session = new Session(path);
+      if (kept) idle.delete(key);
+      const session = kept?.session ?? new Session(path);
       try {
-        if (database) await session.queryAsync(`USE ${quoteIdentifier(database)}`);
-        await session.queryAsync(`SET ${list}`);
+        if (!kept && database) await session.queryAsync(`USE ${quoteIdentifier(database)}`);
+        if (kept?.list !== list) await session.queryAsync(`SET ${list}`);
       } catch (error) {
         session.close();
         throw error;
       }
       return session;
     },
-    give(database: string | null, list: string, session: Session, healthy: boolean): void {
-      const key = keyOf(database, list);
+    give(
+      database: string | null,
+      settings: ReadonlyArray<[string, string]>,
+      session: Session,
+      healthy: boolean,
+    ): void {
+      const key = keyOf(database, settings);
       if (!healthy || idle.has(key)) {
         session.close();
         return;
       }
-      idle.set(key, session);
+      idle.set(key, { session, list: listOf(settings) });
       // The least recently used session goes first.
       if (idle.size > MAX_IDLE) {
-        const [oldest, stale] = idle.entries().next().value as [string, Session];
+        const [oldest, stale] = idle.entries().next().value as [
+          string,
+          { session: Session; list: string },
+        ];
         idle.delete(oldest);
-        stale.close();
+        stale.session.close();
       }
     },
     close(): void {
-      for (const session of idle.values()) session.close();
+      for (const { session } of idle.values()) session.close();
       idle.clear();
     },
   };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { createEngine, type EngineResponse } from '../../src/index.ts';
 import { ON_CLICKHOUSE } from './driver.ts';
+import { logAll } from './logged-engine.ts';
 
 /**
  * Both drivers answer alike, byte for byte: on ClickHouse, a conformance suite also sends each
@@ -18,8 +19,8 @@ export interface DuckDbTwin {
 }
 
 /**
- * A DuckDB engine holding `events`, each sent through `/api/log` in order (as its `text` where it
- * has one), as `loggedEngine` sends them; none outside the ClickHouse project, where the suite's
+ * A DuckDB engine holding `events`, each sent through `/api/log` (as its `text` where it has one),
+ * as `loggedEngine` sends them; none outside the ClickHouse project, where the suite's
  * own engine is on DuckDB already.
  */
 export async function duckdbTwin(
@@ -31,11 +32,7 @@ export async function duckdbTwin(
   if (!ON_CLICKHOUSE) return undefined;
   const dir = mkdtempSync(join(tmpdir(), `engine-${name}-duckdb-`));
   const engine = await createEngine({ dataDir: dir, workspaces: { default: key }, now: () => now });
-  for (const e of events) {
-    const json = e.text ?? e.json;
-    const answer = await engine.log({ api_key: key, timestamp: e.timestamp, json });
-    expect(answer.status).toBe(200);
-  }
+  for (const answer of await logAll(engine, key, events)) expect(answer.status).toBe(200);
   return {
     async expectSame(body, answer) {
       const duckdb = textOf(await engine.query(body));

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { createEngine, type Engine } from '../../src/index.ts';
+import { createEngine, type Engine, type EngineResponse } from '../../src/index.ts';
 import { driverOptions } from './driver.ts';
 
 /**
- * An engine on this run's driver holding `events`, each sent through `/api/log` in order (as its
- * `text` where it has one). It is sent objects, never request bytes, so it starts no body workers.
+ * An engine on this run's driver holding `events`, each sent through `/api/log` (as its `text`
+ * where it has one). It is sent objects, never request bytes, so it starts no body workers.
  */
 export async function loggedEngine(
   name: string,
@@ -23,11 +23,7 @@ export async function loggedEngine(
     bodyWorkers: 0,
     ...driverOptions(),
   });
-  for (const e of events) {
-    const json = e.text ?? e.json;
-    const answer = await engine.log({ api_key: key, timestamp: e.timestamp, json });
-    expect(answer.status).toBe(200);
-  }
+  for (const answer of await logAll(engine, key, events)) expect(answer.status).toBe(200);
   return {
     engine,
     async close() {
@@ -35,4 +31,19 @@ export async function loggedEngine(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Sends each event through `/api/log`, all at once as concurrent clients do, so that the engine's
+ * group commit writes them in a few inserts rather than one each; the order of events sharing a
+ * second is not kept.
+ */
+export function logAll(
+  engine: Engine,
+  key: string,
+  events: ReadonlyArray<{ timestamp: number; json: Record<string, unknown>; text?: string }>,
+): Promise<Array<EngineResponse<unknown>>> {
+  return Promise.all(
+    events.map((e) => engine.log({ api_key: key, timestamp: e.timestamp, json: e.text ?? e.json })),
+  );
 }

@@ -131,7 +131,6 @@ export const FILTER_VALUES: Array<string | number> = [
   '1e21',
   '[1e+21,2]',
   '1e-7',
-  '18446744073709551616',
 ];
 
 export const AGGREGATIONS = ['Count', 'Sum', 'Avg', 'P50', 'P90'];
