@@ -1,4 +1,4 @@
-import { createServer, request } from 'node:http';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -12,6 +12,42 @@ import { addKeyColumnsSql } from '../../src/storage/clickhouse/clickhouse-key-co
 import { formColumnsOf } from '../../src/storage/clickhouse/clickhouse-rows.ts';
 import { workspaceSchema } from '../../src/storage/clickhouse/clickhouse-schema.ts';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
+
+/** What a proxy in front of ClickHouse does with one request, given its statement and body. */
+interface ProxyHooks {
+  /** Answers the request itself (resolving true) instead of forwarding it. */
+  before?(statement: string, body: Buffer, res: ServerResponse): Promise<boolean>;
+  /** Takes ClickHouse's answer itself (returning true) instead of relaying it. */
+  after?(statement: string, answer: IncomingMessage, req: IncomingMessage): boolean;
+}
+
+/** A proxy in front of ClickHouse that forwards every request, but for what `hooks` take. */
+async function clickHouseProxy(hooks: ProxyHooks): Promise<{ url: string; close(): void }> {
+  const proxy = createServer(async (req, res) => {
+    const target = new URL(req.url ?? '/', url);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    // The statement is in the `query` parameter or leads the body.
+    const statement = target.searchParams.get('query') ?? body.subarray(0, 200).toString();
+    if (await hooks.before?.(statement, body, res)) return;
+    const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
+      if (hooks.after?.(statement, answer, req)) return;
+      res.writeHead(answer.statusCode ?? 500, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.end(body);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      proxy.closeAllConnections();
+      proxy.close();
+    },
+  };
+}
 
 /**
  * Ingest and the collection catalog on the ClickHouse driver: an acknowledged event is in
@@ -190,39 +226,27 @@ describe('concurrent bulk-logs on ClickHouse', () => {
 
 describe('an insert whose acknowledgement is lost', () => {
   let server: TestServer;
-  let proxy: ReturnType<typeof createServer>;
+  let proxy: Awaited<ReturnType<typeof clickHouseProxy>>;
   let dropped = 0;
   beforeAll(async () => {
     // Forwards every request to ClickHouse, but cuts the connection instead of relaying the
     // answer of the first event insert: ClickHouse has the rows, the engine never hears so.
-    proxy = createServer(async (req, res) => {
-      const target = new URL(req.url ?? '/', url);
-      // The insert's statement is in the `query` parameter or leads the body.
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks);
-      const statement = target.searchParams.get('query') ?? body.subarray(0, 200).toString();
-      const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
-        if (dropped === 0 && statement.startsWith('INSERT INTO `drop_default`.`_engine_events`')) {
-          dropped++;
-          answer.resume();
-          answer.on('end', () => req.socket.destroy());
-          return;
-        }
-        res.writeHead(answer.statusCode ?? 500, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.end(body);
+    proxy = await clickHouseProxy({
+      after: (statement, answer, req) => {
+        if (dropped > 0 || !statement.startsWith('INSERT INTO `drop_default`.`_engine_events`'))
+          return false;
+        dropped++;
+        answer.resume();
+        answer.on('end', () => req.socket.destroy());
+        return true;
+      },
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const { port } = proxy.address() as AddressInfo;
     server = await startServer({
-      clickhouse: { url: `http://127.0.0.1:${port}`, password, databasePrefix: 'drop_' },
+      clickhouse: { url: proxy.url, password, databasePrefix: 'drop_' },
     });
   });
   afterAll(async () => {
     await server?.close();
-    proxy.closeAllConnections();
     proxy.close();
   });
 
@@ -240,46 +264,33 @@ describe('an insert whose acknowledgement is lost', () => {
 
 describe('an insert ClickHouse refuses among concurrent bulk-logs', () => {
   let server: TestServer;
-  let proxy: ReturnType<typeof createServer>;
+  let proxy: Awaited<ReturnType<typeof clickHouseProxy>>;
   let refused = 0;
   let held = false;
   beforeAll(async () => {
     // Forwards every request to ClickHouse, holds the first event insert a moment (so that the
     // requests arriving meanwhile gather into the next one), and refuses, as ClickHouse refuses
     // a statement, every event insert that carries the poisoned event.
-    proxy = createServer(async (req, res) => {
-      const target = new URL(req.url ?? '/', url);
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks);
-      const statement = target.searchParams.get('query') ?? body.subarray(0, 200).toString();
-      if (statement.startsWith('INSERT INTO `refuse_default`.`_engine_events`')) {
+    proxy = await clickHouseProxy({
+      before: async (statement, body, res) => {
+        if (!statement.startsWith('INSERT INTO `refuse_default`.`_engine_events`')) return false;
         if (!held) {
           held = true;
           await new Promise((resolve) => setTimeout(resolve, 300));
         }
-        if (body.includes('poisoned')) {
-          refused++;
-          res.writeHead(500, { 'X-ClickHouse-Exception-Code': '1001' });
-          res.end('Code: 1001. DB::Exception: refused by the test. (STD_EXCEPTION)\n');
-          return;
-        }
-      }
-      const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 500, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.end(body);
+        if (!body.includes('poisoned')) return false;
+        refused++;
+        res.writeHead(500, { 'X-ClickHouse-Exception-Code': '1001' });
+        res.end('Code: 1001. DB::Exception: refused by the test. (STD_EXCEPTION)\n');
+        return true;
+      },
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const { port } = proxy.address() as AddressInfo;
     server = await startServer({
-      clickhouse: { url: `http://127.0.0.1:${port}`, password, databasePrefix: 'refuse_' },
+      clickhouse: { url: proxy.url, password, databasePrefix: 'refuse_' },
     });
   });
   afterAll(async () => {
     await server?.close();
-    proxy.closeAllConnections();
     proxy.close();
   });
 
