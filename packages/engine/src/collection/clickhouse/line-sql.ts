@@ -287,7 +287,13 @@ function keySql(plan: BucketPlan, params: LineParams): string {
     // Each pass of the zone's clock through a minute or hour is one bucket, whatever the size
     // of an offset change; the plan's clock gives each offset's shift.
     const { width, segments } = plan.clock;
-    return `intDiv(toInt64(timestamp) + ${offsetSql(segments, params)}, ${params.add('Int64', width)})`;
+    // Where the zone's clock keeps UTC's minutes or hours, the key is a division alone: an added
+    // zero is one more column ClickHouse computes per event.
+    const aligned = segments.length === 1 && segments[0]?.offset === 0;
+    const shifted = aligned
+      ? 'toInt64(timestamp)'
+      : `toInt64(timestamp) + ${offsetSql(segments, params)}`;
+    return `intDiv(${shifted}, ${params.add('Int64', width)})`;
   }
   if (!plan.calendar) throw new Error('a bucket plan without its clock or calendar');
   // The zone's date as days since 1970-01-01, floored in integers: shifted past 1900's wall
