@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { isConnectionError } from '../../src/storage/clickhouse/clickhouse-errors.ts';
@@ -11,43 +9,8 @@ import {
 import { addKeyColumnsSql } from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
 import { formColumnsOf } from '../../src/storage/clickhouse/clickhouse-rows.ts';
 import { workspaceSchema } from '../../src/storage/clickhouse/clickhouse-schema.ts';
+import { clickHouseProxy } from '../helpers/clickhouse-proxy.ts';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
-
-/** What a proxy in front of ClickHouse does with one request, given its statement and body. */
-interface ProxyHooks {
-  /** Answers the request itself (resolving true) instead of forwarding it. */
-  before?(statement: string, body: Buffer, res: ServerResponse): Promise<boolean>;
-  /** Takes ClickHouse's answer itself (returning true) instead of relaying it. */
-  after?(statement: string, answer: IncomingMessage, req: IncomingMessage): boolean;
-}
-
-/** A proxy in front of ClickHouse that forwards every request, but for what `hooks` take. */
-async function clickHouseProxy(hooks: ProxyHooks): Promise<{ url: string; close(): void }> {
-  const proxy = createServer(async (req, res) => {
-    const target = new URL(req.url ?? '/', url);
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    // The statement is in the `query` parameter or leads the body.
-    const statement = target.searchParams.get('query') ?? body.subarray(0, 200).toString();
-    if (await hooks.before?.(statement, body, res)) return;
-    const upstream = request(target, { method: req.method, headers: req.headers }, (answer) => {
-      if (hooks.after?.(statement, answer, req)) return;
-      res.writeHead(answer.statusCode ?? 500, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.end(body);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const { port } = proxy.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => {
-      proxy.closeAllConnections();
-      proxy.close();
-    },
-  };
-}
 
 /**
  * Ingest and the collection catalog on the ClickHouse driver: an acknowledged event is in
@@ -231,7 +194,7 @@ describe('an insert whose acknowledgement is lost', () => {
   beforeAll(async () => {
     // Forwards every request to ClickHouse, but cuts the connection instead of relaying the
     // answer of the first event insert: ClickHouse has the rows, the engine never hears so.
-    proxy = await clickHouseProxy({
+    proxy = await clickHouseProxy(url, {
       after: (statement, answer, req) => {
         if (dropped > 0 || !statement.startsWith('INSERT INTO `drop_default`.`_engine_events`'))
           return false;
@@ -271,7 +234,7 @@ describe('an insert ClickHouse refuses among concurrent bulk-logs', () => {
     // Forwards every request to ClickHouse, holds the first event insert a moment (so that the
     // requests arriving meanwhile gather into the next one), and refuses, as ClickHouse refuses
     // a statement, every event insert that carries the poisoned event.
-    proxy = await clickHouseProxy({
+    proxy = await clickHouseProxy(url, {
       before: async (statement, body, res) => {
         if (!statement.startsWith('INSERT INTO `refuse_default`.`_engine_events`')) return false;
         if (!held) {

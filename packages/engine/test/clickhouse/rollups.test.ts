@@ -7,10 +7,12 @@ import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { openClickHouseDriver } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
 import { loadIntoClickHouse } from '../../src/drivers/load-into-clickhouse.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../src/index.ts';
 import { ClickHouseRollups } from '../../src/storage/clickhouse/clickhouse-rollups.ts';
 import { AUTO_MIN_QUERIES, MAX_KEY_VALUES } from '../../src/storage/rollup-spec.ts';
+import { clickHouseProxy } from '../helpers/clickhouse-proxy.ts';
 
 /**
  * Rollups on ClickHouse (`storage/clickhouse/clickhouse-rollups.ts`): a materialized view keeps
@@ -289,6 +291,44 @@ describe('rollups on ClickHouse', () => {
     await on.close();
     on = await open('on');
   });
+
+  test('a build that outlasts the time a query is given completes', async () => {
+    await on.close();
+    // The backfill's statement is held past the client's time for a query before it runs.
+    const TIMEOUT_MS = 3000;
+    let held = 0;
+    const proxy = await clickHouseProxy(url, {
+      before: async (statement) => {
+        if (!statement.startsWith(`INSERT INTO \`${places.on}default\`.\`_engine_rollup_15m\``))
+          return false;
+        held++;
+        await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS + 500));
+        return false;
+      },
+    });
+    try {
+      const driver = await openClickHouseDriver(
+        { url: proxy.url, password, databasePrefix: places.on },
+        {
+          workspaces: ['default'],
+          memoryLimit: '1GB',
+          requestTimeoutMs: TIMEOUT_MS,
+          rollups: { default: { keys: ['event'], sums: [] } },
+        },
+      );
+      await driver.close();
+    } finally {
+      proxy.close();
+    }
+    expect(held).toBe(1);
+    const tables = await direct.query({
+      query: `SELECT comment FROM system.tables WHERE database = {db:String} AND name = '_engine_rollup_15m'`,
+      query_params: { db: `${places.on}default` },
+      format: 'JSONEachRow',
+    });
+    expect(await tables.json()).toEqual([{ comment: '{"keys":["event"],"sums":[]}' }]);
+    on = await open('on');
+  }, 60_000);
 
   test('an engine without the option keeps and reads them; one with false drops them', async () => {
     await on.close();

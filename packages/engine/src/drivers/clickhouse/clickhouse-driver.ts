@@ -80,6 +80,11 @@ export interface ClickHouseDriverOptions {
 
 /** Collections each workspace remembers as registered; past it, the memory starts over. */
 const KNOWN_COLLECTIONS = 10_000;
+/**
+ * How long the client building rollups waits for a statement: a backfill reads every event of
+ * the workspace, and one cut off by the client leaves a table without rows to build again.
+ */
+const ROLLUP_BUILD_TIMEOUT_MS = 3_600_000;
 
 /**
  * Creates the workspaces' databases (idempotent, so any number of engines may start against the
@@ -90,8 +95,8 @@ export async function openClickHouseDriver(
   clickhouse: ClickHouseOptions,
   options: ClickHouseDriverOptions,
 ): Promise<ClickHouseStorageDriver> {
-  const connect = (database?: string) =>
-    connectClickHouse(clickhouse, { database, requestTimeoutMs: options.requestTimeoutMs });
+  const connect = (database?: string, requestTimeoutMs = options.requestTimeoutMs) =>
+    connectClickHouse(clickhouse, { database, requestTimeoutMs });
   const workspaces = new Map<string, ClickHouseWorkspace>();
   const setup = connect();
   try {
@@ -99,10 +104,12 @@ export async function openClickHouseDriver(
       const database = workspaceDatabase(clickhouse.databasePrefix ?? 'analytics_', name);
       for (const statement of workspaceSchema(database)) await setup.command({ query: statement });
       // A client per workspace, so that SQL mode's unqualified names resolve in its database.
-      const workspace = new ClickHouseWorkspace(database, connect(database), options.memoryLimit, {
-        sortField: clickhouse.sortField,
-        log: options.log,
-      });
+      const workspace = new ClickHouseWorkspace(
+        database,
+        { client: connect(database), builds: connect(database, ROLLUP_BUILD_TIMEOUT_MS) },
+        options.memoryLimit,
+        { sortField: clickhouse.sortField, log: options.log },
+      );
       workspaces.set(name, workspace);
       await workspace.columns.open();
       const rollups = options.rollups?.[name];
@@ -120,11 +127,12 @@ export async function openClickHouseDriver(
         database,
         rollups,
         workspace.columns.lookup(),
+        workspace.builds,
       );
       if (typeof rollups === 'object' && rollups.auto) workspace.addKeys(name, options.log);
     }
   } catch (error) {
-    for (const w of workspaces.values()) await w.client.close();
+    for (const w of workspaces.values()) await w.close();
     throw error;
   } finally {
     await setup.close();
@@ -170,6 +178,8 @@ export interface ClickHouseStorageDriver extends StorageDriver {
 class ClickHouseWorkspace implements ClickHouseLoadTarget {
   readonly database: string;
   readonly client: ClickHouseClient;
+  /** The client rollup builds send their statements with ({@link ROLLUP_BUILD_TIMEOUT_MS}). */
+  readonly builds: ClickHouseClient;
   /** The payload key paths with form columns in the event table. */
   readonly columns: KeyColumns;
   readonly #memoryLimit: string;
@@ -200,12 +210,13 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
 
   constructor(
     database: string,
-    client: ClickHouseClient,
+    { client, builds }: { client: ClickHouseClient; builds: ClickHouseClient },
     memoryLimit: string,
     columns: KeyColumnsOptions,
   ) {
     this.database = database;
     this.client = client;
+    this.builds = builds;
     this.columns = new KeyColumns(client, database, columns);
     this.#memoryLimit = memoryLimit;
   }
@@ -235,7 +246,8 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
         keyValueCount: (key) =>
           keyValueCount(this.client, this.database, key, this.columns.lookup()),
         extend: async (add) =>
-          this.rollups && extendClickHouseRollups(this.client, this.rollups, add, { ensure }),
+          this.rollups &&
+          extendClickHouseRollups(this.client, this.rollups, add, { ensure }, this.builds),
       },
       log,
     );
@@ -244,6 +256,12 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
   /** Waits for an addition to the rollups under way. */
   async idle(): Promise<void> {
     await this.#auto?.idle();
+  }
+
+  /** Closes the workspace's clients. */
+  async close(): Promise<void> {
+    await this.client.close();
+    await this.builds.close();
   }
 
   async queryCollection(plan: CollectionPlan, limits: QueryLimits) {
@@ -401,7 +419,7 @@ class ClickHouseDriver implements ClickHouseStorageDriver {
       // Requests already acknowledged as stored wait for their insert, as on DuckDB.
       await w.idle();
       await w.inserted();
-      await w.client.close();
+      await w.close();
     }
   }
 }

@@ -34,13 +34,15 @@ export interface AdditionColumns {
 /**
  * Adds `add`'s keys and sums to the workspace's rollups (after those of the table read now,
  * which another engine may have widened meanwhile), and makes `rollups` read the new table.
- * Answers the spec now kept, or undefined where the workspace keeps no complete rollups.
+ * Answers the spec now kept, or undefined where the workspace keeps no complete rollups. The
+ * build's statements go through `builds` (see `openClickHouseRollups`).
  */
 export async function extendClickHouseRollups(
   client: ClickHouseClient,
   rollups: ClickHouseRollups,
   add: RollupUses,
   columns: AdditionColumns,
+  builds: ClickHouseClient = client,
 ): Promise<RollupSpec | undefined> {
   const { database } = rollups;
   for (;;) {
@@ -62,10 +64,10 @@ export async function extendClickHouseRollups(
         if (specComment(next) === specComment(current.spec)) return current.spec;
         // A table without a comment is an addition cut short: nobody else builds under the lock.
         for (const t of tables) if (!t.spec) await dropRollupTable(client, database, t.name);
-        await ensureInsertedColumn(client, database);
+        await ensureInsertedColumn(builds, database);
         const lookup = await columns.ensure([...add.keys, ...add.sums]);
         const name = generationName(next);
-        await fillRollupTable(client, database, name, next, lookup);
+        await fillRollupTable(builds, database, name, next, lookup);
         rollups.adopt({ name, spec: next, age: 0 });
         return next;
       } finally {

@@ -20,12 +20,15 @@ import { ROLLUPS_TABLE } from './clickhouse-schema.ts';
  * alone; `false` drops them; unset (tools that are not the workspace's server) keeps what the
  * database has. Engines opening the workspace at once build one at a time
  * (`clickhouse-build-lock.ts`); one that waited uses what the other built when it is the same.
+ * A build's statements go through `builds`, a client that waits as long as a build over every
+ * event may take, where queries' client gives up.
  */
 export async function openClickHouseRollups(
   client: ClickHouseClient,
   database: string,
   setting: RollupSpec | boolean | undefined,
   columns: KeyColumnLookup,
+  builds: ClickHouseClient = client,
 ): Promise<ClickHouseRollups | undefined> {
   for (;;) {
     const found = await keptRollups(client, database, setting);
@@ -35,7 +38,8 @@ export async function openClickHouseRollups(
         // Another engine may have built these very rollups while this one waited for the lock.
         const now = await keptRollups(client, database, setting);
         if (now.settled) return now.rollups;
-        return await buildRollups(client, database, setting as RollupSpec | boolean, columns);
+        const build = { client, builds };
+        return await buildRollups(build, database, setting as RollupSpec | boolean, columns);
       } finally {
         await releaseBuildLock(client, database);
       }
@@ -88,7 +92,7 @@ function suits(kept: RollupSpec, setting: RollupSpec): boolean {
  * counting once what other engines insert meanwhile.
  */
 async function buildRollups(
-  client: ClickHouseClient,
+  { client, builds }: { client: ClickHouseClient; builds: ClickHouseClient },
   database: string,
   setting: RollupSpec | boolean,
   columns: KeyColumnLookup,
@@ -99,8 +103,8 @@ async function buildRollups(
   await dropRollupTable(client, database, ROLLUPS_TABLE);
   if (setting === false) return undefined;
   const spec = setting === true ? { keys: [], sums: [] } : setting;
-  await ensureInsertedColumn(client, database);
-  await fillRollupTable(client, database, ROLLUPS_TABLE, spec, columns);
+  await ensureInsertedColumn(builds, database);
+  await fillRollupTable(builds, database, ROLLUPS_TABLE, spec, columns);
   return new ClickHouseRollups(client, database, spec, {
     follow: true,
     ...(typeof setting === 'object' && setting.auto ? { declared: setting } : {}),
