@@ -244,7 +244,7 @@ class ClickHouseWorkspace implements ClickHouseLoadTarget {
         spec: () => this.rollups?.spec,
         added: () => this.rollups?.added ?? { keys: 0, sums: 0 },
         keyValueCount: (key) =>
-          keyValueCount(this.client, this.database, key, this.columns.lookup()),
+          keyValueCount(this.builds, this.database, key, this.columns.lookup()),
         extend: async (add) =>
           this.rollups &&
           extendClickHouseRollups(this.client, this.rollups, add, { ensure }, this.builds),
