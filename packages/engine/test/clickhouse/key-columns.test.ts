@@ -218,6 +218,60 @@ describe('key columns on ClickHouse', () => {
   });
 });
 
+describe('replicas opening a filled table at once', () => {
+  test('write each new column into the parts once', async () => {
+    const options = { now: () => NOW, clickhouse: { url, password, databasePrefix: 'keyrep_' } };
+    await (await startServer(options)).close();
+    await direct.insert({
+      table: 'keyrep_default._engine_events',
+      columns: ['collection', 'timestamp', 'seq', 'json'],
+      values: imported.map((json, i) => ({
+        collection: 'shop',
+        timestamp: NOW - 10,
+        seq: String(i),
+        json: JSON.stringify(json),
+      })),
+      format: 'JSONEachRow',
+    });
+    const replicas = await Promise.all([1, 2, 3].map(() => startServer(options)));
+    try {
+      const mutations = async () => {
+        const result = await direct.query({
+          query: `SELECT command, is_done FROM system.mutations
+                  WHERE database = 'keyrep_default' AND position(command, 'MATERIALIZE COLUMN') > 0`,
+          format: 'JSONEachRow',
+        });
+        return result.json<{ command: string; is_done: number }>();
+      };
+      const locked = async () => {
+        const result = await direct.query({
+          query: `SELECT count() AS n FROM system.tables
+                  WHERE database = 'keyrep_default' AND name = '_engine_rollup_build'`,
+          format: 'JSONEachRow',
+        });
+        return Number((await result.json<{ n: string }>())[0]?.n) > 0;
+      };
+      // Each replica issues its steps in the background, after it already answers, one replica at
+      // a time: settled once every mutation is done, nobody holds the build lock, and the count
+      // stayed the same for longer than a waiting replica takes to look at the lock again.
+      let last = -1;
+      for (let i = 0, stable = 0; i < 600 && stable < 15; i++) {
+        const now = await mutations();
+        const settled = now.length >= 4 && now.every((m) => Number(m.is_done) === 1);
+        stable = settled && now.length === last && !(await locked()) ? stable + 1 : 0;
+        last = now.length;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const commands = (await mutations()).map((m) => m.command).sort();
+      // `kind` and `amount`, each a number and a string form: four columns, one mutation each.
+      expect(commands).toHaveLength(4);
+      expect(new Set(commands).size).toBe(4);
+    } finally {
+      for (const replica of replicas) await replica.close();
+    }
+  });
+});
+
 describe('a workspace whose engines sort by a field from the start', () => {
   const SORTED_DB = 'keysorted_default';
   test("the field's string form is LowCardinality, and its filters and splits answer the same", async () => {

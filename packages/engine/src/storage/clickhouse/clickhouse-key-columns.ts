@@ -213,14 +213,37 @@ export class KeyColumns {
    */
   async #materialize(columns: readonly string[]): Promise<void> {
     const ignore = () => undefined;
-    for (const column of columns) {
-      await this.#client
-        .command({
-          query: `ALTER TABLE ${this.#table()} MATERIALIZE COLUMN ${quoteClickHouseIdentifier(column)}`,
-        })
-        .catch(ignore);
-    }
+    if (columns.length > 0) await this.#materializeOnce(columns).catch(ignore);
     if (this.#sortField !== undefined) await this.#project([this.#sortField]).catch(ignore);
+  }
+
+  /**
+   * Writes each of `columns` into the parts once, whichever engines opened the table together:
+   * under the build lock, a column another engine already has a mutation for is left to it.
+   */
+  async #materializeOnce(columns: readonly string[]): Promise<void> {
+    for (;;) {
+      if (await takeBuildLock(this.#client, this.#database)) {
+        try {
+          const queued = await this.#rows<{ command: string }>(
+            `SELECT command FROM system.mutations WHERE database = {db:String} AND table = {table:String}
+               AND position(command, 'MATERIALIZE COLUMN') > 0`,
+          );
+          for (const column of columns) {
+            // Form column names are letters, digits and `_`: no character a pattern reads.
+            const named = new RegExp(`MATERIALIZE COLUMN \`?${column}(?![A-Za-z0-9_])`);
+            if (queued.some(({ command }) => named.test(command))) continue;
+            await this.#client.command({
+              query: `ALTER TABLE ${this.#table()} MATERIALIZE COLUMN ${quoteClickHouseIdentifier(column)}`,
+            });
+          }
+        } finally {
+          await releaseBuildLock(this.#client, this.#database);
+        }
+        return;
+      }
+      await awaitBuildLock(this.#client, this.#database);
+    }
   }
 
   /**
