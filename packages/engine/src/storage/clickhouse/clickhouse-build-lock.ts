@@ -5,14 +5,17 @@ import { quoteClickHouseIdentifier } from './clickhouse-sql-text.ts';
  * A lock between engines opening one workspace at once (replicas started together), held while
  * one builds its rollups or the sort projection (`clickhouse-key-columns.ts`): a table
  * whose CREATE only one of them wins, ClickHouse answering the others that it exists. Its holder
- * drops it when done; one older than {@link STALE_AFTER_S} by ClickHouse's clock (its holder
+ * drops it when done; one older than {@link BUILD_LOCK_STALE_S} by ClickHouse's clock (its holder
  * died mid-build) is dropped by the next engine that waits for it, which then takes it.
  */
 
 /** The lock table's name in the workspace database. */
 export const BUILD_LOCK_TABLE = '_engine_rollup_build';
-/** Seconds after which a lock is taken as its dead holder's: longer than any backfill should run. */
-const STALE_AFTER_S = 900;
+/**
+ * Seconds after which a lock is taken as its dead holder's: longer than any build may run (the
+ * driver gives a build's statements their time within it).
+ */
+export const BUILD_LOCK_STALE_S = 900;
 /** How often a waiting engine looks whether the lock is gone. */
 const POLL_MS = 250;
 
@@ -48,7 +51,7 @@ export async function awaitBuildLock(client: ClickHouseClient, database: string)
     });
     const [lock] = await result.json<{ age: number | string }>();
     if (!lock) return;
-    if (Number(lock.age) > STALE_AFTER_S) {
+    if (Number(lock.age) > BUILD_LOCK_STALE_S) {
       await releaseBuildLock(client, database);
       return;
     }
