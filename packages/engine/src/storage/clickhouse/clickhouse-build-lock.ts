@@ -23,7 +23,7 @@ const lockTable = (database: string) =>
   `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(BUILD_LOCK_TABLE)}`;
 
 /** Takes the workspace's build lock: false where another engine holds it. */
-export async function takeBuildLock(client: ClickHouseClient, database: string): Promise<boolean> {
+async function takeBuildLock(client: ClickHouseClient, database: string): Promise<boolean> {
   try {
     await client.command({
       query: `CREATE TABLE ${lockTable(database)} (holder UInt8) ENGINE = Memory`,
@@ -36,12 +36,12 @@ export async function takeBuildLock(client: ClickHouseClient, database: string):
 }
 
 /** Lets the lock go. */
-export async function releaseBuildLock(client: ClickHouseClient, database: string): Promise<void> {
+async function releaseBuildLock(client: ClickHouseClient, database: string): Promise<void> {
   await client.command({ query: `DROP TABLE IF EXISTS ${lockTable(database)}` });
 }
 
 /** Resolves once the lock is free, dropping it first where its holder is taken as dead. */
-export async function awaitBuildLock(client: ClickHouseClient, database: string): Promise<void> {
+async function awaitBuildLock(client: ClickHouseClient, database: string): Promise<void> {
   for (;;) {
     const result = await client.query({
       query: `SELECT dateDiff('second', metadata_modification_time, now()) AS age
@@ -56,5 +56,26 @@ export async function awaitBuildLock(client: ClickHouseClient, database: string)
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/**
+ * Runs `build` holding the workspace's build lock, waiting for it first while another engine
+ * holds it; `build` looks again at what it is to do, since the other may have done it meanwhile.
+ */
+export async function withBuildLock<T>(
+  client: ClickHouseClient,
+  database: string,
+  build: () => Promise<T>,
+): Promise<T> {
+  for (;;) {
+    if (await takeBuildLock(client, database)) {
+      try {
+        return await build();
+      } finally {
+        await releaseBuildLock(client, database);
+      }
+    }
+    await awaitBuildLock(client, database);
   }
 }

@@ -1,6 +1,6 @@
 import { type ClickHouseClient, ClickHouseError } from '@clickhouse/client-web';
 import type { SeenKey } from '../seen-key.ts';
-import { awaitBuildLock, releaseBuildLock, takeBuildLock } from './clickhouse-build-lock.ts';
+import { withBuildLock } from './clickhouse-build-lock.ts';
 import { NUMERIC_TEXT, numericFormSql, stringFormSql } from './clickhouse-forms.ts';
 import {
   MARKED_JSON,
@@ -222,28 +222,20 @@ export class KeyColumns {
    * under the build lock, a column another engine already has a mutation for is left to it.
    */
   async #materializeOnce(columns: readonly string[]): Promise<void> {
-    for (;;) {
-      if (await takeBuildLock(this.#client, this.#database)) {
-        try {
-          const queued = await this.#rows<{ command: string }>(
-            `SELECT command FROM system.mutations WHERE database = {db:String} AND table = {table:String}
-               AND position(command, 'MATERIALIZE COLUMN') > 0`,
-          );
-          for (const column of columns) {
-            // Form column names are letters, digits and `_`: no character a pattern reads.
-            const named = new RegExp(`MATERIALIZE COLUMN \`?${column}(?![A-Za-z0-9_])`);
-            if (queued.some(({ command }) => named.test(command))) continue;
-            await this.#client.command({
-              query: `ALTER TABLE ${this.#table()} MATERIALIZE COLUMN ${quoteClickHouseIdentifier(column)}`,
-            });
-          }
-        } finally {
-          await releaseBuildLock(this.#client, this.#database);
-        }
-        return;
+    await withBuildLock(this.#client, this.#database, async () => {
+      const queued = await this.#rows<{ command: string }>(
+        `SELECT command FROM system.mutations WHERE database = {db:String} AND table = {table:String}
+           AND position(command, 'MATERIALIZE COLUMN') > 0`,
+      );
+      for (const column of columns) {
+        // Form column names are letters, digits and `_`: no character a pattern reads.
+        const named = new RegExp(`MATERIALIZE COLUMN \`?${column}(?![A-Za-z0-9_])`);
+        if (queued.some(({ command }) => named.test(command))) continue;
+        await this.#client.command({
+          query: `ALTER TABLE ${this.#table()} MATERIALIZE COLUMN ${quoteClickHouseIdentifier(column)}`,
+        });
       }
-      await awaitBuildLock(this.#client, this.#database);
-    }
+    });
   }
 
   /**
@@ -261,19 +253,11 @@ export class KeyColumns {
     const forms = this.forms().flatMap((c) => [c.number, c.string]);
     // Replicas opening together build it once: the one holding the build lock builds it, the
     // others wait for the lock to go and then find it built.
-    for (;;) {
-      if (projectionStep(await this.#projection(name), forms) === 'none') return;
-      if (await takeBuildLock(this.#client, this.#database)) {
-        try {
-          const step = projectionStep(await this.#projection(name), forms);
-          if (step !== 'none') await this.#build(step, name, sorted.string, forms);
-        } finally {
-          await releaseBuildLock(this.#client, this.#database);
-        }
-        return;
-      }
-      await awaitBuildLock(this.#client, this.#database);
-    }
+    if (projectionStep(await this.#projection(name), forms) === 'none') return;
+    await withBuildLock(this.#client, this.#database, async () => {
+      const step = projectionStep(await this.#projection(name), forms);
+      if (step !== 'none') await this.#build(step, name, sorted.string, forms);
+    });
   }
 
   /** What the table holds of the projection `name` (see {@link ProjectionState}). */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client-web';
 import { MAX_ROLLUP_KEYS, type RollupSpec } from '../rollup-spec.ts';
 import type { RollupUses } from '../rollup-usage.ts';
-import { awaitBuildLock, releaseBuildLock, takeBuildLock } from './clickhouse-build-lock.ts';
+import { withBuildLock } from './clickhouse-build-lock.ts';
 import type { KeyColumnLookup } from './clickhouse-key-columns.ts';
 import { ensureInsertedColumn, fillRollupTable } from './clickhouse-rollup-fill.ts';
 import {
@@ -45,37 +45,30 @@ export async function extendClickHouseRollups(
   builds: ClickHouseClient = client,
 ): Promise<RollupSpec | undefined> {
   const { database } = rollups;
-  for (;;) {
-    if (await takeBuildLock(client, database)) {
-      try {
-        const { tables } = await listRollupTables(client, database);
-        const current = currentTable(tables);
-        if (!current) return undefined;
-        rollups.adopt(current);
-        const wider = (kept: readonly string[], more: readonly string[]) =>
-          [...kept, ...more.filter((name) => !kept.includes(name))].slice(
-            0,
-            Math.max(kept.length, MAX_ROLLUP_KEYS),
-          );
-        const next = {
-          keys: wider(current.spec.keys, add.keys),
-          sums: wider(current.spec.sums, add.sums),
-        };
-        if (specComment(next) === specComment(current.spec)) return current.spec;
-        // A table without a comment is an addition cut short: nobody else builds under the lock.
-        for (const t of tables) if (!t.spec) await dropRollupTable(client, database, t.name);
-        await ensureInsertedColumn(builds, database);
-        const lookup = await columns.ensure([...add.keys, ...add.sums]);
-        const name = generationName(next);
-        await fillRollupTable(builds, database, name, next, lookup);
-        rollups.adopt({ name, spec: next, age: 0 });
-        return next;
-      } finally {
-        await releaseBuildLock(client, database);
-      }
-    }
-    await awaitBuildLock(client, database);
-  }
+  return withBuildLock(client, database, async () => {
+    const { tables } = await listRollupTables(client, database);
+    const current = currentTable(tables);
+    if (!current) return undefined;
+    rollups.adopt(current);
+    const wider = (kept: readonly string[], more: readonly string[]) =>
+      [...kept, ...more.filter((name) => !kept.includes(name))].slice(
+        0,
+        Math.max(kept.length, MAX_ROLLUP_KEYS),
+      );
+    const next = {
+      keys: wider(current.spec.keys, add.keys),
+      sums: wider(current.spec.sums, add.sums),
+    };
+    if (specComment(next) === specComment(current.spec)) return current.spec;
+    // A table without a comment is an addition cut short: nobody else builds under the lock.
+    for (const t of tables) if (!t.spec) await dropRollupTable(client, database, t.name);
+    await ensureInsertedColumn(builds, database);
+    const lookup = await columns.ensure([...add.keys, ...add.sums]);
+    const name = generationName(next);
+    await fillRollupTable(builds, database, name, next, lookup);
+    rollups.adopt({ name, spec: next, age: 0 });
+    return next;
+  });
 }
 
 /** The distinct string forms top-level key `name` has across the workspace's events. */

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client-web';
 import type { RollupSpec } from '../rollup-spec.ts';
-import { awaitBuildLock, releaseBuildLock, takeBuildLock } from './clickhouse-build-lock.ts';
+import { withBuildLock } from './clickhouse-build-lock.ts';
 import type { KeyColumnLookup } from './clickhouse-key-columns.ts';
 import { ensureInsertedColumn, fillRollupTable } from './clickhouse-rollup-fill.ts';
 import {
@@ -30,22 +30,15 @@ export async function openClickHouseRollups(
   columns: KeyColumnLookup,
   builds: ClickHouseClient = client,
 ): Promise<ClickHouseRollups | undefined> {
-  for (;;) {
-    const found = await keptRollups(client, database, setting);
-    if (found.settled) return found.rollups;
-    if (await takeBuildLock(client, database)) {
-      try {
-        // Another engine may have built these very rollups while this one waited for the lock.
-        const now = await keptRollups(client, database, setting);
-        if (now.settled) return now.rollups;
-        const build = { client, builds };
-        return await buildRollups(build, database, setting as RollupSpec | boolean, columns);
-      } finally {
-        await releaseBuildLock(client, database);
-      }
-    }
-    await awaitBuildLock(client, database);
-  }
+  const found = await keptRollups(client, database, setting);
+  if (found.settled) return found.rollups;
+  return withBuildLock(client, database, async () => {
+    // Another engine may have built these very rollups while this one waited for the lock.
+    const now = await keptRollups(client, database, setting);
+    if (now.settled) return now.rollups;
+    const build = { client, builds };
+    return buildRollups(build, database, setting as RollupSpec | boolean, columns);
+  });
 }
 
 /** The rollups the database keeps where they suit the setting as they are; unsettled: to build or drop. */
