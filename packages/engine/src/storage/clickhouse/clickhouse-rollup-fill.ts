@@ -2,7 +2,12 @@ import type { ClickHouseClient } from '@clickhouse/client-web';
 import type { RollupSpec } from '../rollup-spec.ts';
 import type { KeyColumnLookup } from './clickhouse-key-columns.ts';
 import { dropRollupTable, rollupSelectSql, specComment, tableSql } from './clickhouse-rollups.ts';
-import { EVENTS_TABLE, INSERTED_COLUMN, rollupViewName } from './clickhouse-schema.ts';
+import {
+  EVENTS_TABLE,
+  INSERTED_COLUMN,
+  insertedColumnSql,
+  rollupViewName,
+} from './clickhouse-schema.ts';
 import { clickHouseStringLiteral, quoteClickHouseIdentifier } from './clickhouse-sql-text.ts';
 
 /**
@@ -121,9 +126,8 @@ export async function ensureInsertedColumn(
   const [column] = await result.json<{ default_expression: string }>();
   if (column?.default_expression.startsWith('now64')) return;
   const events = `${quoteClickHouseIdentifier(database)}.${quoteClickHouseIdentifier(EVENTS_TABLE)}`;
-  const type = `${quoteClickHouseIdentifier(INSERTED_COLUMN)} DateTime64(3, 'UTC')`;
   await client.command({
-    query: `ALTER TABLE ${events} ADD COLUMN IF NOT EXISTS ${type} DEFAULT 0 CODEC(Delta, ZSTD(1))`,
+    query: `ALTER TABLE ${events} ADD COLUMN IF NOT EXISTS ${insertedColumnSql('0')}`,
   });
   // A part an insert that began before the column writes lacks it: the mutation must see it.
   await insertsEnded(client, database);
@@ -132,6 +136,6 @@ export async function ensureInsertedColumn(
     clickhouse_settings: { mutations_sync: '2' },
   });
   await client.command({
-    query: `ALTER TABLE ${events} MODIFY COLUMN ${type} DEFAULT now64(3) CODEC(Delta, ZSTD(1))`,
+    query: `ALTER TABLE ${events} MODIFY COLUMN ${insertedColumnSql('now64(3)')}`,
   });
 }

@@ -18,6 +18,13 @@ export const EVENTS_TABLE = '_engine_events';
  * which rollup builds divide the events by (`clickhouse-rollup-fill.ts`).
  */
 export const INSERTED_COLUMN = '_inserted';
+/**
+ * {@link INSERTED_COLUMN}'s definition with `defaultValue`: the clock for a table's inserts, or
+ * 0 while an older table's events are given theirs (`clickhouse-rollup-fill.ts`).
+ */
+export function insertedColumnSql(defaultValue: 'now64(3)' | '0'): string {
+  return `${quoteClickHouseIdentifier(INSERTED_COLUMN)} DateTime64(3, 'UTC') DEFAULT ${defaultValue} CODEC(Delta, ZSTD(1))`;
+}
 /** The collection catalog of a workspace database. */
 export const COLLECTIONS_TABLE = '_engine_collections';
 /** The rollup table of a workspace database (`clickhouse-rollups.ts`). */
@@ -48,9 +55,10 @@ export function workspaceDatabase(prefix: string, workspace: string): string {
  * The DDL that creates a workspace's database and tables (idempotent). `timestamp` is Unix
  * seconds as in SQL mode; `json` is the payload exactly as ingested, beside the columns that read
  * it as ClickHouse's JSON functions can (`clickhouse-readable-json.ts`); `seq` orders events
- * within a second as they were ingested, and {@link INSERTED_COLUMN} says when they were written. The sort key leads with the collection, then time, so every
- * query of one collection over a window reads one contiguous range. Inserts carry a
- * deduplication token, which a non-replicated MergeTree honours only with a window.
+ * within a second as they were ingested, and {@link INSERTED_COLUMN} says when they were
+ * written. The sort key leads with the collection, then time, so every query of one collection
+ * over a window reads one contiguous range. Inserts carry a deduplication token, which a
+ * non-replicated MergeTree honours only with a window.
  */
 export function workspaceSchema(database: string): string[] {
   const db = quoteClickHouseIdentifier(database);
@@ -62,7 +70,7 @@ export function workspaceSchema(database: string): string[] {
   seq Int64,
   json String CODEC(ZSTD(1)),
   ${payloadColumnsSql().join(',\n  ')},
-  ${quoteClickHouseIdentifier(INSERTED_COLUMN)} DateTime64(3, 'UTC') DEFAULT now64(3) CODEC(Delta, ZSTD(1))
+  ${insertedColumnSql('now64(3)')}
 ) ENGINE = MergeTree
 ORDER BY (collection, timestamp)
 SETTINGS non_replicated_deduplication_window = 10000`,
