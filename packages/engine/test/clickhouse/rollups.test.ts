@@ -330,6 +330,32 @@ describe('rollups on ClickHouse', () => {
     on = await open('on');
   }, 60_000);
 
+  test('an event table made before `_inserted` gets it at its first build: 0 for its events', async () => {
+    await on.close();
+    // Rollups off first: their views read the column.
+    await (await open('on', false)).close();
+    const table = `\`${places.on}default\`._engine_events`;
+    await direct.command({ query: `ALTER TABLE ${table} DROP COLUMN _inserted` });
+    on = await open('on');
+    await compareAll();
+    const clock = async () => {
+      const result = await direct.query({
+        query: `SELECT countIf(_inserted = 0) AS zero, countIf(_inserted > 0) AS clocked,
+                  (SELECT default_expression FROM system.columns WHERE database = {db:String}
+                     AND table = '_engine_events' AND name = '_inserted') AS d
+                FROM ${table}`,
+        query_params: { db: `${places.on}default` },
+        format: 'JSONEachRow',
+      });
+      const [row] = await result.json<{ zero: string; clocked: string; d: string }>();
+      return { zero: Number(row?.zero), clocked: Number(row?.clocked), d: row?.d };
+    };
+    expect(await clock()).toEqual({ zero: logged.length, clocked: 0, d: 'now64(3)' });
+    await log(events(4, 100, START, NOW));
+    expect(await clock()).toEqual({ zero: logged.length - 100, clocked: 100, d: 'now64(3)' });
+    await compareAll();
+  });
+
   test('an engine without the option keeps and reads them; one with false drops them', async () => {
     await on.close();
     // Another replica started without the option: the rollups the others keep stay.
