@@ -121,6 +121,8 @@ export class TsvRowWriter {
   /** The collection {@link #prefix} is for; none after a reset. */
   #collection: string | undefined;
   #prefix = '';
+  /** String values' form fields, by value ({@link #stringFields}). */
+  readonly #strings = new Map<string, string>();
 
   /** Starts a new body, for `forms` (`header` false: for {@link line} alone). */
   reset(forms: readonly FormColumns[], header = true): void {
@@ -184,8 +186,6 @@ export class TsvRowWriter {
     }
     return fields;
   }
-
-  readonly #strings = new Map<string, string>();
 
   /** The body written since {@link reset}. */
   text(): string {
