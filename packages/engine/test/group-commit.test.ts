@@ -12,6 +12,14 @@ function recorder(delayMs = 5) {
   return { groups, commit };
 }
 
+/** One commit at a time, of items of size 1, that gathers as `gather` says. */
+function gathering(
+  commit: (items: string[]) => Promise<void>,
+  gather: { size: number; ms: number },
+): GroupCommit<string> {
+  return new GroupCommit(commit, { concurrency: 1, maxSize: 100, sizeOf: () => 1, gather });
+}
+
 describe('GroupCommit', () => {
   test('items arriving while a commit runs share the next one, in arrival order', async () => {
     const { groups, commit } = recorder();
@@ -71,12 +79,7 @@ describe('GroupCommit', () => {
   test('while writers are concurrent, the next commit waits for more to gather; a lone writer never does', async () => {
     const { groups, commit } = recorder();
     // A wait of the whole gathering time would outlast the test.
-    const queue = new GroupCommit(commit, {
-      concurrency: 1,
-      maxSize: 100,
-      sizeOf: () => 1,
-      gather: { size: 4, ms: 60_000 },
-    });
+    const queue = gathering(commit, { size: 4, ms: 60_000 });
     for (const item of ['a', 'b']) await queue.submit(item);
     // Submitted while the commit of `b` is still finishing: they share the next one.
     await Promise.all(['c', 'd', 'e'].map((item) => queue.submit(item)));
@@ -92,12 +95,7 @@ describe('GroupCommit', () => {
 
   test('a commit that waits to gather starts once its time is over', async () => {
     const { groups, commit } = recorder();
-    const queue = new GroupCommit(commit, {
-      concurrency: 1,
-      maxSize: 100,
-      sizeOf: () => 1,
-      gather: { size: 100, ms: 20 },
-    });
+    const queue = gathering(commit, { size: 100, ms: 20 });
     await Promise.all(['a', 'b', 'c'].map((item) => queue.submit(item)));
     // Never joined by another, `d` waits out the gathering time and goes.
     await queue.submit('d');
@@ -107,12 +105,7 @@ describe('GroupCommit', () => {
 
   test('items of a failed group are retried alone at once, without waiting to gather', async () => {
     const { groups, commit } = recorder();
-    const queue = new GroupCommit(commit, {
-      concurrency: 1,
-      maxSize: 100,
-      sizeOf: () => 1,
-      gather: { size: 100, ms: 60_000 },
-    });
+    const queue = gathering(commit, { size: 100, ms: 60_000 });
     const outcomes = await Promise.allSettled(
       ['first', 'ok1', 'bad', 'ok2'].map((item) => queue.submit(item)),
     );

@@ -29,6 +29,21 @@ const imported = [
   { kind: 'view', amount: 4 },
 ];
 
+/** An import: {@link imported} written straight into `database`'s event table. */
+async function importRows(database: string): Promise<void> {
+  await direct.insert({
+    table: `${database}._engine_events`,
+    columns: ['collection', 'timestamp', 'seq', 'json'],
+    values: imported.map((json, i) => ({
+      collection: 'shop',
+      timestamp: NOW - 10,
+      seq: String(i),
+      json: JSON.stringify(json),
+    })),
+    format: 'JSONEachRow',
+  });
+}
+
 async function keyColumns(): Promise<string[]> {
   const result = await direct.query({
     query: `SELECT comment FROM system.columns WHERE database = {db:String}
@@ -83,17 +98,7 @@ describe('key columns on ClickHouse', () => {
   beforeAll(async () => {
     first = await startServer(options);
     // An import: rows written straight into the event table, which the first engine never saw.
-    await direct.insert({
-      table: `${DB}._engine_events`,
-      columns: ['collection', 'timestamp', 'seq', 'json'],
-      values: imported.map((json, i) => ({
-        collection: 'shop',
-        timestamp: NOW - 10,
-        seq: String(i),
-        json: JSON.stringify(json),
-      })),
-      format: 'JSONEachRow',
-    });
+    await importRows(DB);
     second = await startServer(options);
   });
   afterAll(async () => {
@@ -222,17 +227,7 @@ describe('replicas opening a filled table at once', () => {
   test('write each new column into the parts once', async () => {
     const options = { now: () => NOW, clickhouse: { url, password, databasePrefix: 'keyrep_' } };
     await (await startServer(options)).close();
-    await direct.insert({
-      table: 'keyrep_default._engine_events',
-      columns: ['collection', 'timestamp', 'seq', 'json'],
-      values: imported.map((json, i) => ({
-        collection: 'shop',
-        timestamp: NOW - 10,
-        seq: String(i),
-        json: JSON.stringify(json),
-      })),
-      format: 'JSONEachRow',
-    });
+    await importRows('keyrep_default');
     const replicas = await Promise.all([1, 2, 3].map(() => startServer(options)));
     try {
       const mutations = async () => {
