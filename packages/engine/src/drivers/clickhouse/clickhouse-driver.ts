@@ -6,7 +6,6 @@ import type { CollectionPlan } from '../../collection/plan/collection-plan.ts';
 import { EngineError } from '../../engine-error.ts';
 import { GroupCommit } from '../../ingest/group-commit.ts';
 import { runClickHouseSql } from '../../sql-mode/clickhouse/clickhouse-sql-mode.ts';
-import { BUILD_LOCK_STALE_S } from '../../storage/clickhouse/clickhouse-build-lock.ts';
 import { registerCollection } from '../../storage/clickhouse/clickhouse-collections.ts';
 import { isConnectionError, limitFailure } from '../../storage/clickhouse/clickhouse-errors.ts';
 import {
@@ -83,11 +82,10 @@ export interface ClickHouseDriverOptions {
 const KNOWN_COLLECTIONS = 10_000;
 /**
  * How long the client building rollups waits for a statement: a backfill reads every event of
- * the workspace, and one cut off by the client leaves a table without rows to build again. A
- * build sends at most two such statements (the `_inserted` mutation and the backfill), so it
- * ends, done or failed, a minute before other engines would take its lock as a dead one's.
+ * the workspace, and one cut off by the client leaves a table without rows to build again. The
+ * build lock is renewed meanwhile, so this bounds only a ClickHouse that stopped answering.
  */
-const ROLLUP_BUILD_TIMEOUT_MS = ((BUILD_LOCK_STALE_S - 60) * 1000) / 2;
+const ROLLUP_BUILD_TIMEOUT_MS = 60 * 60_000;
 
 /**
  * Creates the workspaces' databases (idempotent, so any number of engines may start against the
