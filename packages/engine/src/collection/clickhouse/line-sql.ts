@@ -240,10 +240,10 @@ export function lineParams(bound: Record<string, unknown>) {
   };
 }
 
-export type LineParams = ReturnType<typeof lineParams>;
+type LineParams = ReturnType<typeof lineParams>;
 
 /** The parameters `sql` holds, so a statement carries none it does not name. */
-export function used(params: LineParams, sql: string): Record<string, unknown> {
+function used(params: LineParams, sql: string): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(params.values).filter(([name]) => sql.includes(`{${name}:`)),
   );
