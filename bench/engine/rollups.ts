@@ -1,6 +1,6 @@
 /**
  * `tsx bench/engine/rollups.ts [--events N] [--rounds R]`: the engine on DuckDB with rollups
- * (`storage/duckdb/rollups.ts`, kept by `event` and `plan` with the sums of `price`) on and off
+ * (`storage/duckdb/rollups.ts`, kept by `event`, `plan` and `country` with the sums of `price`) on and off
  * over the same demo events (one file loaded by
  * `engine load`, then copied; the copy opened with rollups on builds them from its events),
  * in process: the median of R alternating rounds of each query that rollups answer, each
@@ -66,7 +66,7 @@ const QUERIES: Array<{ name: string; body: Record<string, unknown> }> = [
   },
 }));
 
-/** What the rollups' keys and sums answer: splits, filters on the keys, Sum and Avg. */
+/** What the rollups' keys and sums answer: splits, filters on the keys, Sum and Avg, lines and tables. */
 const KEYED_QUERIES: Array<{ name: string; body: Record<string, unknown> }> = [
   ...[1, 3, 7, 30].map((days) => ({
     name: `Count per Hour split by event, ${days} days, UTC`,
@@ -101,6 +101,24 @@ const KEYED_QUERIES: Array<{ name: string; body: Record<string, unknown> }> = [
       days,
     },
   })),
+  {
+    name: 'Table split by country, 90 days, UTC',
+    body: { graph_type: 'Table', aggregation: 'Count', split: 'country', days: 90 },
+  },
+  {
+    name: 'Single Value, Sum of price, plan = pro, 90 days, UTC',
+    body: {
+      graph_type: 'Single Value',
+      aggregation: 'Sum',
+      metric: 'price',
+      filters: [['plan', '=', 'pro']],
+      days: 90,
+    },
+  },
+  {
+    name: 'Pie Chart, Avg of price split by plan, 30 days, UTC',
+    body: { graph_type: 'Pie Chart', aggregation: 'Avg', metric: 'price', split: 'plan', days: 30 },
+  },
 ].map(({ name, body: { days, ...body } }) => ({
   name,
   body: { ...body, start: `${days} days ago`, end: 'now', IANA_time_zone: 'UTC' },
@@ -134,7 +152,7 @@ async function main() {
       createEngine({
         dataDir,
         workspaces: { default: KEY },
-        rollups: rollups && { default: { keys: ['event', 'plan'], sums: ['price'] } },
+        rollups: rollups && { default: { keys: ['event', 'plan', 'country'], sums: ['price'] } },
         now: () => NOW,
       });
     const engines: Record<'on' | 'off', Engine> = {

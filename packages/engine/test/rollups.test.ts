@@ -321,6 +321,123 @@ describe('rollups hold the events’ counts', () => {
     await engine.close();
   });
 
+  test('Single Value, Table, Bar Chart and Pie Chart read them too, and only where they hold what is asked', async () => {
+    const dataDir = tempDir('whole');
+    const open = () =>
+      createEngine({
+        dataDir,
+        workspaces: { default: 'k' },
+        rollups: { default: { keys: ['event'], sums: ['v'] } },
+        now: () => T2024 + 30 * DAY,
+        bodyWorkers: 0,
+      });
+    let engine = await open();
+    // 90 events every 7 hours: e0, e1, e2 in turn, v = i (e0 sums 1305, e1 1335, e2 1365), other 0 or 1.
+    const jsons = Array.from({ length: 90 }, (_, i) => ({
+      event: `e${i % 3}`,
+      v: i,
+      other: i % 2,
+    }));
+    for (const [i, json] of jsons.entries()) {
+      const answer = await engine.log({ api_key: 'k', timestamp: T2024 + i * 7 * HOUR, json });
+      expect(answer.status).toBe(200);
+    }
+    const window = { api_key: 'k', start: T2024 - 1, end: T2024 + 30 * DAY, IANA_time_zone: 'UTC' };
+    const requests: Array<Record<string, unknown>> = [
+      { graph_type: 'Single Value', aggregation: 'Count' },
+      {
+        graph_type: 'Single Value',
+        aggregation: 'Sum',
+        metric: 'v',
+        filters: [['event', '=', 'e1']],
+      },
+      { graph_type: 'Table', aggregation: 'Count', split: 'event' },
+      { graph_type: 'Bar Chart', aggregation: 'Avg', metric: 'v', split: 'event' },
+      {
+        graph_type: 'Pie Chart',
+        aggregation: 'Sum',
+        metric: 'v',
+        split: 'event',
+        filters: [['event', '≠', 'e0']],
+      },
+      // What the rollups do not hold, a percentile and ten days (fewer than four weeks of spans) read the events.
+      { graph_type: 'Table', aggregation: 'Count', split: 'other' },
+      { graph_type: 'Single Value', aggregation: 'Count', filters: [['other', '=', 1]] },
+      { graph_type: 'Single Value', aggregation: 'P50', metric: 'v' },
+      { graph_type: 'Single Value', aggregation: 'Count', end: T2024 + 10 * DAY },
+    ];
+    const results = async () => {
+      const out: unknown[] = [];
+      for (const request of requests) {
+        const answer = await engine.query({ ...window, ...request });
+        expect(answer.status).toBe(200);
+        out.push((answer.body as { result: unknown }).result);
+      }
+      return out;
+    };
+    const raw = [
+      [{ Count: 90 }],
+      [{ 'Sum(v)': 1335 }],
+      [
+        { event: 'e0', Count: 30 },
+        { event: 'e1', Count: 30 },
+        { event: 'e2', Count: 30 },
+      ],
+      [
+        { event: 'e2', 'Avg(v)': 45.5 },
+        { event: 'e1', 'Avg(v)': 44.5 },
+        { event: 'e0', 'Avg(v)': 43.5 },
+      ],
+      [
+        { event: 'e2', 'Sum(v)': 1365 },
+        { event: 'e1', 'Sum(v)': 1335 },
+      ],
+      [
+        { other: '0', Count: 45 },
+        { other: '1', Count: 45 },
+      ],
+      [{ Count: 45 }],
+      [{ 'P50(v)': 44.5 }],
+      // Events 0 to 34 are within the first ten days.
+      [{ Count: 35 }],
+    ];
+    expect(await results()).toEqual(raw);
+    await engine.close();
+    // A row of 1,000 `e1` events on day 2, one with v 1e6, written into the rollups by hand.
+    const db = await WorkspaceDb.open(join(dataDir, 'default.duckdb'), {
+      rollups: { keys: ['event'], sums: ['v'] },
+    });
+    const id = db.catalog.get(DEFAULT_COLLECTION)?.id;
+    await db.write(async (tx) => {
+      await tx.conn.run(
+        `INSERT INTO ${ROLLUP_TABLE} (collection_id, span, k0, n, s0_d0, s0_d1, s0_d2, s0_d3, s0_r, s0_n)
+         VALUES (${id}, ${(T2024 + DAY) / 900 + 3}, 'e1', 1000, 0, 0, 0, 0, [1e6], 1)`,
+      );
+    });
+    await db.close();
+    engine = await open();
+    expect(await results()).toEqual([
+      [{ Count: 1090 }],
+      [{ 'Sum(v)': 1_001_335 }],
+      [
+        { event: 'e1', Count: 1030 },
+        { event: 'e0', Count: 30 },
+        { event: 'e2', Count: 30 },
+      ],
+      [
+        { event: 'e1', 'Avg(v)': 1_001_335 / 31 },
+        { event: 'e2', 'Avg(v)': 45.5 },
+        { event: 'e0', 'Avg(v)': 43.5 },
+      ],
+      [
+        { event: 'e1', 'Sum(v)': 1_001_335 },
+        { event: 'e2', 'Sum(v)': 1365 },
+      ],
+      ...raw.slice(5),
+    ]);
+    await engine.close();
+  });
+
   test('through logs, bulk logs, late events, compaction, loads and turning them off and on', async () => {
     const dataDir = tempDir('agree');
     const file = join(dataDir, 'default.duckdb');
@@ -885,11 +1002,34 @@ describe('automatic rollup keys', () => {
       ),
     ).toEqual({ keys: ['country', 'event', 'n', 'plan'], sums: ['v'] });
     expect(rollupUses(plan({ split: 'plan' }))).toEqual({ keys: ['plan'], sums: [] });
+    // One value, or one per split value, over the whole window: any granularity, any zone.
+    expect(rollupUses(plan({ split: 'plan', graph_type: 'Table' }))).toEqual({
+      keys: ['plan'],
+      sums: [],
+    });
+    expect(
+      rollupUses(
+        plan({
+          graph_type: 'Single Value',
+          aggregation: 'Sum',
+          metric: 'v',
+          granularity: 'Minute',
+          filters: [['country', '≠', 'fr']],
+        }),
+      ),
+    ).toEqual({ keys: ['country'], sums: ['v'] });
+    for (const graph_type of ['Bar Chart', 'Pie Chart']) {
+      expect(
+        rollupUses(plan({ graph_type, split: 'plan', aggregation: 'Avg', metric: 'v' })),
+      ).toEqual({ keys: ['plan'], sums: ['v'] });
+    }
     for (const unfit of [
       { split: 'plan', granularity: 'Minute', start: now - 3 * HOUR },
       { split: 'plan', start: now - 7 * DAY },
       { split: 'plan', aggregation: 'P90', metric: 'v' },
-      { split: 'plan', graph_type: 'Table' },
+      { split: 'plan', graph_type: 'Table', start: now - 7 * DAY },
+      { graph_type: 'Single Value', aggregation: 'P90', metric: 'v' },
+      { graph_type: 'Samples', filters: [['plan', '=', 'pro']] },
       { split: 'plan', filters: [['event', 'includes', 'x']] },
       { split: 'device.os' },
       { split: 'pl an' },

@@ -111,6 +111,31 @@ const REQUESTS: Array<Record<string, unknown>> = [
   },
 ];
 
+/**
+ * Single Value, Table, Bar Chart and Pie Chart requests (one value, or one per split value, over
+ * the whole window), read only where the planner's reading of rollups is checked: three that
+ * read them and one on `u`, which must not.
+ */
+const WHOLE_WINDOW_REQUESTS: Array<Record<string, unknown>> = [
+  { graph_type: 'Single Value', IANA_time_zone: 'UTC', compare: '1 week ago' },
+  {
+    graph_type: 'Table',
+    IANA_time_zone: 'UTC',
+    split: 'plan',
+    aggregation: 'Sum',
+    metric: 'ms',
+  },
+  {
+    graph_type: 'Pie Chart',
+    IANA_time_zone: 'Asia/Kolkata',
+    split: 'event',
+    aggregation: 'Avg',
+    metric: 'ms',
+    filters: [['plan', '=', 'pro']],
+  },
+  { graph_type: 'Bar Chart', IANA_time_zone: 'UTC', split: 'u' },
+];
+
 /** The window every request reads: January to April 2024 (four months of whole spans), and an odd second before. */
 const WINDOW = { start: START - 1, end: Date.UTC(2024, 4, 1) / 1000 - 1 };
 
@@ -399,6 +424,12 @@ describe('rollups on ClickHouse', () => {
 
   test('the planner reads them: a row written into them by hand changes what reads them', async () => {
     const answers = await compareAll();
+    const whole: string[] = [];
+    for (const request of WHOLE_WINDOW_REQUESTS) {
+      const [a, b] = await Promise.all([text(on, request), text(off, request)]);
+      expect(a, JSON.stringify(request)).toBe(b);
+      whole.push(a);
+    }
     // A hundred `view` events of plan `pro` and `u` 7 on 2024-02-10 at noon, one with `ms` 0.1
     // (off the exact sums' grid), which the events sent do not hold.
     const span = Date.UTC(2024, 1, 10, 12) / 1000 / 900;
@@ -417,6 +448,24 @@ describe('rollups on ClickHouse', () => {
     // Every request on `event` and `plan` reads the row (Sum and Avg its off-grid value) but the
     // Ratio Line (neither `buy` nor a plan above 2); the two on `u`, past the bound, read the events.
     expect(changed).toEqual([0, 1, 2, 3, 4, 5]);
+    // The same for one value over the whole window (its compare window too): all but the Bar
+    // Chart on `u`.
+    const after = await Promise.all(WHOLE_WINDOW_REQUESTS.map((r) => text(on, r)));
+    expect(after.map((a, i) => a !== whole[i])).toEqual([true, true, true, false]);
+    const value = (answer: string | undefined) => JSON.parse(answer?.slice(4) ?? '{}');
+    const [single, table, pie] = after.map(value);
+    const [single0, table0, pie0] = whole.map(value);
+    expect(single.result[0].Count).toBe(single0.result[0].Count + 100);
+    expect(single.compare_result[0].Count).toBe(single0.compare_result[0].Count + 100);
+    const pro = (body: { result: Array<Record<string, unknown>> }) =>
+      body.result.find((row) => row.plan === 'pro')?.['Sum(ms)'];
+    expect(pro(table)).toBeCloseTo((pro(table0) as number) + 0.1, 6);
+    const view = (body: { result: Array<Record<string, unknown>> }) =>
+      body.result.find((row) => row.event === 'view')?.['Avg(ms)'];
+    expect(view(pie)).not.toBe(view(pie0));
+    for (const [i, request] of WHOLE_WINDOW_REQUESTS.entries()) {
+      expect(await text(off, request)).toBe(whole[i]);
+    }
     const days = answeredDays((await text(on, REQUESTS[0] as Record<string, unknown>)).toString());
     const expected = dayCounts();
     expected.set('2024-02-10', (expected.get('2024-02-10') ?? 0) + 100);

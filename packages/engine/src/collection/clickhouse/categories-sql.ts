@@ -3,18 +3,35 @@ import { categoryCap, rankCandidatesSql } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateOrderSql, aggregateSql } from './clickhouse-aggregate-sql.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
+import { lineParams } from './line-sql.ts';
+import { rollupTotalsSql, rollupWindow } from './rollup-sql.ts';
 
 /**
  * The render stage of Table, Bar Chart and Pie Chart on ClickHouse: the statement whose rows are
  * `[split value, aggregate]` for every split value that may rank among the first
  * {@link categoryCap} (`shape/categories-shape.ts` orders them by their exact values), from the
- * bound query alone, as DuckDB's `categories-sql.ts` writes it. Pure: no key columns, no client.
- * Events without the split field are left out.
+ * bound query alone, as DuckDB's `categories-sql.ts` writes it (from the rollups where they
+ * give the events' answer, `rollup-sql.ts`). Pure: no key columns, no client. Events without
+ * the split field are left out.
  */
 export function categoriesSql(bound: ClickHouseBoundQuery): ClickHouseStatement | null {
   const { query } = bound;
   const { lo, hi } = windowSeconds(bound.windows.window);
   if (lo > hi || bound.splitSql === null) return null;
+  const exact = query.aggregation === 'Sum' || query.aggregation === 'Avg';
+  const rollupParams = lineParams(bound.params);
+  const read = rollupWindow(
+    bound,
+    { plan: null, lo, hi, key: '0' },
+    rollupParams.add,
+    (r) => r.where !== null && r.split !== null,
+  );
+  if (read?.rollup.where) {
+    // Every split value comes back: a rolled-up key has few, and the shape stage ranks them.
+    const filters = { events: bound.where.filters, rollup: read.rollup.where.filters };
+    const sql = rollupTotalsSql(read, filters, bound.splitSql);
+    return { sql, params: rollupParams.values, text: [0], parts: exact ? [1] : [] };
+  }
   const params: Record<string, unknown> = { ...bound.params, lo, hi };
   const m = bound.metricSql;
   const value = aggregateSql(query.aggregation, m, params);
@@ -29,6 +46,5 @@ export function categoriesSql(bound: ClickHouseBoundQuery): ClickHouseStatement 
      GROUP BY sp`,
     '{cap:UInt32}',
   );
-  const exact = query.aggregation === 'Sum' || query.aggregation === 'Avg';
   return { sql, params, text: [0], parts: exact ? [1] : [] };
 }

@@ -1,15 +1,13 @@
 import { LIMITS } from '@analytics-chart/protocol';
 import { EngineError } from '../../engine-error.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
-import type { ClickHouseBoundRollup } from '../bind/clickhouse/bind-clickhouse-rollup.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
 import { isAdditive, type LinePlan, type LineWindow } from '../plan/collection-plan.ts';
-import { rollupRead } from '../plan/rollup-eligibility.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
 import { aggregateOrderSql, aggregateSql, sumPartsSql } from './clickhouse-aggregate-sql.ts';
-import { type ClickHouseRollupWindow, rollupCellsSql, rollupPopulationsSql } from './rollup-sql.ts';
+import { rollupCellsSql, rollupPopulationsSql, rollupWindow } from './rollup-sql.ts';
 
 /**
  * The render stage of the six line kinds on ClickHouse: one statement per window of a line,
@@ -97,7 +95,12 @@ export function clickHouseLineSql(
     const width = aggregation === 'Count' ? 1 : 2;
     const partsAt = exact ? populations.map((_, p) => 1 + width * p) : [];
     // Where rollups give the events' answer, the window reads them (`plan/rollup-eligibility.ts`).
-    const read = rollupWindow(bound, window, key, params, (r) => r.where !== null);
+    const read = rollupWindow(
+      bound,
+      { plan, lo: window.lo, hi: window.hi, key },
+      params.add,
+      (r) => r.where !== null,
+    );
     if (read?.rollup.where) {
       const rw = read.rollup.where;
       const rollupPopulations: Array<string | undefined> =
@@ -157,7 +160,12 @@ export function clickHouseLineSql(
     const cells = params.add('UInt32', MAX_SPLIT_CELLS + 1);
     const read =
       bound.splitSql !== null &&
-      rollupWindow(bound, window, k, params, (r) => r.where !== null && r.split !== null);
+      rollupWindow(
+        bound,
+        { plan, lo: window.lo, hi: window.hi, key: k },
+        params.add,
+        (r) => r.where !== null && r.split !== null,
+      );
     if (read && bound.splitSql !== null && read.rollup.where) {
       const sql = rollupCellsSql(
         read,
@@ -180,34 +188,6 @@ export function clickHouseLineSql(
     text: [1],
     parts: exact ? [3] : [],
   });
-}
-
-/**
- * The window's rollup read, where the workspace keeps rollups that hold what the statement
- * reads (`holds`, and for Sum and Avg the metric) and the window's buckets are whole spans;
- * `key` is the statement's bucket key of `timestamp`.
- */
-function rollupWindow(
-  bound: ClickHouseBoundQuery,
-  window: LineWindow,
-  key: string,
-  params: LineParams,
-  holds: (rollup: ClickHouseBoundRollup) => boolean,
-): ClickHouseRollupWindow | undefined {
-  const { rollup } = bound;
-  const plan = window.buckets;
-  if (!rollup || !plan) return undefined;
-  const { aggregation } = bound.query;
-  const read = rollupRead({
-    aggregation,
-    readable: holds(rollup),
-    metricKept: bound.metricSql !== 'NULL' && rollup.sum !== null,
-    plan,
-    lo: window.lo,
-    hi: window.hi,
-    spanSeconds: rollup.spanSeconds,
-  });
-  return read && { read, rollup, bound, aggregation, key, add: params.add };
 }
 
 /**
@@ -246,7 +226,7 @@ function rankedSql(
  * A statement's parameters: the bound query's, and the renderer's own added under names of
  * their own (`l<n>`), written here so that rendering never calls back into another stage.
  */
-function lineParams(bound: Record<string, unknown>) {
+export function lineParams(bound: Record<string, unknown>) {
   const values: Record<string, unknown> = { ...bound };
   let next = 0;
   return {

@@ -5,12 +5,14 @@ import {
 } from '../../storage/clickhouse/clickhouse-exact-sum-sql.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import type { ClickHouseBoundRollup } from '../bind/clickhouse/bind-clickhouse-rollup.ts';
-import type { RollupRead } from '../plan/rollup-eligibility.ts';
+import { type RollupRead, rollupRead } from '../plan/rollup-eligibility.ts';
+import type { BucketPlan } from '../plan/time-buckets.ts';
 
 /**
  * Statements that read a window's whole spans from the workspace's rollups and the seconds at
  * its edges from the events (`plan/rollup-eligibility.ts` says when that is the events' answer),
- * in the layouts and column types the raw statements of `line-sql.ts` have. Each part adds up,
+ * in the layouts and column types the raw statements of `line-sql.ts`, `single-value-sql.ts` and
+ * `categories-sql.ts` have. Each part adds up,
  * per bucket (and split value), the count and a sum's five parts
  * (`storage/clickhouse/clickhouse-exact-sum-sql.ts`); the outer statement adds them up again and
  * writes the same text `sumPartsSql` writes, as integer sums do not depend on how rows were
@@ -24,10 +26,37 @@ export interface ClickHouseRollupWindow {
   rollup: ClickHouseBoundRollup;
   bound: ClickHouseBoundQuery;
   aggregation: Aggregation;
-  /** The bucket key of a row's `timestamp` (seconds). */
+  /** The bucket key of a row's `timestamp` (seconds); `0` where the window is one value. */
   key: string;
   /** The placeholder of `value` as a `type`, among the statement's parameters. */
   add(type: string, value: unknown): string;
+}
+
+/**
+ * The rollup read of the window `lo`…`hi` (cut into `plan`'s buckets, keyed by `key`, or one
+ * value over it where null), where the workspace keeps rollups that hold what the statement
+ * reads (`holds`, and for Sum and Avg the metric) and `plan/rollup-eligibility.ts` finds their
+ * answer the events'; `add` places a parameter among the statement's.
+ */
+export function rollupWindow(
+  bound: ClickHouseBoundQuery,
+  window: { plan: BucketPlan | null; lo: number; hi: number; key: string },
+  add: ClickHouseRollupWindow['add'],
+  holds: (rollup: ClickHouseBoundRollup) => boolean,
+): ClickHouseRollupWindow | undefined {
+  const { rollup } = bound;
+  if (!rollup) return undefined;
+  const { aggregation } = bound.query;
+  const read = rollupRead({
+    aggregation,
+    readable: holds(rollup),
+    metricKept: bound.metricSql !== 'NULL' && rollup.sum !== null,
+    plan: window.plan,
+    lo: window.lo,
+    hi: window.hi,
+    spanSeconds: rollup.spanSeconds,
+  });
+  return read && { read, rollup, bound, aggregation, key: window.key, add };
 }
 
 /** The five parts' columns of a rollup row, summed per group where `condition` holds. */
@@ -146,4 +175,39 @@ export function rollupCellsSql(
   }
   return `SELECT sp, k, sum(c0)${counted ? '' : `, ${addedParts(0)}`}
      FROM (${parts.join(' UNION ALL ')}) GROUP BY sp, k LIMIT ${cells}`;
+}
+
+/**
+ * The whole window's value as one row `(v)`, or, where `splitSql` (the events' split form) is
+ * given, per split value as `(sp, v)` rows (every split value: a rolled-up key has few), as the
+ * raw Single Value and categories statements have them, under the filters (`events` over the
+ * events, `rollup` over the rollups). Count's `v` is the count, Sum's and Avg's the parts' text.
+ */
+export function rollupTotalsSql(
+  w: ClickHouseRollupWindow,
+  filters: { events: string; rollup: string },
+  splitSql: string | null,
+): string {
+  const counted = w.aggregation === 'Count';
+  const split = splitSql !== null;
+  const sp = w.rollup.split as string;
+  const parts = [
+    `SELECT ${split ? `${sp} AS sp, ` : ''}sum(n) AS c0${
+      counted ? '' : `, ${rollupParts(w.rollup.sum as string, 0, undefined)}`
+    } FROM ${spanRows(w, split ? `${sp} IS NOT NULL AND ${filters.rollup}` : filters.rollup)}${split ? ' GROUP BY sp' : ''}`,
+  ];
+  // As the raw statement: the events' split and metric first, then their value.
+  for (const rows of edgeRows(w, filters.events)) {
+    parts.push(
+      `SELECT ${split ? 'sp, ' : ''}count() AS c0${counted ? '' : `, ${eventParts('m', 0, undefined)}`}
+       FROM (SELECT ${split ? `${splitSql} AS sp, ` : ''}${w.bound.metricSql} AS m FROM ${rows})${
+         split ? ' WHERE sp IS NOT NULL GROUP BY sp' : ''
+       }`,
+    );
+  }
+  const value = counted ? 'toFloat64(sum(c0))' : addedParts(0);
+  const rows = parts.join(' UNION ALL ');
+  return split
+    ? `SELECT sp, ${value} FROM (${rows}) GROUP BY sp`
+    : `SELECT ${value} FROM (${rows})`;
 }

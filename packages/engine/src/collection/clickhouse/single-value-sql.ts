@@ -5,13 +5,16 @@ import { QUANTILE } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql, percentileRanksSql } from './clickhouse-aggregate-sql.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
+import { lineParams } from './line-sql.ts';
+import { rollupTotalsSql, rollupWindow } from './rollup-sql.ts';
 
 /**
  * The render stage of Single Value on ClickHouse: per window, the statement whose one row holds
  * the aggregate over the window (`shape/single-value-shape.ts` reads it), from the bound query
  * alone. Sum and Avg over a metric add its values' significands per exponent
  * (`exponentSumsSql`), and percentiles give their two closest ranks, which run reads as that one
- * row. Pure: no key columns, no client.
+ * row; where rollups give the events' answer, the window reads them (`rollup-sql.ts`). Pure: no
+ * key columns, no client.
  */
 export function singleValueSql(
   bound: ClickHouseBoundQuery,
@@ -20,6 +23,19 @@ export function singleValueSql(
   const { aggregation } = bound.query;
   const { lo, hi } = windowSeconds(window);
   if (lo > hi) return null;
+  const exact = aggregation === 'Sum' || aggregation === 'Avg';
+  const rollupParams = lineParams(bound.params);
+  const read = rollupWindow(
+    bound,
+    { plan: null, lo, hi, key: '0' },
+    rollupParams.add,
+    (r) => r.where !== null,
+  );
+  if (read?.rollup.where) {
+    const filters = { events: bound.where.filters, rollup: read.rollup.where.filters };
+    const sql = rollupTotalsSql(read, filters, null);
+    return { sql, params: rollupParams.values, text: [], parts: exact ? [0] : [] };
+  }
   const params = { ...bound.params, lo, hi };
   const where = `${bound.inCollection}
        AND timestamp BETWEEN {lo:Int64} AND {hi:Int64}
@@ -41,6 +57,5 @@ export function singleValueSql(
   }
   const sql = `SELECT ${aggregateSql(aggregation, bound.metricSql, params)} AS v FROM ${bound.relation}
      WHERE ${where}`;
-  const exact = aggregation === 'Sum' || aggregation === 'Avg';
   return { sql, params, text: [], parts: exact ? [0] : [] };
 }

@@ -5,13 +5,14 @@ import { categoryCap, rankCandidatesSql } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateOrderSql, aggregateSql } from './aggregate-sql.ts';
 import { and, windowSql } from './conditions-sql.ts';
+import { rollupTotalsStatement, rollupWindow } from './rollup-sql.ts';
 
 /**
  * The render stage of Table, Bar Chart and Pie Chart on DuckDB: the statement whose rows are
  * `[split value, aggregate]` for every split value that may rank among the first
  * {@link categoryCap} (`shape/categories-shape.ts` orders them by their exact values), from the
- * bound query alone. Pure: no catalog, no connection. Events without the split field are left
- * out.
+ * bound query alone, from the rollups where they give the events' answer (`rollup-sql.ts`).
+ * Pure: no catalog, no connection. Events without the split field are left out.
  */
 
 /** A categories statement: `split values`, one row per candidate split value. */
@@ -24,6 +25,16 @@ export function categoriesSql(bound: DuckDbBoundQuery): CategoriesStatement | nu
   const { query } = bound;
   const { lo, hi } = windowSeconds(bound.windows.window);
   if (lo > hi || bound.splitSql === null) return null;
+  const read = rollupWindow(
+    bound,
+    { plan: null, lo, hi },
+    (r) => r.where !== null && r.split !== null,
+  );
+  if (read?.rollup.where) {
+    // Every split value comes back: a rolled-up key has few, and the shape stage ranks them.
+    const filters = { events: bound.where.filters, rollup: read.rollup.where.filters };
+    return { form: 'split values', ...rollupTotalsStatement(read, filters, bound.splitSql) };
+  }
   const m = bound.metricSql ?? 'NULL::DOUBLE';
   const params = { ...bound.params, cap: { value: categoryCap(query.graph_type), type: BIGINT } };
   const order = aggregateOrderSql(query.aggregation, 'm');

@@ -2,19 +2,14 @@ import { LIMITS } from '@analytics-chart/protocol';
 import { BIGINT, LIST, listValue, VARCHAR } from '../../storage/duckdb/duckdb-api.ts';
 import { sumPartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
-import type { BoundRollup, DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
+import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
 import type { LinePlan, LineWindow } from '../plan/collection-plan.ts';
-import { rollupRead } from '../plan/rollup-eligibility.ts';
 import { MAX_SPLIT_CELLS, rankCandidatesSql } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
 import { aggregateOrderSql, aggregateSql } from './aggregate-sql.ts';
-import {
-  type RollupWindow,
-  rollupCellsStatement,
-  rollupPopulationsStatement,
-} from './rollup-sql.ts';
+import { rollupCellsStatement, rollupPopulationsStatement, rollupWindow } from './rollup-sql.ts';
 
 /**
  * The render stage of the six line kinds on DuckDB: one statement per window of a line, written
@@ -68,7 +63,11 @@ export function lineSql(
     const where =
       kind.value === 'ratio' ? `${filters} AND (${numerator} OR ${denominator})` : filters;
     // Where rollups give the events' answer, the window reads them (`plan/rollup-eligibility.ts`).
-    const read = rollupWindow(bound, window, (r) => r.where !== null);
+    const read = rollupWindow(
+      bound,
+      { plan, lo: window.lo, hi: window.hi },
+      (r) => r.where !== null,
+    );
     if (read?.rollup.where) {
       const rw = read.rollup.where;
       const rollupPopulations =
@@ -135,7 +134,11 @@ export function lineSql(
   if (!ranked && (aggregation === 'Count' || aggregation === 'Sum' || aggregation === 'Avg')) {
     const read =
       bound.splitSql !== null &&
-      rollupWindow(bound, window, (r) => r.where !== null && r.split !== null);
+      rollupWindow(
+        bound,
+        { plan, lo: window.lo, hi: window.hi },
+        (r) => r.where !== null && r.split !== null,
+      );
     if (read && bound.splitSql !== null && read.rollup.where) {
       return {
         form: 'cells',
@@ -176,33 +179,6 @@ export function lineSql(
      UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
     params,
   };
-}
-
-/**
- * The window's rollup read, where the workspace keeps rollups that hold what the statement
- * reads (`holds`, and for Sum and Avg the metric) and the window's buckets are whole spans.
- */
-function rollupWindow(
-  bound: DuckDbBoundQuery,
-  window: LineWindow,
-  holds: (rollup: BoundRollup) => boolean,
-): RollupWindow | undefined {
-  const { rollup } = bound;
-  const plan = window.buckets;
-  if (!rollup || !plan) return undefined;
-  const { aggregation } = bound.query;
-  const m = bound.metricSql;
-  const read = rollupRead({
-    aggregation,
-    readable: holds(rollup),
-    metricKept: m !== null && rollup.sum !== null,
-    plan,
-    lo: window.lo,
-    hi: window.hi,
-    spanSeconds: rollup.spanSeconds,
-    eventsPerSpan: rollup.eventsPerSpan,
-  });
-  return read && { plan, read, rollup, bound, aggregation, m };
 }
 
 const DAY = 86_400;

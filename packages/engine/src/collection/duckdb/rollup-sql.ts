@@ -4,14 +4,15 @@ import { valuePartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import { foldedHighSql } from '../../storage/duckdb/rollup-sum-digits.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import type { BoundRollup, DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
-import type { RollupRead } from '../plan/rollup-eligibility.ts';
+import { type RollupRead, rollupRead } from '../plan/rollup-eligibility.ts';
 import type { BucketPlan } from '../plan/time-buckets.ts';
 import { bucketKeySql } from './line-sql.ts';
 
 /**
  * Statements that read a window's whole spans from the rollups of the collection and the
  * seconds at its edges from the events (`plan/rollup-eligibility.ts` says when that is the
- * events' answer), in the layouts the raw statements have (`shape/line-shape.ts`). The rollup
+ * events' answer), in the layouts the raw statements have (`shape/line-shape.ts`,
+ * `shape/single-value-shape.ts`, `shape/categories-shape.ts`). The rollup
  * rows and the edges' events are added up in one aggregation per bucket (and split value):
  * counts, and a sum's parts as `exact-sum-sql.ts` writes them, whose limbs and off-grid values
  * re-add to the same exact sum whichever rows carried them. Rows are keyed by bucket, a span by
@@ -21,13 +22,42 @@ import { bucketKeySql } from './line-sql.ts';
 
 /** How the window is read: the spans, the bound query, the plan and the metric's numeric form. */
 export interface RollupWindow {
-  plan: BucketPlan;
+  /** The window's buckets, or null where the answer is one value over the whole window. */
+  plan: BucketPlan | null;
   read: RollupRead;
   rollup: BoundRollup;
   bound: DuckDbBoundQuery;
   aggregation: Aggregation;
   /** The metric's numeric form over the events (Sum, Avg). */
   m: string | null;
+}
+
+/**
+ * The rollup read of the window `lo`…`hi` (cut into `plan`'s buckets, or one value over it where
+ * null), where the workspace keeps rollups that hold what the statement reads (`holds`, and for
+ * Sum and Avg the metric) and `plan/rollup-eligibility.ts` finds their answer the events'.
+ */
+export function rollupWindow(
+  bound: DuckDbBoundQuery,
+  window: { plan: BucketPlan | null; lo: number; hi: number },
+  holds: (rollup: BoundRollup) => boolean,
+): RollupWindow | undefined {
+  const { rollup } = bound;
+  if (!rollup) return undefined;
+  const { plan, lo, hi } = window;
+  const { aggregation } = bound.query;
+  const m = bound.metricSql;
+  const read = rollupRead({
+    aggregation,
+    readable: holds(rollup),
+    metricKept: m !== null && rollup.sum !== null,
+    plan,
+    lo,
+    hi,
+    spanSeconds: rollup.spanSeconds,
+    eventsPerSpan: rollup.eventsPerSpan,
+  });
+  return read && { plan, read, rollup, bound, aggregation, m };
 }
 
 /**
@@ -60,8 +90,9 @@ function addedPartsSql(pick: string | null): string {
 }
 
 /**
- * The parameters of the spans read and a bucket key over seconds: rows are keyed by bucket, not
- * by the window's units, because the rollups' rows are few and a row per bucket is less to read.
+ * The parameters of the spans read and a bucket key over seconds (0 without buckets): rows are
+ * keyed by bucket, not by the window's units, because the rollups' rows are few and a row per
+ * bucket is less to read.
  */
 function keyed(w: RollupWindow): { params: NamedParams; keyOf: (ts: string) => string } {
   const { rollup, read, plan } = w;
@@ -72,7 +103,7 @@ function keyed(w: RollupWindow): { params: NamedParams; keyOf: (ts: string) => s
     rollup_first: { value: read.firstSpan, type: BIGINT },
     rollup_last: { value: read.lastSpan, type: BIGINT },
   };
-  return { params, keyOf: (ts) => bucketKeySql(plan, ts, params) };
+  return { params, keyOf: (ts) => (plan ? bucketKeySql(plan, ts, params) : '0') };
 }
 
 /** The rollups' rows of the window's whole spans. */
@@ -164,6 +195,40 @@ export function rollupCellsStatement(
   const added = `sum(c)::BIGINT${counted ? '' : `, ${addedPartsSql(null)}`}`;
   return {
     sql: `SELECT sp, k, ${added} FROM (${parts.join(' UNION ALL ')}) GROUP BY sp, k LIMIT $cells`,
+    params,
+  };
+}
+
+/**
+ * The whole window's value as one row `(v)`, or, where `splitSql` (the events' split form) is
+ * given, per split value as `(sp, v)` rows (every split value: a rolled-up key has few), as the
+ * raw Single Value and categories statements have them, under the filters (`events` over the
+ * events, `rollup` over the rollups). Count's `v` is the count, Sum's and Avg's the parts.
+ */
+export function rollupTotalsStatement(
+  w: RollupWindow,
+  filters: { events: string; rollup: string },
+  splitSql: string | null,
+): Statement {
+  const { params } = keyed(w);
+  const sp = w.rollup.split as string;
+  const parts = [
+    `SELECT ${splitSql === null ? '' : `${sp} AS sp, `}${rowPartsSql(w, 'rollup')}
+     FROM ${w.rollup.table} WHERE ${SPANS} AND ${splitSql === null ? '' : `${sp} IS NOT NULL AND `}${filters.rollup}`,
+  ];
+  for (const range of edges(w, params)) {
+    parts.push(
+      `SELECT ${splitSql === null ? '' : `${splitSql} AS sp, `}${rowPartsSql(w, 'events')}
+       FROM ${w.bound.relation} WHERE ${range} AND ${filters.events}${splitSql === null ? '' : ` AND (${splitSql}) IS NOT NULL`}`,
+    );
+  }
+  const value = w.aggregation === 'Count' ? addedCountSql(null) : addedPartsSql(null);
+  const rows = parts.join(' UNION ALL ');
+  return {
+    sql:
+      splitSql === null
+        ? `SELECT ${value} FROM (${rows})`
+        : `SELECT sp, ${value} FROM (${rows}) GROUP BY sp`,
     params,
   };
 }

@@ -46,7 +46,11 @@ export interface RollupRequest {
   readable: boolean;
   /** Whether the rollups keep the sums of the statement's metric (what Sum and Avg read). */
   metricKept: boolean;
-  plan: BucketPlan;
+  /**
+   * The window's buckets, or null where the answer is one value over the whole window (Single
+   * Value, Table, Bar Chart, Pie Chart): one bucket, which every span in the window lies in.
+   */
+  plan: BucketPlan | null;
   /** The window's first and last second. */
   lo: number;
   hi: number;
@@ -64,9 +68,10 @@ export interface RollupRequest {
  * Sum or Avg that reads nothing of the events the rollups do not hold (they keep counts, and
  * sums' exact parts, per span and string form of each rolled-up key), over buckets that are each a union
  * of whole spans, because then every span lies in one bucket and adding span counts up is
- * adding the events up. That holds where the bucket width (Minute and Hour) and every offset of
- * the zone in the window and every instant it changes are multiples of 15 minutes; older odd
- * offsets (before 1972 in most zones) read raw. Windows before 1970-01-02 read raw as well,
+ * adding the events up. That holds where the answer is one bucket (the whole window), and
+ * where the bucket width (Minute and Hour) and every offset of the zone in the window and every
+ * instant it changes are multiples of 15 minutes; older odd offsets (before 1972 in most
+ * zones) read raw. Windows before 1970-01-02 read raw as well,
  * because SQL's truncating division keys negative seconds differently, and windows of fewer
  * whole spans than {@link minRollupSpans}, which their events answer sooner. Undefined: read raw.
  */
@@ -75,13 +80,14 @@ export function rollupRead(request: RollupRequest): RollupRead | undefined {
   if (!['Count', 'Sum', 'Avg'].includes(aggregation) || !readable) return undefined;
   if (aggregation !== 'Count' && !metricKept) return undefined;
   if (lo > hi || lo < 86_400) return undefined;
-  let segments: readonly OffsetSegment[];
-  if (plan.clock) {
+  // One bucket (no plan): every whole span lies in it, whatever the zone's offsets.
+  let segments: readonly OffsetSegment[] = [];
+  if (plan?.clock) {
     if (plan.clock.width % span !== 0) return undefined;
     segments = plan.clock.segments;
-  } else if (plan.calendar) {
+  } else if (plan?.calendar) {
     segments = plan.calendar.segments;
-  } else return undefined;
+  } else if (plan) return undefined;
   const aligned = segments.every(
     (s, i) => s.offset % span === 0 && (i === 0 || s.from % span === 0),
   );
