@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { ExactSum, roundScaled } from '../src/collection/plan/exact-sum.ts';
+import { ExactSum, readSumParts, roundScaled } from '../src/collection/plan/exact-sum.ts';
+import { DuckDBInstance } from '../src/storage/duckdb/duckdb-api.ts';
+import { sumPartsSql, valuePartsRelation } from '../src/storage/duckdb/exact-sum-sql.ts';
 
 /** Parts holding only off-grid values, which the module reads exactly. */
 function sumOf(values: number[]): ExactSum {
@@ -47,6 +49,61 @@ describe('exact sums rounded once', () => {
         .addSum(sumOf(shuffled.slice(0, 5)))
         .addSum(sumOf(shuffled.slice(5)));
       expect(halves.sum()).toBe(forward);
+    }
+  });
+});
+
+describe("DuckDB: one value's parts", () => {
+  test('are the value itself, and the parts the aggregate writes for it', async () => {
+    // On the grid and off it (below 2^-90, at and beyond 2^96), signed zeros, null, extremes.
+    const values = [
+      0.1,
+      -2.5,
+      19.99,
+      0,
+      -0,
+      2 ** -90,
+      2 ** -91,
+      3 * 2 ** -95,
+      2 ** 96,
+      -(2 ** 96) + 2 ** 44,
+      123456789.123,
+      -1e-300,
+      1e300,
+      Number.MAX_VALUE,
+      5e-324,
+      7,
+      null,
+    ];
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      const rows = values.map((v, i) => `(${i}, ${v === null ? 'NULL' : `${v}::DOUBLE`})`);
+      await conn.run(`CREATE TABLE t AS SELECT * FROM (VALUES ${rows.join(', ')}) AS x(id, v)`);
+      const aggregated = await conn.runAndReadAll(
+        `SELECT id, ${sumPartsSql('v')} FROM t GROUP BY id ORDER BY id`,
+      );
+      const single = await conn.runAndReadAll(
+        `SELECT id, {'h': h::HUGEINT, 'm': m::HUGEINT, 'l': l::HUGEINT, 'r': r, 'n': n}
+         FROM (${valuePartsRelation('SELECT id, v FROM t', ['id'])}) ORDER BY id`,
+      );
+      const parts = (reader: typeof single) =>
+        reader.getRowsJS().map(([, p]) => readSumParts(p as Record<string, unknown>));
+      const byValue = parts(single);
+      expect(byValue).toEqual(parts(aggregated));
+      // Independently: each value's parts are that value, exactly, and a null is no value.
+      byValue.forEach((p, i) => {
+        const v = values[i] ?? null;
+        const alone = new ExactSum().addParts(p);
+        expect(alone.sum()).toBe(v === null ? 0 : v + 0);
+        expect(alone.count).toBe(v === null ? 0 : 1);
+      });
+      // Some values really went through the limbs, and some really stayed off the grid.
+      expect(byValue.filter((p) => p.limbs.some((l) => l !== 0n)).length).toBeGreaterThan(5);
+      expect(byValue.filter((p) => p.rest.length > 0).length).toBeGreaterThan(2);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
     }
   });
 });

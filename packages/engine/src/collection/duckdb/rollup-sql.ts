@@ -1,6 +1,6 @@
 import type { Aggregation } from '@analytics-chart/protocol';
 import { BIGINT } from '../../storage/duckdb/duckdb-api.ts';
-import { valuePartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
+import { valuePartsRelation } from '../../storage/duckdb/exact-sum-sql.ts';
 import { foldedHighSql } from '../../storage/duckdb/rollup-sum-digits.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import type { BoundRollup, DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
@@ -61,16 +61,40 @@ export function rollupWindow(
 }
 
 /**
- * The columns one row brings to the statement's one aggregation: a rollup row its count and its
- * sum's parts as they were added up (its digits as limbs `h`, `m`, `l` and a top digit `t`,
- * `storage/duckdb/rollup-sum-digits.ts`), an event 1 and its metric's share
- * ({@link valuePartsSql}, no top digit).
+ * The columns a rollup row brings to the statement's one aggregation: its count and its sum's
+ * parts as they were added up (its digits as limbs `h`, `m`, `l` and a top digit `t`,
+ * `storage/duckdb/rollup-sum-digits.ts`).
  */
-function rowPartsSql(w: RollupWindow, source: 'rollup' | 'events'): string {
-  if (w.aggregation === 'Count') return source === 'rollup' ? 'n AS c' : '1 AS c';
-  if (source === 'events') return `1 AS c, 0::BIGINT AS t, ${valuePartsSql(w.m as string)}`;
+function rollupPartsSql(w: RollupWindow): string {
+  if (w.aggregation === 'Count') return 'n AS c';
   const p = w.rollup.sum as string;
   return `n AS c, ${p}_d3 AS t, ${p}_d2 AS h, ${p}_d1 AS m, ${p}_d0 AS l, ${p}_r AS r, ${p}_n AS n`;
+}
+
+/**
+ * The edges' events as rows of the rollups' columns: `narrow` reads, per edge, `"timestamp"`,
+ * the columns `before` and `after` and, for a sum, the metric (`value`, as `v`), one branch per
+ * edge so that each skips row groups by its own range; over their union the bucket key `k`, a
+ * 1 for the count and the metric's share ({@link valuePartsRelation}, no top digit) are written
+ * once, since DuckDB plans the whole text again at every run. Columns: `before`, `k`, the
+ * parts, `after`.
+ */
+function edgeRowsSql(
+  w: RollupWindow,
+  keyOf: (ts: string) => string,
+  ranges: readonly string[],
+  narrow: (range: string, value: string) => string,
+  columns: { before: readonly string[]; after: readonly string[] },
+): string {
+  const counted = w.aggregation === 'Count';
+  const union = ranges
+    .map((range) => narrow(range, counted ? '' : `, ${w.m as string} AS v`))
+    .join(' UNION ALL ');
+  const carry = [...columns.before, 'k', ...columns.after];
+  const keyed = `SELECT ${[...columns.before, `${keyOf('"timestamp"')} AS k`, ...columns.after, ...(counted ? [] : ['v'])].join(', ')} FROM (${union})`;
+  const parts = counted ? '1 AS c' : '1 AS c, 0::BIGINT AS t, h, m, l, r, n';
+  const list = [...columns.before, 'k', parts, ...columns.after].join(', ');
+  return `SELECT ${list} FROM (${counted ? keyed : valuePartsRelation(keyed, carry)})`;
 }
 
 /** The rows' count, added up where `pick` (a boolean column, or null: every row) holds. */
@@ -144,13 +168,21 @@ export function rollupPopulationsStatement(
   const picks = (list: readonly string[]) =>
     list.map((c, i) => (picked[i] ? `, (${c}) AS p${i}` : '')).join('');
   const parts = [
-    `SELECT ${keyOf('(span * $rollup_span)')} AS k, ${rowPartsSql(w, 'rollup')}${picks(conditions.rollupPopulations)}
+    `SELECT ${keyOf('(span * $rollup_span)')} AS k, ${rollupPartsSql(w)}${picks(conditions.rollupPopulations)}
      FROM ${w.rollup.table} WHERE ${SPANS} AND ${conditions.rollupWhere}`,
   ];
-  for (const range of edges(w, params)) {
+  const ranges = edges(w, params);
+  if (ranges.length > 0) {
     parts.push(
-      `SELECT ${keyOf('"timestamp"')} AS k, ${rowPartsSql(w, 'events')}${picks(conditions.populations)}
+      edgeRowsSql(
+        w,
+        keyOf,
+        ranges,
+        (range, value) =>
+          `SELECT "timestamp"${value}${picks(conditions.populations)}
        FROM ${w.bound.relation} WHERE ${range} AND ${conditions.where}`,
+        { before: [], after: picked.flatMap((p, i) => (p ? [`p${i}`] : [])) },
+      ),
     );
   }
   const columns = conditions.populations.map((_, i) => {
@@ -182,13 +214,21 @@ export function rollupCellsStatement(
   const counted = w.aggregation === 'Count';
   const sp = w.rollup.split as string;
   const parts = [
-    `SELECT ${sp} AS sp, ${keyOf('(span * $rollup_span)')} AS k, ${rowPartsSql(w, 'rollup')}
+    `SELECT ${sp} AS sp, ${keyOf('(span * $rollup_span)')} AS k, ${rollupPartsSql(w)}
      FROM ${w.rollup.table} WHERE ${SPANS} AND ${sp} IS NOT NULL AND ${filters.rollup}`,
   ];
-  for (const range of edges(w, params)) {
+  const ranges = edges(w, params);
+  if (ranges.length > 0) {
     parts.push(
-      `SELECT ${splitSql} AS sp, ${keyOf('"timestamp"')} AS k, ${rowPartsSql(w, 'events')}
+      edgeRowsSql(
+        w,
+        keyOf,
+        ranges,
+        (range, value) =>
+          `SELECT "timestamp", ${splitSql} AS sp${value}
        FROM ${w.bound.relation} WHERE ${range} AND ${filters.events} AND (${splitSql}) IS NOT NULL`,
+        { before: ['sp'], after: [] },
+      ),
     );
   }
   params.cells = { value: cells, type: BIGINT };
@@ -210,25 +250,33 @@ export function rollupTotalsStatement(
   filters: { events: string; rollup: string },
   splitSql: string | null,
 ): Statement {
-  const { params } = keyed(w);
+  const { params, keyOf } = keyed(w);
+  const split = splitSql !== null;
   const sp = w.rollup.split as string;
   const parts = [
-    `SELECT ${splitSql === null ? '' : `${sp} AS sp, `}${rowPartsSql(w, 'rollup')}
-     FROM ${w.rollup.table} WHERE ${SPANS} AND ${splitSql === null ? '' : `${sp} IS NOT NULL AND `}${filters.rollup}`,
+    `SELECT ${split ? `${sp} AS sp, ` : ''}0 AS k, ${rollupPartsSql(w)}
+     FROM ${w.rollup.table} WHERE ${SPANS} AND ${split ? `${sp} IS NOT NULL AND ` : ''}${filters.rollup}`,
   ];
-  for (const range of edges(w, params)) {
+  const ranges = edges(w, params);
+  if (ranges.length > 0) {
     parts.push(
-      `SELECT ${splitSql === null ? '' : `${splitSql} AS sp, `}${rowPartsSql(w, 'events')}
-       FROM ${w.bound.relation} WHERE ${range} AND ${filters.events}${splitSql === null ? '' : ` AND (${splitSql}) IS NOT NULL`}`,
+      edgeRowsSql(
+        w,
+        keyOf,
+        ranges,
+        (range, value) =>
+          `SELECT "timestamp"${split ? `, ${splitSql} AS sp` : ''}${value}
+       FROM ${w.bound.relation} WHERE ${range} AND ${filters.events}${split ? ` AND (${splitSql}) IS NOT NULL` : ''}`,
+        { before: split ? ['sp'] : [], after: [] },
+      ),
     );
   }
   const value = w.aggregation === 'Count' ? addedCountSql(null) : addedPartsSql(null);
   const rows = parts.join(' UNION ALL ');
   return {
-    sql:
-      splitSql === null
-        ? `SELECT ${value} FROM (${rows})`
-        : `SELECT sp, ${value} FROM (${rows}) GROUP BY sp`,
+    sql: split
+      ? `SELECT sp, ${value} FROM (${rows}) GROUP BY sp`
+      : `SELECT ${value} FROM (${rows})`,
     params,
   };
 }

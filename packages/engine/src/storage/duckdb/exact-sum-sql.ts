@@ -48,11 +48,19 @@ function limbsSql(m: string): { grid: string; limbs: { h: string; m: string; l: 
 }
 
 /**
- * One value's share of the parts of {@link sumPartsSql}, as columns `h`, `m`, `l` (its limbs),
- * `r` (itself in a list when off the grid) and `n` (1, or 0 for null), so that a statement can
- * add single values and rows of already added parts (the rollups') in one aggregation.
+ * One value's share of the parts of {@link sumPartsSql}, as a relation: the rows of `source`,
+ * whose column `v` is the value, with its limbs `h`, `m`, `l`, `r` (itself in a list when off
+ * the grid) and `n` (1, or 0 for null) beside the columns `carry`, so that a statement can add
+ * single values and rows of already added parts (the rollups') in one aggregation. Each step
+ * is a column of its own layer, written once: DuckDB plans a statement with parameters anew at
+ * every run, and the limbs written out in full repeat the grid test and its operands many times.
  */
-export function valuePartsSql(m: string): string {
-  const { grid, limbs } = limbsSql(m);
-  return `${limbs.h} AS h, ${limbs.m} AS m, ${limbs.l} AS l, (CASE WHEN NOT ${grid} THEN [${m}] END) AS r, (${m} IS NOT NULL)::BIGINT AS n`;
+export function valuePartsRelation(source: string, carry: readonly string[]): string {
+  const keep = carry.map((c) => `${c}, `).join('');
+  const abs = `SELECT ${keep}v, abs(v) AS a FROM (${source})`;
+  const grid = `SELECT ${keep}v, a, (a < ${P2.p96} AND a * ${P2.p90} = floor(a * ${P2.p90})) AS g FROM (${abs})`;
+  // Off-grid values are zeroed before the integer conversion, which sees every row.
+  const on = `SELECT ${keep}v, g, sign(v) AS s, (CASE WHEN g THEN a ELSE 0 END) AS o FROM (${grid})`;
+  const floors = `SELECT ${keep}v, g, s, o, floor(o * ${P2.m34}) AS hi, floor(o * ${P2.p28}) AS top FROM (${on})`;
+  return `SELECT ${keep}(s * hi)::BIGINT AS h, (s * (top - hi * ${P2.p62}))::BIGINT AS m, (s * (o * ${P2.p90} - top * ${P2.p62}))::BIGINT AS l, (CASE WHEN NOT g THEN [v] END) AS r, (v IS NOT NULL)::BIGINT AS n FROM (${floors})`;
 }
