@@ -72,7 +72,8 @@ function rollupPartsSql(w: RollupWindow): string {
 }
 
 /**
- * The edges' events as rows of the rollups' columns: `narrow` reads, per edge, `"timestamp"`,
+ * The edges' events as rows of the rollups' columns, as one relation, or none where the window
+ * has no edges (their parameters added to `params`): `narrow` reads, per edge, `"timestamp"`,
  * the columns `before` and `after` and, for a sum, the metric (`value`, as `v`), one branch per
  * edge so that each skips row groups by its own range; over their union the bucket key `k`, a
  * 1 for the count and the metric's share ({@link valuePartsRelation}, no top digit) are written
@@ -81,11 +82,13 @@ function rollupPartsSql(w: RollupWindow): string {
  */
 function edgeRowsSql(
   w: RollupWindow,
+  params: NamedParams,
   keyOf: (ts: string) => string,
-  ranges: readonly string[],
   narrow: (range: string, value: string) => string,
   columns: { before: readonly string[]; after: readonly string[] },
-): string {
+): string[] {
+  const ranges = edges(w, params);
+  if (ranges.length === 0) return [];
   const counted = w.aggregation === 'Count';
   const union = ranges
     .map((range) => narrow(range, counted ? '' : `, ${w.m as string} AS v`))
@@ -94,7 +97,7 @@ function edgeRowsSql(
   const keyed = `SELECT ${[...columns.before, `${keyOf('"timestamp"')} AS k`, ...columns.after, ...(counted ? [] : ['v'])].join(', ')} FROM (${union})`;
   const parts = counted ? '1 AS c' : '1 AS c, 0::BIGINT AS t, h, m, l, r, n';
   const list = [...columns.before, 'k', parts, ...columns.after].join(', ');
-  return `SELECT ${list} FROM (${counted ? keyed : valuePartsRelation(keyed, carry)})`;
+  return [`SELECT ${list} FROM (${counted ? keyed : valuePartsRelation(keyed, carry)})`];
 }
 
 /** The rows' count, added up where `pick` (a boolean column, or null: every row) holds. */
@@ -171,20 +174,17 @@ export function rollupPopulationsStatement(
     `SELECT ${keyOf('(span * $rollup_span)')} AS k, ${rollupPartsSql(w)}${picks(conditions.rollupPopulations)}
      FROM ${w.rollup.table} WHERE ${SPANS} AND ${conditions.rollupWhere}`,
   ];
-  const ranges = edges(w, params);
-  if (ranges.length > 0) {
-    parts.push(
-      edgeRowsSql(
-        w,
-        keyOf,
-        ranges,
-        (range, value) =>
-          `SELECT "timestamp"${value}${picks(conditions.populations)}
+  parts.push(
+    ...edgeRowsSql(
+      w,
+      params,
+      keyOf,
+      (range, value) =>
+        `SELECT "timestamp"${value}${picks(conditions.populations)}
        FROM ${w.bound.relation} WHERE ${range} AND ${conditions.where}`,
-        { before: [], after: picked.flatMap((p, i) => (p ? [`p${i}`] : [])) },
-      ),
-    );
-  }
+      { before: [], after: picked.flatMap((p, i) => (p ? [`p${i}`] : [])) },
+    ),
+  );
   const columns = conditions.populations.map((_, i) => {
     const pick = picked[i] ? `p${i}` : null;
     return counted
@@ -217,20 +217,17 @@ export function rollupCellsStatement(
     `SELECT ${sp} AS sp, ${keyOf('(span * $rollup_span)')} AS k, ${rollupPartsSql(w)}
      FROM ${w.rollup.table} WHERE ${SPANS} AND ${sp} IS NOT NULL AND ${filters.rollup}`,
   ];
-  const ranges = edges(w, params);
-  if (ranges.length > 0) {
-    parts.push(
-      edgeRowsSql(
-        w,
-        keyOf,
-        ranges,
-        (range, value) =>
-          `SELECT "timestamp", ${splitSql} AS sp${value}
+  parts.push(
+    ...edgeRowsSql(
+      w,
+      params,
+      keyOf,
+      (range, value) =>
+        `SELECT "timestamp", ${splitSql} AS sp${value}
        FROM ${w.bound.relation} WHERE ${range} AND ${filters.events} AND (${splitSql}) IS NOT NULL`,
-        { before: ['sp'], after: [] },
-      ),
-    );
-  }
+      { before: ['sp'], after: [] },
+    ),
+  );
   params.cells = { value: cells, type: BIGINT };
   const added = `sum(c)::BIGINT${counted ? '' : `, ${addedPartsSql(null)}`}`;
   return {
@@ -257,20 +254,17 @@ export function rollupTotalsStatement(
     `SELECT ${split ? `${sp} AS sp, ` : ''}0 AS k, ${rollupPartsSql(w)}
      FROM ${w.rollup.table} WHERE ${SPANS} AND ${split ? `${sp} IS NOT NULL AND ` : ''}${filters.rollup}`,
   ];
-  const ranges = edges(w, params);
-  if (ranges.length > 0) {
-    parts.push(
-      edgeRowsSql(
-        w,
-        keyOf,
-        ranges,
-        (range, value) =>
-          `SELECT "timestamp"${split ? `, ${splitSql} AS sp` : ''}${value}
+  parts.push(
+    ...edgeRowsSql(
+      w,
+      params,
+      keyOf,
+      (range, value) =>
+        `SELECT "timestamp"${split ? `, ${splitSql} AS sp` : ''}${value}
        FROM ${w.bound.relation} WHERE ${range} AND ${filters.events}${split ? ` AND (${splitSql}) IS NOT NULL` : ''}`,
-        { before: split ? ['sp'] : [], after: [] },
-      ),
-    );
-  }
+      { before: split ? ['sp'] : [], after: [] },
+    ),
+  );
   const value = w.aggregation === 'Count' ? addedCountSql(null) : addedPartsSql(null);
   const rows = parts.join(' UNION ALL ');
   return {
