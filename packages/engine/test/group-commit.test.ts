@@ -20,6 +20,23 @@ function gathering(
   return new GroupCommit(commit, { concurrency: 1, maxSize: 100, sizeOf: () => 1, gather });
 }
 
+/**
+ * Submits `first` alone, then `ok1`, `bad` and `ok2` while it commits, so that those three form
+ * one failing group; only `bad` must fail.
+ */
+async function submitWithCulprit(queue: GroupCommit<string>) {
+  const outcomes = await Promise.allSettled(
+    ['first', 'ok1', 'bad', 'ok2'].map((item) => queue.submit(item)),
+  );
+  expect(outcomes.map((o) => o.status)).toEqual([
+    'fulfilled',
+    'fulfilled',
+    'rejected',
+    'fulfilled',
+  ]);
+  return outcomes;
+}
+
 describe('GroupCommit', () => {
   test('items arriving while a commit runs share the next one, in arrival order', async () => {
     const { groups, commit } = recorder();
@@ -42,15 +59,7 @@ describe('GroupCommit', () => {
   test('a failed group is retried item by item, so only the culprit fails', async () => {
     const { groups, commit } = recorder();
     const queue = new GroupCommit(commit, { concurrency: 1, maxSize: 100, sizeOf: () => 1 });
-    const outcomes = await Promise.allSettled(
-      ['first', 'ok1', 'bad', 'ok2'].map((item) => queue.submit(item)),
-    );
-    expect(outcomes.map((o) => o.status)).toEqual([
-      'fulfilled',
-      'fulfilled',
-      'rejected',
-      'fulfilled',
-    ]);
+    const outcomes = await submitWithCulprit(queue);
     expect((outcomes[2] as PromiseRejectedResult).reason.message).toBe('refused bad');
     expect(groups).toEqual([['first'], ['ok1', 'bad', 'ok2'], ['ok1'], ['bad'], ['ok2']]);
   });
@@ -106,15 +115,7 @@ describe('GroupCommit', () => {
   test('items of a failed group are retried alone at once, without waiting to gather', async () => {
     const { groups, commit } = recorder();
     const queue = gathering(commit, { size: 100, ms: 60_000 });
-    const outcomes = await Promise.allSettled(
-      ['first', 'ok1', 'bad', 'ok2'].map((item) => queue.submit(item)),
-    );
-    expect(outcomes.map((o) => o.status)).toEqual([
-      'fulfilled',
-      'fulfilled',
-      'rejected',
-      'fulfilled',
-    ]);
+    await submitWithCulprit(queue);
     expect(groups).toEqual([['first'], ['ok1', 'bad', 'ok2'], ['ok1'], ['bad'], ['ok2']]);
   });
 });
