@@ -50,8 +50,11 @@ export interface LoadResult {
   badLines: number;
 }
 
-/** DuckDB's row group: whole row groups of a large transaction are written compressed. */
-const ROW_GROUP = 122_880;
+/**
+ * Events a load's transaction spans at least, so that nearly all of them reach the file as whole
+ * row groups written compressed (four of DuckDB's default row groups, more of the engine's).
+ */
+const COMMIT_EVENTS = 4 * 122_880;
 
 /**
  * Loads an NDJSON file (`{"timestamp": <unix s>, "json": {…}}` a line) into a collection of a
@@ -86,7 +89,7 @@ export async function loadNdjson(
       ? undefined
       : await LoadWriters.open(db, collection, {
           writers: options.writers ?? 2,
-          commitEvents: options.commitEvents ?? 4 * ROW_GROUP,
+          commitEvents: options.commitEvents ?? COMMIT_EVENTS,
         });
     const appender = writers;
     const buffers = new ChunkBuffers(options.chunkBytes ?? 16 * 1024 * 1024);

@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseQueryRequest, type SqlQuery } from '@analytics-chart/protocol';
-import type { DuckDBInstance } from '@duckdb/node-api';
 import type { SqlWorkspace } from '../../src/sql-mode/duckdb/index.ts';
-import { openWorkspaceInstance } from '../../src/storage/duckdb/db-config.ts';
+import {
+  openWorkspaceInstance,
+  type WorkspaceInstance,
+} from '../../src/storage/duckdb/db-config.ts';
 import { ON_CLICKHOUSE } from '../helpers/driver.ts';
 import { openClickHouseSqlTestBed } from './clickhouse-bed.ts';
 
@@ -88,7 +90,7 @@ export const CANARIES = {
 
 /** A workspace database with its SqlWorkspace view. */
 export interface TestWorkspace extends SqlWorkspace {
-  instance: DuckDBInstance;
+  instance: WorkspaceInstance;
   path: string;
 }
 

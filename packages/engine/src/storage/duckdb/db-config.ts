@@ -22,13 +22,27 @@ export interface WorkspaceDbOptions {
 export const STORAGE_VERSION = 'v1.3.0';
 
 /**
- * The DuckDB configuration every workspace database is opened with: no file or network access
- * from SQL, no extension installs or autoloads. Ingest and queries need none of what it turns
- * off. {@link openWorkspaceInstance} adds the session zone and then locks it all.
+ * Rows per row group of what is written to a workspace file (DuckDB's default is 122,880; rows
+ * already written keep theirs). A load writes its events in time order, so a query whose window
+ * starts or ends inside a 15-minute span reads that partial span from every load that covers it,
+ * one whole row group each: smaller groups make those edges cheaper, for a somewhat larger file.
+ * DuckDB takes it only when attaching a file, and only as a multiple of its vector size (2,048).
  */
-function workspaceDbConfig(options: WorkspaceDbOptions): Record<string, string> {
+export const ROW_GROUP_SIZE = 16_384;
+
+/** The name the workspace file is attached under; every connection of ours starts in it. */
+const WORKSPACE_DATABASE = 'workspace';
+
+/**
+ * The DuckDB configuration every workspace database is opened with: no extension installs or
+ * autoloads, and (once {@link openLocked} has attached the file) no file or network access from
+ * SQL. Ingest and queries need none of what it turns off. Spills go beside the file, where DuckDB
+ * puts them for a database opened by path.
+ */
+function workspaceDbConfig(path: string, options: WorkspaceDbOptions): Record<string, string> {
   return {
-    enable_external_access: 'false',
+    // Attaching the file needs file access; openLocked switches it off before handing it out.
+    enable_external_access: 'true',
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
     allow_community_extensions: 'false',
@@ -36,6 +50,7 @@ function workspaceDbConfig(options: WorkspaceDbOptions): Record<string, string> 
     memory_limit: options.memoryLimit ?? '2GB',
     threads: String(options.threads ?? 2),
     storage_compatibility_version: STORAGE_VERSION,
+    temp_directory: `${path}.tmp`,
     ...(options.checkpointThreshold ? { checkpoint_threshold: options.checkpointThreshold } : {}),
   };
 }
@@ -50,8 +65,8 @@ function workspaceDbConfig(options: WorkspaceDbOptions): Record<string, string> 
 export function openWorkspaceInstance(
   path: string,
   options: WorkspaceDbOptions = {},
-): Promise<DuckDBInstance> {
-  return openLocked(path, workspaceDbConfig(options), []);
+): Promise<WorkspaceInstance> {
+  return openLocked(path, workspaceDbConfig(path, options), []);
 }
 
 /**
@@ -66,23 +81,19 @@ export function openLoaderInstance(
   path: string,
   readableDir: string,
   options: WorkspaceDbOptions = {},
-): Promise<DuckDBInstance> {
+): Promise<WorkspaceInstance> {
   const dir = readableDir.endsWith(sep) ? readableDir : `${readableDir}${sep}`;
   return openLocked(
     path,
-    // allowed_directories can only be set while file access is on; it is switched off below.
     {
-      ...workspaceDbConfig(options),
-      enable_external_access: 'true',
+      ...workspaceDbConfig(path, options),
       // A large insert writes each row group to the file as soon as it is full, instead of
       // buffering five or waiting for the commit: otherwise the last commit of a load
       // compresses up to four row groups alone, with the parse workers already done.
       write_buffer_row_group_count: '1',
     },
-    [
-      `SET GLOBAL allowed_directories = [${quoteLiteral(dir)}]`,
-      'SET GLOBAL enable_external_access = false',
-    ],
+    // allowed_directories can only be set while file access is on; openLocked switches it off.
+    [`SET GLOBAL allowed_directories = [${quoteLiteral(dir)}]`],
   );
 }
 
@@ -99,22 +110,62 @@ export class WorkspaceInUseError extends Error {
 }
 
 /**
- * Creates the instance, runs `setup` and then the settings every workspace shares (UTC, then the
- * lock) on a connection that is closed before the instance is handed out.
+ * A workspace database as {@link openWorkspaceInstance} opens it: a DuckDB instance whose only
+ * database is the workspace file. DuckDB's USE lasts for one connection, so every connection
+ * starts with it; the in-memory database DuckDB starts with is detached, so a statement that
+ * somehow ran outside the file would fail instead of writing where nothing is kept.
+ */
+export class WorkspaceInstance {
+  readonly #instance: DuckDBInstance;
+
+  constructor(instance: DuckDBInstance) {
+    this.#instance = instance;
+  }
+
+  /** A new connection whose unqualified names resolve in the workspace file. */
+  async connect(): Promise<DuckDBConnection> {
+    const conn = await this.#instance.connect();
+    try {
+      await conn.run(`USE ${WORKSPACE_DATABASE}`);
+      return conn;
+    } catch (error) {
+      conn.closeSync();
+      throw error;
+    }
+  }
+
+  /** Closes the instance, which checkpoints the file and removes its WAL. */
+  closeSync(): void {
+    this.#instance.closeSync();
+  }
+}
+
+/**
+ * Creates the instance, attaches the workspace file with {@link ROW_GROUP_SIZE}, runs `setup`,
+ * then the settings every workspace shares (no file access, UTC, then the lock) on a connection
+ * that is closed before the instance is handed out.
  */
 async function openLocked(
   path: string,
   config: Record<string, string>,
   setup: readonly string[],
-): Promise<DuckDBInstance> {
-  const instance = await DuckDBInstance.create(path, config).catch((error: Error) => {
-    throw /Could not set lock/i.test(error.message) ? new WorkspaceInUseError(path) : error;
-  });
+): Promise<WorkspaceInstance> {
+  const instance = await DuckDBInstance.create(':memory:', config);
   try {
     const conn = await instance.connect();
     try {
+      await conn
+        .run(
+          `ATTACH ${quoteLiteral(path)} AS ${WORKSPACE_DATABASE} (ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`,
+        )
+        .catch((error: Error) => {
+          throw /Could not set lock/i.test(error.message) ? new WorkspaceInUseError(path) : error;
+        });
       for (const statement of [
+        `USE ${WORKSPACE_DATABASE}`,
+        'DETACH memory',
         ...setup,
+        'SET GLOBAL enable_external_access = false',
         "SET GLOBAL TimeZone = 'UTC'",
         'SET GLOBAL lock_configuration = true',
       ]) {
@@ -123,7 +174,7 @@ async function openLocked(
     } finally {
       conn.closeSync();
     }
-    return instance;
+    return new WorkspaceInstance(instance);
   } catch (error) {
     instance.closeSync();
     throw error;
@@ -147,7 +198,7 @@ export async function payloadColumnType(conn: DuckDBConnection): Promise<string>
   return major > 1 || (major === 1 && minor >= 2) ? 'VARCHAR USING COMPRESSION zstd' : 'VARCHAR';
 }
 
-/** A SQL string literal (SET takes no bound parameters); the loader's own temporary path. */
+/** A SQL string literal (SET and ATTACH take no bound parameters): a path of our own. */
 function quoteLiteral(text: string): string {
   if (text.includes('\u0000')) throw new RangeError('a path must be free of NUL characters');
   return `'${text.replaceAll("'", "''")}'`;

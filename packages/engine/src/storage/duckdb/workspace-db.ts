@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RollupSpec } from '../rollup-spec.ts';
 import type { RollupUses } from '../rollup-usage.ts';
 import {
@@ -9,7 +9,12 @@ import {
   draftOf,
   ENGINE_SCHEMA,
 } from './catalog.ts';
-import { openLoaderInstance, openWorkspaceInstance, payloadColumnType } from './db-config.ts';
+import {
+  openLoaderInstance,
+  openWorkspaceInstance,
+  payloadColumnType,
+  type WorkspaceInstance,
+} from './db-config.ts';
 import { type PlainValue, readPrepared } from './prepared-statements.ts';
 import {
   coalesceRollups,
@@ -84,7 +89,7 @@ export class PastTimeLimitError extends Error {
  * changes become visible to queries only after their transaction commits.
  */
 export class WorkspaceDb {
-  readonly #instance: DuckDBInstance;
+  readonly #instance: WorkspaceInstance;
   readonly #writer: DuckDBConnection;
   readonly #idle: DuckDBConnection[] = [];
   readonly #waiting: Array<(conn: DuckDBConnection) => void> = [];
@@ -105,7 +110,7 @@ export class WorkspaceDb {
 
   private constructor(
     readonly file: string,
-    instance: DuckDBInstance,
+    instance: WorkspaceInstance,
     writer: DuckDBConnection,
     readonly catalog: Catalog,
     payloadType: string,
