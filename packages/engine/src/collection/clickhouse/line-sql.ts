@@ -196,6 +196,7 @@ export function clickHouseLineSql(
  * the series that may rank among the top 10 (`plan/split-series.ts`'s rule, here beside the other
  * grouping sets: among the first 10 by the lower bound, or the upper bound reaching the 10th
  * lower bound `t`), or the given ones, come back; the shape stage ranks them by exact values.
+ * Three SELECTs, the last filtering by QUALIFY: each nested SELECT costs ClickHouse planning time.
  */
 function rankedSql(
   aggregation: ClickHouseBoundQuery['query']['aggregation'],
@@ -206,20 +207,22 @@ function rankedSql(
   const value = aggregateSql(aggregation, 'm', params.values);
   const order = aggregateOrderSql(aggregation, 'm', params.values);
   const cap = params.add('UInt32', LIMITS.series);
+  // The series' own rows (the `(sp)` grouping set) ranked among themselves; `t` is the
+  // `cap`-th lower bound, NULL or 0 where there are fewer series, whose ranks then all count.
+  const ranking = 'PARTITION BY gk, gs ORDER BY o - e DESC NULLS LAST, sp';
   const kept =
-    fixedSeries === null ? 'sc = 1' : `sp IN ${params.add('Array(String)', [...fixedSeries])}`;
+    fixedSeries === null
+      ? `max(if(gk = 1 AND gs = 0 AND (r <= ${cap} OR o + e >= t), 1, 0)) OVER (PARTITION BY sp) = 1`
+      : `sp IN ${params.add('Array(String)', [...fixedSeries])}`;
   return `SELECT multiIf(gs = 1, 2, gk = 1, 1, 0), sp, if(gk = 1, NULL, k), v, c FROM (
-       SELECT *, max(sr) OVER (PARTITION BY sp) AS sc FROM (
-         SELECT *, if(gk = 1 AND gs = 0 AND (r BETWEEN 1 AND ${cap} OR o + e >= t), 1, 0) AS sr FROM (
-           SELECT *, max(if(r = ${cap}, o - e, NULL)) OVER () AS t FROM (
-             SELECT k, sp, v, c, o, e, gk, gs,
-               if(gk = 1 AND gs = 0, row_number() OVER (PARTITION BY gk, gs ORDER BY o - e DESC NULLS LAST, sp), 0) AS r
-             FROM (
-               SELECT k, sp, ${value} AS v, count() AS c, ${order.key} AS o, ${order.slack} AS e,
-                 grouping(k) AS gk, grouping(sp) AS gs
-               FROM (SELECT * FROM (${base}) WHERE sp IS NOT NULL)
-               GROUP BY GROUPING SETS ((k, sp), (sp), ()))))))
-     WHERE gs = 1 OR ${kept}`;
+       SELECT *, row_number() OVER (${ranking}) AS r,
+         nth_value(o - e, ${cap}) OVER (${ranking} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS t
+       FROM (
+         SELECT k, sp, ${value} AS v, count() AS c, ${order.key} AS o, ${order.slack} AS e,
+           grouping(k) AS gk, grouping(sp) AS gs
+         FROM (${base} AND sp IS NOT NULL)
+         GROUP BY GROUPING SETS ((k, sp), (sp), ())))
+     QUALIFY gs = 1 OR ${kept}`;
 }
 
 /**

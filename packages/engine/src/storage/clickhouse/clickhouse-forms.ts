@@ -25,18 +25,22 @@ export const NUMERIC_TEXT = '^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s
 /** The numeric form of the JSON value at `keys` (`json, 'a'` or a column of JSON text). */
 export function numericFormSql(keys: string, pattern: string): string {
   // A decimal text beyond ±1.8e308 (`"1e400"`) reads as infinity: it has no numeric form.
+  // A value that is not a string has no text (`JSONExtractString` reads ''), which no number is.
   return `nullIf(nullIf(multiIf(JSONType(${keys}) IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(${keys}),
-      JSONType(${keys}) = 'String' AND match(${textSql(keys)}, ${pattern}),
+      match(${textSql(keys)}, ${pattern}),
         toFloat64OrNull(replaceRegexpOne(trimBoth(${textSql(keys)}), '^\\\\+', '')),
       NULL), inf), -inf)`;
 }
 
-/** The string form of the JSON value at `keys` (also used for array elements, keys = `e`). */
+/**
+ * The string form of the JSON value at `keys` (also used for array elements, keys = `e`). A
+ * number's or boolean's is its JSON text (a boolean's holds no exponent). Kept short: a key
+ * column's DEFAULT is analysed again by every ALTER and insert of its table.
+ */
 export function stringFormSql(keys: string): string {
   return `multiIf(JSONType(${keys}) = 'String', ${textSql(keys)},
-    JSONType(${keys}) IN ('Int64', 'UInt64', 'Double'),
+    JSONType(${keys}) IN ('Int64', 'UInt64', 'Double', 'Bool'),
       replaceRegexpOne(JSONExtractRaw(${keys}), 'e([0-9])', 'e+\\\\1'),
-    JSONType(${keys}) = 'Bool', if(JSONExtractBool(${keys}), 'true', 'false'),
     JSONType(${keys}) = 'Array', ${arrayTextSql(`JSONExtractRaw(${keys})`)},
     NULL)`;
 }
@@ -52,11 +56,12 @@ function textSql(keys: string): string {
 
 /**
  * An array's compact JSON as the number rule writes it: marked integer tokens back to their
- * digits, and a `+` in each positive exponent outside strings (ClickHouse writes `1e21`).
+ * digits, and a `+` in each positive exponent outside strings (ClickHouse writes `1e21`). Its
+ * tokens joined are the whole text, so text without an exponent comes back as it is.
  */
 function arrayTextSql(raw: string): string {
   const unmarked = `replaceRegexpAll(${raw}, '"\\\\\\\\u0000(${LONG_INTEGER})"', '\\\\1')`;
-  return `if(match(${raw}, 'e[0-9]'), arrayStringConcat(arrayMap(t -> if(startsWith(t, '"'), t, replaceRegexpAll(t, 'e([0-9])', 'e+\\\\1')), extractAll(${unmarked}, ${clickHouseStringLiteral(JSON_TOKENS)}))), ${unmarked})`;
+  return `arrayStringConcat(arrayMap(t -> if(startsWith(t, '"'), t, replaceRegexpAll(t, 'e([0-9])', 'e+\\\\1')), extractAll(${unmarked}, ${clickHouseStringLiteral(JSON_TOKENS)})))`;
 }
 
 /** One value's forms, or `undefined` where JavaScript cannot be sure of ClickHouse's. */
