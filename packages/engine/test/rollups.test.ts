@@ -238,7 +238,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     expect(read(MIN_ROLLUP_SPANS, 50)).toMatchObject({ firstSpan: T2024 / 900 });
   });
 
-  test(`rollups whose rows cost ${ROLLUP_ROW_COST} events each are read only where they save events`, () => {
+  test(`rollups whose rows cost ${ROLLUP_ROW_COST} events each are read only where they cost less than the events`, () => {
     const lo = T2024 - 1;
     const read = (spans: number, eventsPerSpan: number | undefined, rowsPerEvent: number) => {
       const hi = T2024 + spans * 900;
@@ -257,15 +257,15 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     // A row per two events (or per three) costs as much as the events or more: never, however long.
     expect(read(100_000, 1000, 0.5)).toBeUndefined();
     expect(read(100_000, undefined, 1 / 3)).toBeUndefined();
-    // 0.25 rows an event at 3 events a row saves 250 of 1,000 events a span: 800 spans save 200,000.
-    expect(read(799, 1000, 0.25)).toBeUndefined();
-    expect(read(800, 1000, 0.25)).toMatchObject({
+    // Fewer rows: the windows the events per span alone allow (200 spans hold 200,000 at 1,000).
+    expect(read(199, 1000, 0.3)).toBeUndefined();
+    expect(read(200, 1000, 0.3)).toMatchObject({
       firstSpan: T2024 / 900,
-      lastSpan: T2024 / 900 + 799,
+      lastSpan: T2024 / 900 + 199,
     });
-    // Unknown density: the four weeks, once rows are cheaper than events.
-    expect(read(MIN_ROLLUP_SPANS - 1, undefined, 0.25)).toBeUndefined();
-    expect(read(MIN_ROLLUP_SPANS, undefined, 0.25)).toMatchObject({ firstSpan: T2024 / 900 });
+    // Unknown density: the four weeks.
+    expect(read(MIN_ROLLUP_SPANS - 1, undefined, 0.3)).toBeUndefined();
+    expect(read(MIN_ROLLUP_SPANS, undefined, 0.3)).toMatchObject({ firstSpan: T2024 / 900 });
   });
 
   test('Nepal (+5:45) and India (+5:30) are whole quarter hours; Liberia in 1971 (-0:44:30) is not', () => {

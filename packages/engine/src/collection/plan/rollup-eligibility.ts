@@ -20,38 +20,37 @@ export interface RollupRead {
 export const MIN_ROLLUP_SPANS = 2688;
 
 /**
- * Events a window's whole spans must save, by the collection's events per span less what its
- * rollup rows cost ({@link ROLLUP_ROW_COST}), for rollups to be read in fewer than
- * {@link MIN_ROLLUP_SPANS} spans: about where reading this many events costs as much as the
- * rollup rows and the edges, so that a dense collection's short windows read rollups and a
- * sparse one's read their events.
+ * Events a window's whole spans must hold, by the collection's events per span, for rollups to
+ * be read in fewer than {@link MIN_ROLLUP_SPANS} spans: about where reading this many events
+ * costs as much as the rollup rows and the edges, so that a dense collection's short windows
+ * read rollups and a sparse one's read their events.
  */
 export const MIN_ROLLUP_EVENTS = 200_000;
 
 /**
- * What reading one rollup row costs, in events read: a row is wider than an event's columns a
- * query reads (a count, and per metric its sum's parts), and a read adds every row of a span up
- * (one per combination of the keys' values), so a collection whose rollups hold more than one
- * row per this many events reads its events instead.
+ * What reading one rollup row costs, in events read: a row is wider than the columns of an
+ * event a query reads (a count, and per metric its sum's parts), and a read adds up every row of
+ * its spans (one per combination of the keys' values), so a collection whose rollups hold one
+ * row per this many events or more reads its events instead, however long the window.
  */
 export const ROLLUP_ROW_COST = 3;
 
 /**
  * The whole spans a window must cover for rollups to be read, given the collection's events per
- * span with events and its rollup rows per event (each undefined where unknown): never where the
- * rows cost as much as the events ({@link ROLLUP_ROW_COST}); else enough spans to save
- * {@link MIN_ROLLUP_EVENTS}, at most {@link MIN_ROLLUP_SPANS}, which is also the answer where the
- * events per span are unknown.
+ * span with events and its rollup rows per event (each undefined where unknown): none will do
+ * where the rows cost as much as the events they stand for ({@link ROLLUP_ROW_COST}); else
+ * enough spans to hold {@link MIN_ROLLUP_EVENTS}, at most {@link MIN_ROLLUP_SPANS}, which is
+ * also the answer where the events per span are unknown.
  */
 export function minRollupSpans(
   eventsPerSpan: number | undefined,
   rowsPerEvent?: number | undefined,
 ): number {
-  const share = rowsPerEvent !== undefined && rowsPerEvent > 0 ? rowsPerEvent * ROLLUP_ROW_COST : 0;
-  if (share >= 1) return Number.POSITIVE_INFINITY;
+  if (rowsPerEvent !== undefined && rowsPerEvent * ROLLUP_ROW_COST >= 1) {
+    return Number.POSITIVE_INFINITY;
+  }
   if (eventsPerSpan === undefined || !(eventsPerSpan > 0)) return MIN_ROLLUP_SPANS;
-  const saved = eventsPerSpan * (1 - share);
-  return Math.min(MIN_ROLLUP_SPANS, Math.max(1, Math.ceil(MIN_ROLLUP_EVENTS / saved)));
+  return Math.min(MIN_ROLLUP_SPANS, Math.max(1, Math.ceil(MIN_ROLLUP_EVENTS / eventsPerSpan)));
 }
 
 /** What a window's statement asks for, as far as rollups can answer it. */
