@@ -1,7 +1,8 @@
 /**
- * `tsx bench/engine/rollups.ts [--events N] [--rounds R] [--clickhouse] [--queries-only]`: the
- * engine with rollups (kept by `event`, `plan` and `country` with the sums of `price`) on and
- * off over the same demo events, in process: on DuckDB one file loaded by `engine load`, then
+ * `tsx bench/engine/rollups.ts [--events N] [--rounds R] [--clickhouse] [--queries-only]
+ * [--rollup-keys K,…]`: the engine with rollups (kept by `event`, `plan` and `country`, or the
+ * keys given, with the sums of `price`) on and off over the same demo events, in process: on
+ * DuckDB one file loaded by `engine load`, then
  * copied (a copy opened with rollups on builds them from its events); with `--clickhouse`, chdb
  * over HTTP in a child process (`clickhouse-server.ts`), the file loaded by `engine load
  * --clickhouse` into two workspaces, one keeping rollups. Three sides: `off`, `on` (the planner
@@ -40,7 +41,11 @@ const ROUNDS = arg('--rounds', 30);
 const CLICKHOUSE = args.includes('--clickhouse');
 const QUERIES_ONLY = args.includes('--queries-only');
 const KEY = 'bench-rollups-key';
-const SPEC = { keys: ['event', 'plan', 'country'], sums: ['price'] };
+const KEYS_AT = args.indexOf('--rollup-keys');
+const SPEC = {
+  keys: KEYS_AT < 0 ? ['event', 'plan', 'country'] : String(args[KEYS_AT + 1]).split(','),
+  sums: ['price'],
+};
 const CLICKHOUSE_SERVER = new URL('./clickhouse-server.ts', import.meta.url).pathname;
 const NOW = Math.floor(Date.now() / 1000);
 
