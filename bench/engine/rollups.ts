@@ -1,13 +1,19 @@
 /**
- * `tsx bench/engine/rollups.ts [--events N] [--rounds R]`: the engine on DuckDB with rollups
- * (`storage/duckdb/rollups.ts`, kept by `event`, `plan` and `country` with the sums of `price`) on and off
- * over the same demo events (one file loaded by
- * `engine load`, then copied; the copy opened with rollups on builds them from its events),
- * in process: the median of R alternating rounds of each query that rollups answer, each
- * answer checked to be the same text on both, and `/api/bulk-log` ingest in batches of 1,000 in
- * alternating rounds, events per second. Prints a table; figures go to commit messages.
+ * `tsx bench/engine/rollups.ts [--events N] [--rounds R] [--clickhouse] [--queries-only]
+ * [--rollup-keys K,…]`: the engine with rollups (kept by `event`, `plan` and `country`, or the
+ * keys given, with the sums of `price`) on and off over the same demo events, in process: on
+ * DuckDB one file loaded by `engine load`, then
+ * copied (a copy opened with rollups on builds them from its events); with `--clickhouse`, chdb
+ * over HTTP in a child process (`clickhouse-server.ts`), the file loaded by `engine load
+ * --clickhouse` into two workspaces, one keeping rollups. Three sides: `off`, `on` (the planner
+ * weighs rollup rows against events, the default) and `always` (engine option `rollupReads:
+ * 'always'`, rollups read wherever they answer): the median of R rounds of each query that
+ * rollups may answer, the sides' order rotating each round, every answer checked to be the same
+ * text on all three; then, unless `--queries-only`, `/api/bulk-log` ingest in batches of 1,000
+ * and `/api/log` one event at a time, off and on alternating, events per second. Prints tables;
+ * figures go to commit messages.
  */
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import {
   appendFileSync,
   copyFileSync,
@@ -32,7 +38,15 @@ const arg = (name: string, fallback: number) => {
 };
 const EVENTS = arg('--events', 1_000_000);
 const ROUNDS = arg('--rounds', 30);
+const CLICKHOUSE = args.includes('--clickhouse');
+const QUERIES_ONLY = args.includes('--queries-only');
 const KEY = 'bench-rollups-key';
+const KEYS_AT = args.indexOf('--rollup-keys');
+const SPEC = {
+  keys: KEYS_AT < 0 ? ['event', 'plan', 'country'] : String(args[KEYS_AT + 1]).split(','),
+  sums: ['price'],
+};
+const CLICKHOUSE_SERVER = new URL('./clickhouse-server.ts', import.meta.url).pathname;
 const NOW = Math.floor(Date.now() / 1000);
 
 const require = createRequire(import.meta.url);
@@ -128,8 +142,95 @@ function log(line: string) {
   process.stdout.write(`${line}\n`);
 }
 
+/** The sides compared: rollups off, on as the planner weighs them, and on wherever they answer. */
+const SIDES = ['off', 'on', 'always'] as const;
+type Side = (typeof SIDES)[number];
+
+/** Each side's engine and the API key its requests carry. */
+type Sides = Record<Side, { engine: Engine; key: string }>;
+
+/** Resolves with the URL the ClickHouse child prints once it listens. */
+function listening(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`clickhouse server exited ${code}`)));
+  });
+}
+
+/** DuckDB: the file loaded once, copied for each side that keeps rollups (built at open). */
+async function duckDbSides(dir: string, file: string): Promise<Sides> {
+  const path = (side: Side) => join(dir, side);
+  execFileSync(process.execPath, [CLI, 'load', '--data', path('off'), file], { stdio: 'ignore' });
+  for (const side of ['on', 'always'] as const) {
+    mkdirSync(path(side));
+    copyFileSync(join(path('off'), 'default.duckdb'), join(path(side), 'default.duckdb'));
+  }
+  const open = (side: Side) =>
+    createEngine({
+      dataDir: path(side),
+      workspaces: { default: KEY },
+      rollups: side !== 'off' && { default: SPEC },
+      ...(side === 'always' ? { rollupReads: 'always' as const } : {}),
+      now: () => NOW,
+    });
+  const off = await open('off');
+  const built = performance.now();
+  const on = await open('on');
+  log(`rollups built at open in ${((performance.now() - built) / 1000).toFixed(2)} s`);
+  const always = await open('always');
+  return {
+    off: { engine: off, key: KEY },
+    on: { engine: on, key: KEY },
+    always: { engine: always, key: KEY },
+  };
+}
+
+/**
+ * ClickHouse: the file loaded into workspace `off`, and into `on` keeping rollups; `always` is a
+ * second engine on `on`'s database (as a replica is), reading them wherever they answer.
+ */
+async function clickHouseSides(url: string, file: string): Promise<Sides> {
+  const env = { ...process.env, CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: '' };
+  const load = (workspace: string, flags: string[]) => {
+    const t = performance.now();
+    execFileSync(
+      process.execPath,
+      [CLI, 'load', '--clickhouse', url, '--workspace', workspace, ...flags, file],
+      { stdio: 'ignore', env },
+    );
+    log(
+      `engine load --clickhouse into ${workspace}: ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
+  };
+  load('off', []);
+  load('on', ['--rollup-keys', SPEC.keys.join(','), '--rollup-sums', SPEC.sums.join(',')]);
+  const keys = { off: `${KEY}-off`, on: `${KEY}-on` };
+  const open = (reads: 'always' | undefined) =>
+    createEngine({
+      dataDir: '/nonexistent',
+      clickhouse: { url, password: '' },
+      workspaces: { off: keys.off, on: keys.on },
+      rollups: { on: SPEC },
+      ...(reads ? { rollupReads: reads } : {}),
+      now: () => NOW,
+    });
+  const engine = await open(undefined);
+  const always = await open('always');
+  return {
+    off: { engine, key: keys.off },
+    on: { engine, key: keys.on },
+    always: { engine: always, key: keys.on },
+  };
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-rollups-'));
+  let server: ChildProcess | undefined;
   try {
     const file = join(dir, 'events.ndjson');
     // Written in chunks: millions of lines pass the longest string V8 holds.
@@ -143,91 +244,87 @@ async function main() {
       }
     }
     if (lines.length) appendFileSync(file, `${lines.join('\n')}\n`);
-    const off = join(dir, 'off');
-    const on = join(dir, 'on');
-    mkdirSync(on);
-    execFileSync(process.execPath, [CLI, 'load', '--data', off, file], { stdio: 'ignore' });
-    copyFileSync(join(off, 'default.duckdb'), join(on, 'default.duckdb'));
-    const open = (dataDir: string, rollups: boolean) =>
-      createEngine({
-        dataDir,
-        workspaces: { default: KEY },
-        rollups: rollups && { default: { keys: ['event', 'plan', 'country'], sums: ['price'] } },
-        now: () => NOW,
+    log(`events: ${EVENTS.toLocaleString('en-US')} (${CLICKHOUSE ? 'ClickHouse' : 'DuckDB'})`);
+    let sides: Sides;
+    if (CLICKHOUSE) {
+      server = spawn(process.execPath, ['--import', 'tsx', CLICKHOUSE_SERVER, join(dir, 'ch')], {
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
-    const engines: Record<'on' | 'off', Engine> = {
-      off: await open(off, false),
-      on: undefined as unknown as Engine,
-    };
-    const built = performance.now();
-    engines.on = await open(on, true);
-    log(
-      `events: ${EVENTS.toLocaleString('en-US')}; rollups built at open in ${((performance.now() - built) / 1000).toFixed(2)} s`,
-    );
-    // Every query once on each engine first, so that no query pays for a cold file.
+      sides = await clickHouseSides(await listening(server), file);
+    } else sides = await duckDbSides(dir, file);
+    const ask = (side: Side, body: Record<string, unknown>) =>
+      sides[side].engine.query({ api_key: sides[side].key, ...body });
+    // Every query once on each side first, so that no query pays for a cold file.
     for (const q of [...QUERIES, ...KEYED_QUERIES]) {
-      for (const side of ['off', 'on'] as const) {
-        await engines[side].query({ api_key: KEY, ...q.body });
-      }
+      for (const side of SIDES) await ask(side, q.body);
     }
-    log('| query | rollups off (ms) | rollups on (ms) | off / on |');
-    log('|---|---|---|---|');
+    log(
+      '| query | rollups off (ms) | on, weighed (ms) | on, always (ms) | off / on | off / always |',
+    );
+    log('|---|---|---|---|---|---|');
     for (const q of [...QUERIES, ...KEYED_QUERIES]) {
-      const times = { on: [] as number[], off: [] as number[] };
-      const body = { api_key: KEY, ...q.body };
+      const times: Record<Side, number[]> = { off: [], on: [], always: [] };
       for (let r = 0; r < ROUNDS + 2; r++) {
         const texts: string[] = [];
-        for (const side of r % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+        // The order rotates, so that no side always runs first (or after the same one).
+        const order = SIDES.map((_, i) => SIDES[(i + r) % SIDES.length] as Side);
+        for (const side of order) {
           const t = performance.now();
-          const answer = await engines[side].query(body);
+          const answer = await ask(side, q.body);
           const ms = performance.now() - t;
           if (answer.status !== 200) throw new Error(`${q.name}: ${answer.status}`);
           texts.push(JSON.stringify(answer.body));
           if (r >= 2) times[side].push(ms);
         }
-        if (texts[0] !== texts[1]) throw new Error(`${q.name}: the answers differ`);
+        if (texts.some((t) => t !== texts[0])) throw new Error(`${q.name}: the answers differ`);
       }
-      const a = median(times.off);
-      const b = median(times.on);
-      log(`| ${q.name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a / b).toFixed(2)} |`);
+      const [a, b, c] = SIDES.map((side) => median(times[side])) as [number, number, number];
+      log(
+        `| ${q.name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${c.toFixed(2)} | ${(a / b).toFixed(2)} | ${(a / c).toFixed(2)} |`,
+      );
     }
-    // Ingest: bulk logs of 1,000 demo events, alternating, each engine the same batches.
-    const batches = Array.from({ length: 40 }, (_, b) => ({
-      api_key: KEY,
-      jsons: [...demoEventObjects(1000, 100 + b, NOW)].map((e) => e.json),
-    }));
-    const rates = { on: [] as number[], off: [] as number[] };
-    for (const [b, batch] of batches.entries()) {
-      for (const side of b % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-        const t = performance.now();
-        const answer = await engines[side].bulkLog(batch);
-        if (answer.status !== 200) throw new Error(`bulk-log: ${answer.status}`);
-        rates[side].push(1000 / ((performance.now() - t) / 1000));
-      }
-    }
-    log(
-      `bulk-log, batches of 1,000 (median events/s): off ${Math.round(median(rates.off))}, on ${Math.round(median(rates.on))} (on/off ${(median(rates.on) / median(rates.off)).toFixed(2)})`,
-    );
-    // Live ingest: one event per /api/log, alternating, which the periodic merges keep up with.
-    const logs = { on: [] as number[], off: [] as number[] };
-    const singles = [...demoEventObjects(4000, 7, NOW)];
-    for (let b = 0; b < 20; b++) {
-      for (const side of b % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-        const t = performance.now();
-        for (const { json } of singles.slice(b * 200, b * 200 + 200)) {
-          const answer = await engines[side].log({ api_key: KEY, json });
-          if (answer.status !== 200) throw new Error(`log: ${answer.status}`);
-        }
-        logs[side].push(200 / ((performance.now() - t) / 1000));
-      }
-    }
-    log(
-      `log, one event per request (median events/s over rounds of 200): off ${Math.round(median(logs.off))}, on ${Math.round(median(logs.on))} (on/off ${(median(logs.on) / median(logs.off)).toFixed(2)})`,
-    );
-    await Promise.all([engines.on.close(), engines.off.close()]);
+    if (!QUERIES_ONLY) await ingest(sides);
+    const engines = new Set(SIDES.map((side) => sides[side].engine));
+    await Promise.all([...engines].map((e) => e.close()));
   } finally {
+    server?.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Ingest with rollups on and off: bulk logs of 1,000 demo events, then single logs, alternating. */
+async function ingest(sides: Sides): Promise<void> {
+  const batches = Array.from({ length: 40 }, (_, b) => ({
+    jsons: [...demoEventObjects(1000, 100 + b, NOW)].map((e) => e.json),
+  }));
+  const rates = { on: [] as number[], off: [] as number[] };
+  for (const [b, batch] of batches.entries()) {
+    for (const side of b % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+      const t = performance.now();
+      const answer = await sides[side].engine.bulkLog({ api_key: sides[side].key, ...batch });
+      if (answer.status !== 200) throw new Error(`bulk-log: ${answer.status}`);
+      rates[side].push(1000 / ((performance.now() - t) / 1000));
+    }
+  }
+  log(
+    `bulk-log, batches of 1,000 (median events/s): off ${Math.round(median(rates.off))}, on ${Math.round(median(rates.on))} (on/off ${(median(rates.on) / median(rates.off)).toFixed(2)})`,
+  );
+  // Live ingest: one event per /api/log, alternating, which the periodic merges keep up with.
+  const logs = { on: [] as number[], off: [] as number[] };
+  const singles = [...demoEventObjects(4000, 7, NOW)];
+  for (let b = 0; b < 20; b++) {
+    for (const side of b % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+      const t = performance.now();
+      for (const { json } of singles.slice(b * 200, b * 200 + 200)) {
+        const answer = await sides[side].engine.log({ api_key: sides[side].key, json });
+        if (answer.status !== 200) throw new Error(`log: ${answer.status}`);
+      }
+      logs[side].push(200 / ((performance.now() - t) / 1000));
+    }
+  }
+  log(
+    `log, one event per request (median events/s over rounds of 200): off ${Math.round(median(logs.off))}, on ${Math.round(median(logs.on))} (on/off ${(median(logs.on) / median(logs.off)).toFixed(2)})`,
+  );
 }
 
 await main();

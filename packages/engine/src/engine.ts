@@ -19,7 +19,7 @@ import { BodyParsers, defaultBodyWorkers } from './ingest/body-parsers.ts';
 import { type IngestKind, parseIngestBody } from './ingest/ingest-body.ts';
 import { parseBulkLogRequest, parseLogRequest } from './ingest/ingest-request.ts';
 import type { IngestBatch } from './storage/ingest-batch.ts';
-import { type RollupSpec, rollupSpec } from './storage/rollup-spec.ts';
+import { type RollupReads, type RollupSpec, rollupSpec } from './storage/rollup-spec.ts';
 import type { StorageFailure } from './storage/storage-failure.ts';
 
 /** How an engine is set up. */
@@ -56,6 +56,12 @@ export interface EngineOptions {
     | Readonly<
         Record<string, { keys?: readonly string[]; sums?: readonly string[]; auto?: boolean }>
       >;
+  /**
+   * How a query that rollups answer chooses between them and its events (the same answer):
+   * `'cheaper'` (default) reads rollups only where the planner finds their rows cheaper to read
+   * than the events (see the README's rollups section), `'always'` wherever they answer.
+   */
+  rollupReads?: RollupReads;
   /** Largest request body in bytes for the HTTP app (default 10 MiB). */
   maxBodyBytes?: number;
   /**
@@ -160,6 +166,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         memoryLimit,
         log: (sentence) => logError(sentence, undefined),
         rollups: clickHouseRollups(names, options.rollups),
+        ...(options.rollupReads ? { rollupReads: options.rollupReads } : {}),
         // ClickHouse stops a query at its own limit; the client waits a little longer for that answer.
         requestTimeoutMs:
           Math.max(
@@ -173,6 +180,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         memoryLimit,
         threads: options.threads ?? 2,
         rollups: rollupSpecs(names, options.rollups),
+        ...(options.rollupReads ? { rollupReads: options.rollupReads } : {}),
         log: (sentence) => logError(sentence, undefined),
       });
   return new EngineFront({ ...options, logError }, driver);

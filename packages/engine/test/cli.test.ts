@@ -454,10 +454,14 @@ describe('load', () => {
     const answers = await Promise.all([
       run(['load', '--rollup-keys', 'event,device.os', 'x.ndjson']),
       run(['serve', '--rollup-sums', 'price,price'], { ANALYTICS_API_KEY: 'cli-rollups-key' }),
+      run(['serve', '--rollups', '--rollup-reads', 'sometimes'], {
+        ANALYTICS_API_KEY: 'cli-rollups-key',
+      }),
     ]);
-    expect(answers.map((a) => a.code)).toEqual([2, 2]);
+    expect(answers.map((a) => a.code)).toEqual([2, 2, 2]);
     expect(answers[0]?.stderr).toMatch(/rollup key 'device\.os' is not a top-level key/);
     expect(answers[1]?.stderr).toMatch(/rollup key 'price' is named twice/);
+    expect(answers[2]?.stderr).toMatch(/--rollup-reads must be 'always' or 'cheaper'/);
   }, 30_000);
 
   test('a workspace name that is not a plain name is a usage mistake for every command that writes one', async () => {

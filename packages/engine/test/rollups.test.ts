@@ -16,6 +16,7 @@ import { planCollectionQuery } from '../src/collection/plan/collection-plan.ts';
 import {
   MIN_ROLLUP_EVENTS,
   MIN_ROLLUP_SPANS,
+  ROLLUP_ROW_COST,
   rollupRead,
 } from '../src/collection/plan/rollup-eligibility.ts';
 import { planBuckets } from '../src/collection/plan/time-buckets.ts';
@@ -237,6 +238,36 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     expect(read(MIN_ROLLUP_SPANS, 50)).toMatchObject({ firstSpan: T2024 / 900 });
   });
 
+  test(`rollups whose rows cost ${ROLLUP_ROW_COST} events each are read only where they cost less than the events`, () => {
+    const lo = T2024 - 1;
+    const read = (spans: number, eventsPerSpan: number | undefined, rowsPerEvent: number) => {
+      const hi = T2024 + spans * 900;
+      return rollupRead({
+        aggregation: 'Sum',
+        readable: true,
+        metricKept: true,
+        plan: null,
+        lo,
+        hi,
+        spanSeconds: 900,
+        eventsPerSpan,
+        rowsPerEvent,
+      });
+    };
+    // A row per two events (or per three) costs as much as the events or more: never, however long.
+    expect(read(100_000, 1000, 0.5)).toBeUndefined();
+    expect(read(100_000, undefined, 1 / 3)).toBeUndefined();
+    // Fewer rows: the windows the events per span alone allow (200 spans hold 200,000 at 1,000).
+    expect(read(199, 1000, 0.3)).toBeUndefined();
+    expect(read(200, 1000, 0.3)).toMatchObject({
+      firstSpan: T2024 / 900,
+      lastSpan: T2024 / 900 + 199,
+    });
+    // Unknown density: the four weeks.
+    expect(read(MIN_ROLLUP_SPANS - 1, undefined, 0.3)).toBeUndefined();
+    expect(read(MIN_ROLLUP_SPANS, undefined, 0.3)).toMatchObject({ firstSpan: T2024 / 900 });
+  });
+
   test('Nepal (+5:45) and India (+5:30) are whole quarter hours; Liberia in 1971 (-0:44:30) is not', () => {
     const lo = T2024;
     const hi = T2024 + 30 * DAY - 1;
@@ -276,6 +307,7 @@ describe('rollups hold the events’ counts', () => {
     const dataDir = tempDir('read');
     const open = () =>
       createEngine({
+        rollupReads: 'always',
         dataDir,
         workspaces: { default: 'k' },
         rollups: true,
@@ -321,10 +353,71 @@ describe('rollups hold the events’ counts', () => {
     await engine.close();
   });
 
+  test('a collection with about a rollup row per event reads its events, one with few rows its rollups', async () => {
+    const dataDir = tempDir('weigh');
+    const SPEC = { keys: ['e'], sums: [] };
+    const open = (rollupReads?: 'always') =>
+      createEngine({
+        ...(rollupReads ? { rollupReads } : {}),
+        dataDir,
+        workspaces: { default: 'k' },
+        rollups: { default: SPEC },
+        now: () => T2024 + 40 * DAY,
+        bodyWorkers: 0,
+      });
+    // Over 40 days, one event an hour in `sparse` (a row each) and 20 of one key value in `dense`;
+    // then one more row in each, in the window's second day, that only a rollup read adds.
+    const db = await WorkspaceDb.open(join(dataDir, 'default.duckdb'), { rollups: SPEC });
+    await db.write(async (tx) => {
+      for (const [name, perHour] of [
+        ['sparse', 1],
+        ['dense', 20],
+      ] as const) {
+        const records = Array.from({ length: 40 * 24 * perHour }, (_, i) => ({
+          timestamp: T2024 + Math.floor(i / perHour) * HOUR,
+          payload: '{"e":"x"}',
+        }));
+        const collection = await tx.collection(name);
+        await appendRecords(tx, collection, records);
+      }
+    });
+    await db.write(async (tx) => {
+      for (const name of ['sparse', 'dense']) {
+        const id = db.catalog.get(name)?.id as number;
+        await tx.conn.run(
+          `INSERT INTO ${ROLLUP_TABLE} (collection_id, span, k0, n) VALUES (${id}, ${(T2024 + DAY) / 900 + 1}, 'x', 1)`,
+        );
+      }
+    });
+    await db.close();
+    const total = async (collection: string) => {
+      const answer = await engine.query({
+        api_key: 'k',
+        collection,
+        graph_type: 'Single Value',
+        aggregation: 'Count',
+        start: T2024 - 1,
+        end: T2024 + 30 * DAY - 1,
+        IANA_time_zone: 'UTC',
+      });
+      return (answer.body as { result: Array<{ Count: number }> }).result[0]?.Count;
+    };
+    let engine = await open();
+    // 30 days of hours: the events' counts in `sparse`, the rollups' (with the row) in `dense`.
+    expect(await total('sparse')).toBe(30 * 24);
+    expect(await total('dense')).toBe(30 * 24 * 20 + 1);
+    await engine.close();
+    // Told to read rollups wherever they answer, `sparse` reads them too.
+    engine = await open('always');
+    expect(await total('sparse')).toBe(30 * 24 + 1);
+    await engine.close();
+  });
+
   test('Single Value, Table, Bar Chart and Pie Chart read them too, and only where they hold what is asked', async () => {
     const dataDir = tempDir('whole');
     const open = () =>
       createEngine({
+        rollupReads: 'always',
         dataDir,
         workspaces: { default: 'k' },
         rollups: { default: { keys: ['event'], sums: ['v'] } },
@@ -442,6 +535,7 @@ describe('rollups hold the events’ counts', () => {
     const dataDir = tempDir('agree');
     const file = join(dataDir, 'default.duckdb');
     let engine = await createEngine({
+      rollupReads: 'always',
       dataDir,
       workspaces: { default: 'k' },
       rollups: true,
@@ -532,6 +626,7 @@ describe('rollups hold the events’ counts', () => {
     const file = join(dataDir, 'default.duckdb');
     const open = (keys: string[]) =>
       createEngine({
+        rollupReads: 'always',
         dataDir,
         workspaces: { default: 'k' },
         rollups: { default: { keys, sums: ['v'] } },
@@ -664,12 +759,14 @@ describe('rollups hold the events’ counts', () => {
     });
     await offDb.close();
     const engine = await createEngine({
+      rollupReads: 'always',
       dataDir: on,
       workspaces: { default: 'k' },
       rollups: true,
       bodyWorkers: 0,
     });
     const reference = await createEngine({
+      rollupReads: 'always',
       dataDir: off,
       workspaces: { default: 'k' },
       bodyWorkers: 0,
@@ -812,6 +909,7 @@ describe('rollups hold the events’ counts', () => {
     const onDir = tempDir('carry');
     const open = (dataDir: string, rollups: boolean) =>
       createEngine({
+        rollupReads: 'always',
         dataDir,
         workspaces: { default: 'k' },
         ...(rollups ? { rollups: { default: { keys: [], sums: ['v'] } } } : {}),
@@ -898,6 +996,7 @@ describe('rollups hold the events’ counts', () => {
     const file = join(dataDir, 'default.duckdb');
     const open = (rollups: boolean) =>
       createEngine({
+        rollupReads: 'always',
         dataDir: rollups ? dataDir : tempDir('old-form-off'),
         workspaces: { default: 'k' },
         ...(rollups ? { rollups: { default: { keys: ['event'], sums: ['v'] } } } : {}),
@@ -1145,6 +1244,7 @@ describe('automatic rollup keys', () => {
     const logs: string[] = [];
     const open = (dataDir: string, rollups: Parameters<typeof createEngine>[0]['rollups']) =>
       createEngine({
+        rollupReads: 'always',
         dataDir,
         workspaces: { default: 'k' },
         now: () => now,

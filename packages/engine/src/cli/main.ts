@@ -39,7 +39,9 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              =, !=, <, > filters on them read rollups), --rollup-sums KEY,... with those
              metrics' Sum and Avg (either implies --rollups); "auto" among the keys lets
              the engine add the keys and metrics queries use (logged when added; on
-             ClickHouse the rollup table's comment lists the keys kept; README, rollups)
+             ClickHouse the rollup table's comment lists the keys kept; README, rollups);
+             --rollup-reads always reads rollups wherever they answer, rather than only
+             where their rows cost less to read than the events (cheaper, the default)
 `;
 const LOAD_USAGE = `  load       [--data .data | --clickhouse URL] [--workspace default] [--collection all_events]
              [--cluster-by KEY | --no-cluster | --clickhouse-sort-field KEY] [--rollups]
@@ -83,6 +85,7 @@ const COMMANDS = {
       rollups: { type: 'boolean' },
       'rollup-keys': { type: 'string' },
       'rollup-sums': { type: 'string' },
+      'rollup-reads': { type: 'string' },
     },
     usage: SERVE_USAGE,
     run: serveCommand,

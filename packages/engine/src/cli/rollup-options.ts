@@ -1,4 +1,4 @@
-import { type RollupSpec, rollupSpec } from '../storage/rollup-spec.ts';
+import { type RollupReads, type RollupSpec, rollupSpec } from '../storage/rollup-spec.ts';
 import { UsageError } from './usage-error.ts';
 
 type Options = Record<string, string | boolean | undefined>;
@@ -29,4 +29,12 @@ export function rollupsOption(options: Options): RollupSpec | true | undefined {
   } catch (error) {
     throw new UsageError(`--rollup-keys, --rollup-sums: ${(error as Error).message}`);
   }
+}
+
+/** What `--rollup-reads always|cheaper` asks for, or undefined without it (the engine's default). */
+export function rollupReadsOption(options: Options): RollupReads | undefined {
+  const value = options['rollup-reads'];
+  if (value === undefined) return undefined;
+  if (value === 'always' || value === 'cheaper') return value;
+  throw new UsageError("--rollup-reads must be 'always' or 'cheaper'");
 }

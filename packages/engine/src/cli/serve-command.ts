@@ -4,7 +4,7 @@ import { createEngine } from '../engine.ts';
 import { serveEngine } from '../http/serve-engine.ts';
 import { sortFieldAllowed } from '../storage/clickhouse/clickhouse-key-columns.ts';
 import { resolveUserPath } from './resolve-path.ts';
-import { rollupsOption } from './rollup-options.ts';
+import { rollupReadsOption, rollupsOption } from './rollup-options.ts';
 import { integerOption, stringOption, UsageError } from './usage-error.ts';
 
 type Options = Record<string, string | boolean | undefined>;
@@ -94,6 +94,7 @@ export async function serveCommand(options: Options): Promise<number> {
   const workspaces = await workspacesFrom(options);
   const clickhouse = withSortField(options, clickhouseFrom(options));
   const rollups = rollupsOption(options);
+  const rollupReads = rollupReadsOption(options);
   const engine = await createEngine({
     dataDir,
     workspaces,
@@ -103,6 +104,7 @@ export async function serveCommand(options: Options): Promise<number> {
     ...(typeof rollups === 'object'
       ? { rollups: Object.fromEntries(Object.keys(workspaces).map((w) => [w, rollups])) }
       : {}),
+    ...(rollupReads ? { rollupReads } : {}),
   });
   let served: Awaited<ReturnType<typeof serveEngine>>;
   try {

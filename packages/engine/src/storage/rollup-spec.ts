@@ -32,6 +32,14 @@ export interface RollupSpec {
   auto?: boolean;
 }
 
+/**
+ * How a query that rollups answer chooses between them and its events, which give the same
+ * answer: `'cheaper'` weighs the rollup rows it would read against the events
+ * (`collection/plan/rollup-eligibility.ts`), `'always'` reads the rollups wherever they answer
+ * (tests that compare the two answers).
+ */
+export type RollupReads = 'cheaper' | 'always';
+
 /** Queries a key (or metric) must be used by before the engine adds it to automatic rollups. */
 export const AUTO_MIN_QUERIES = 20;
 

@@ -153,6 +153,7 @@ function open(
   rollups: EngineOptions['rollups'] | 'unset' = place === 'on' ? { default: SPEC } : false,
 ): Promise<Engine> {
   return createEngine({
+    rollupReads: 'always',
     dataDir: '/nonexistent',
     clickhouse: { url, password, databasePrefix: places[place] },
     workspaces: { default: KEY },
@@ -473,6 +474,75 @@ describe('rollups on ClickHouse', () => {
   });
 });
 
+describe('the planner weighs the rollup rows against the events', () => {
+  test('a collection with about a rollup row per event reads its events, one with few rows its rollups', async () => {
+    const prefix = `w${randomBytes(4).toString('hex')}_`;
+    const clickhouse = { url, password, databasePrefix: prefix };
+    const spec = { keys: ['e'], sums: [] };
+    const dir = mkdtempSync(join(tmpdir(), 'rollups-weigh-'));
+    let engine: Engine | undefined;
+    const open = (rollupReads?: 'always') =>
+      createEngine({
+        ...(rollupReads ? { rollupReads } : {}),
+        dataDir: '/nonexistent',
+        clickhouse,
+        workspaces: { default: KEY },
+        now: () => NOW,
+        rollups: { default: spec },
+        logError: () => undefined,
+      });
+    try {
+      // Over 40 days, one event an hour in `sparse` (a row each) and 10 of one key value in `dense`.
+      for (const [collection, perHour] of [
+        ['sparse', 1],
+        ['dense', 10],
+      ] as const) {
+        const file = join(dir, `${collection}.ndjson`);
+        const lines = Array.from({ length: 40 * 24 * perHour }, (_, i) =>
+          JSON.stringify({ timestamp: START + Math.floor(i / perHour) * 3600, json: { e: 'x' } }),
+        );
+        writeFileSync(file, `${lines.join('\n')}\n`);
+        await loadIntoClickHouse(file, clickhouse, 'default', collection, {
+          workers: 0,
+          rollups: spec,
+        });
+      }
+      // One more row in each, in the window's second day, that only a rollup read adds.
+      for (const collection of ['sparse', 'dense']) {
+        await direct.command({
+          query: `INSERT INTO \`${prefix}default\`._engine_rollup_15m (collection, span, k0, kn0, n)
+                  VALUES ({c:String}, {span:Int64}, 'x', NULL, 1)`,
+          query_params: { c: collection, span: (START + DAY) / 900 + 1 },
+        });
+      }
+      const total = async (collection: string) => {
+        const answer = await (engine as Engine).query({
+          api_key: KEY,
+          collection,
+          graph_type: 'Single Value',
+          aggregation: 'Count',
+          start: START - 1,
+          end: START + 30 * DAY - 1,
+          IANA_time_zone: 'UTC',
+        });
+        return (answer.body as { result: Array<{ Count: number }> }).result[0]?.Count;
+      };
+      engine = await open();
+      // 30 days of hours: the events' count in `sparse`, the rollups' (with the row) in `dense`.
+      expect(await total('sparse')).toBe(30 * 24);
+      expect(await total('dense')).toBe(30 * 24 * 10 + 1);
+      await engine.close();
+      // Told to read rollups wherever they answer, `sparse` reads them too.
+      engine = await open('always');
+      expect(await total('sparse')).toBe(30 * 24 + 1);
+    } finally {
+      await engine?.close();
+      rmSync(dir, { recursive: true, force: true });
+      await direct.command({ query: `DROP DATABASE IF EXISTS \`${prefix}default\`` });
+    }
+  });
+});
+
 describe("the count of the keys' distinct values", () => {
   test('only the first is waited for: a later one runs while queries read the last', async () => {
     // A ClickHouse that answers the first count (the second key past the bound) and never the next.
@@ -551,6 +621,7 @@ describe('automatic rollup keys on ClickHouse', () => {
     prefixes.push(prefix);
     const engine = (rollups: EngineOptions['rollups'], at = prefix) =>
       createEngine({
+        rollupReads: 'always',
         dataDir: '/nonexistent',
         clickhouse: { url, password, databasePrefix: at },
         workspaces: { default: KEY },

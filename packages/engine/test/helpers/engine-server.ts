@@ -37,7 +37,11 @@ export async function startServer(options: Partial<EngineOptions> = {}): Promise
     workspaces: { default: API_KEY, other: 'other-key-9876543210' },
     memoryLimit: '512MB',
     logError: () => undefined,
-    ...(options.dataDir ? (ROLLUPS ? { rollups: ROLLUP_SPECS } : {}) : driverOptions()),
+    ...(options.dataDir
+      ? ROLLUPS
+        ? { rollups: ROLLUP_SPECS, rollupReads: 'always' as const }
+        : {}
+      : driverOptions()),
     ...options,
     dataDir,
   };

@@ -10,6 +10,8 @@ import { API_KEY } from './engine-server.ts';
 const engine = await createEngine({
   dataDir: process.argv[2] as string,
   workspaces: { default: API_KEY },
+  // Rollups read wherever they answer, whatever their rows per event.
+  rollupReads: 'always',
   rollups:
     process.argv[3] === '--rollups' &&
     (process.argv[4] ? { default: JSON.parse(process.argv[4]) as { keys: string[] } } : true),

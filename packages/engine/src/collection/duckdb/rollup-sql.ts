@@ -56,6 +56,7 @@ export function rollupWindow(
     hi,
     spanSeconds: rollup.spanSeconds,
     eventsPerSpan: rollup.eventsPerSpan,
+    rowsPerEvent: rollup.rowsPerEvent,
   });
   return read && { plan, read, rollup, bound, aggregation, m };
 }

@@ -28,10 +28,27 @@ export const MIN_ROLLUP_SPANS = 2688;
 export const MIN_ROLLUP_EVENTS = 200_000;
 
 /**
- * The whole spans a window must cover for rollups to be read, given the collection's events per
- * span with events (undefined where unknown: {@link MIN_ROLLUP_SPANS}).
+ * What reading one rollup row costs, in events read: a row is wider than the columns of an
+ * event a query reads (a count, and per metric its sum's parts), and a read adds up every row of
+ * its spans (one per combination of the keys' values), so a collection whose rollups hold one
+ * row per this many events or more reads its events instead, however long the window.
  */
-export function minRollupSpans(eventsPerSpan: number | undefined): number {
+export const ROLLUP_ROW_COST = 3;
+
+/**
+ * The whole spans a window must cover for rollups to be read, given the collection's events per
+ * span with events and its rollup rows per event (each undefined where unknown): none will do
+ * where the rows cost as much as the events they stand for ({@link ROLLUP_ROW_COST}); else
+ * enough spans to hold {@link MIN_ROLLUP_EVENTS}, at most {@link MIN_ROLLUP_SPANS}, which is
+ * also the answer where the events per span are unknown.
+ */
+export function minRollupSpans(
+  eventsPerSpan: number | undefined,
+  rowsPerEvent?: number | undefined,
+): number {
+  if (rowsPerEvent !== undefined && rowsPerEvent * ROLLUP_ROW_COST >= 1) {
+    return Number.POSITIVE_INFINITY;
+  }
   if (eventsPerSpan === undefined || !(eventsPerSpan > 0)) return MIN_ROLLUP_SPANS;
   return Math.min(MIN_ROLLUP_SPANS, Math.max(1, Math.ceil(MIN_ROLLUP_EVENTS / eventsPerSpan)));
 }
@@ -61,6 +78,12 @@ export interface RollupRequest {
    * estimate, never a correctness matter); undefined where unknown.
    */
   eventsPerSpan?: number;
+  /**
+   * The collection's rollup rows per event, as the rollups counted them lately (a read adds up
+   * every row of its spans, whichever keys it reads: the rows are kept by all of them); a cost
+   * estimate like {@link eventsPerSpan}, undefined where unknown or not weighed.
+   */
+  rowsPerEvent?: number;
 }
 
 /**
@@ -73,7 +96,8 @@ export interface RollupRequest {
  * instant it changes are multiples of 15 minutes; older odd offsets (before 1972 in most
  * zones) read raw. Windows before 1970-01-02 read raw as well,
  * because SQL's truncating division keys negative seconds differently, and windows of fewer
- * whole spans than {@link minRollupSpans}, which their events answer sooner. Undefined: read raw.
+ * whole spans than {@link minRollupSpans}, which their events answer sooner (never, where the
+ * rollups hold too many rows per event). Undefined: read raw.
  */
 export function rollupRead(request: RollupRequest): RollupRead | undefined {
   const { aggregation, readable, metricKept, plan, lo, hi, spanSeconds: span } = request;
@@ -94,7 +118,8 @@ export function rollupRead(request: RollupRequest): RollupRead | undefined {
   if (!aligned) return undefined;
   const firstSpan = Math.ceil(lo / span);
   const lastSpan = Math.floor((hi + 1) / span) - 1;
-  if (lastSpan - firstSpan + 1 < minRollupSpans(request.eventsPerSpan)) return undefined;
+  if (lastSpan - firstSpan + 1 < minRollupSpans(request.eventsPerSpan, request.rowsPerEvent))
+    return undefined;
   const rawEdges: Array<[number, number]> = [];
   if (lo < firstSpan * span) rawEdges.push([lo, firstSpan * span - 1]);
   if ((lastSpan + 1) * span <= hi) rawEdges.push([(lastSpan + 1) * span, hi]);

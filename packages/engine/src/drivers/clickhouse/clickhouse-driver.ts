@@ -34,7 +34,7 @@ import {
   workspaceSchema,
 } from '../../storage/clickhouse/clickhouse-schema.ts';
 import type { IngestBatch } from '../../storage/ingest-batch.ts';
-import type { RollupSpec } from '../../storage/rollup-spec.ts';
+import type { RollupReads, RollupSpec } from '../../storage/rollup-spec.ts';
 import type { SeenKey } from '../../storage/seen-key.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
 import { AutoRollups } from '../auto-rollups.ts';
@@ -76,6 +76,8 @@ export interface ClickHouseDriverOptions {
    * keeps what its database has (the loader, the export).
    */
   rollups?: Readonly<Record<string, RollupSpec | boolean>>;
+  /** Whether queries weigh the rollups' rows against the events (default `'cheaper'`). */
+  rollupReads?: RollupReads;
 }
 
 /** Collections each workspace remembers as registered; past it, the memory starts over. */
@@ -130,6 +132,7 @@ export async function openClickHouseDriver(
         workspace.columns.lookup(),
         workspace.builds,
       );
+      if (workspace.rollups) workspace.rollups.weighRows = options.rollupReads !== 'always';
       if (typeof rollups === 'object' && rollups.auto) workspace.addKeys(name, options.log);
     }
   } catch (error) {

@@ -6,7 +6,7 @@ import { WriteQueue } from '../../ingest/write-queue.ts';
 import { runSqlQuery } from '../../sql-mode/duckdb/index.ts';
 import { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
 import type { IngestBatch } from '../../storage/ingest-batch.ts';
-import type { RollupSpec } from '../../storage/rollup-spec.ts';
+import type { RollupReads, RollupSpec } from '../../storage/rollup-spec.ts';
 import type { StorageFailure } from '../../storage/storage-failure.ts';
 import { AutoRollups } from '../auto-rollups.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
@@ -23,6 +23,8 @@ export interface DuckDbDriverOptions {
   threads: number;
   /** The workspaces that keep rollups (`storage/duckdb/rollups.ts`), with what they keep them by. */
   rollups?: Readonly<Record<string, RollupSpec>>;
+  /** Whether queries weigh the rollups' rows against the events (default `'cheaper'`). */
+  rollupReads?: RollupReads;
   /** Where the keys the engine adds to rollups by itself, and failures to, are reported. */
   log?: (sentence: string) => void;
 }
@@ -37,6 +39,7 @@ export async function openDuckDbDriver(options: DuckDbDriverOptions): Promise<St
         memoryLimit: options.memoryLimit,
         threads: options.threads,
         rollups: options.rollups?.[name] ?? false,
+        ...(options.rollupReads ? { rollupReads: options.rollupReads } : {}),
       });
       const auto = options.rollups?.[name]?.auto === true;
       workspaces.set(name, new DuckDbWorkspace(db, auto ? { name, log: options.log } : undefined));

@@ -38,6 +38,8 @@ const CARDINALITY_TTL_MS = 30_000;
  * it a query waits for the look, so that no engine reads a table long after it was superseded.
  */
 const FOLLOW_STALE_MS = 60_000;
+/** Collections whose rows per event are remembered at most (the most rows first); others read rollups as unweighed. */
+const MAX_WEIGHED_COLLECTIONS = 10_000;
 /** Seconds a superseded rollup table is kept (and written) after the table replacing it was complete. */
 const SUPERSEDED_GRACE_S = 180;
 
@@ -58,6 +60,11 @@ export interface ClickHouseRollupLookup {
   keyColumns(name: string): { string: string; number: string } | null;
   /** The prefix of a metric's columns, or null where it is not rolled up. */
   sumColumns(name: string): string | null;
+  /**
+   * A collection's rollup rows per event as last counted, where queries weigh them and it is
+   * known (`collection/plan/rollup-eligibility.ts`).
+   */
+  rowsPerEvent(collection: string): number | undefined;
 }
 
 /** Where a workspace's rollups are read from, and which rollups the engine added itself. */
@@ -84,6 +91,13 @@ export class ClickHouseRollups {
   #counting: Promise<void> | undefined;
   /** Tables taken up so far, so that a look begun before one is not taken up after it. */
   #adoptions = 0;
+  /** Each collection's rollup rows per event, as counted with the keys' values. */
+  #rowsPerEvent = new Map<string, number>();
+  /**
+   * Whether queries weigh the rollup rows against the events (engine option `rollupReads`,
+   * `'cheaper'`), rather than read rollups wherever they give the answer (`'always'`).
+   */
+  weighRows = true;
 
   constructor(
     client: ClickHouseClient,
@@ -125,6 +139,7 @@ export class ClickHouseRollups {
     this.#name = table.name;
     this.#spec = table.spec;
     this.#dropped = new Set();
+    this.#rowsPerEvent = new Map();
     this.#counted = Number.NEGATIVE_INFINITY;
   }
 
@@ -151,6 +166,7 @@ export class ClickHouseRollups {
     }
     const { keys, sums } = this.#spec;
     const dropped = this.#dropped;
+    const rows = this.weighRows ? this.#rowsPerEvent : new Map<string, number>();
     return {
       table: `${quoteClickHouseIdentifier(this.#database)}.${quoteClickHouseIdentifier(this.#name)}`,
       spanSeconds: SPAN_SECONDS,
@@ -162,6 +178,7 @@ export class ClickHouseRollups {
         const i = sums.indexOf(name);
         return i < 0 ? null : sumPrefix(i);
       },
+      rowsPerEvent: (collection) => rows.get(collection),
     };
   }
 
@@ -180,21 +197,35 @@ export class ClickHouseRollups {
     else this.#counted = Date.now();
   }
 
-  /** Counts each key's distinct string forms across the workspace's rollups. */
+  /**
+   * Counts each key's distinct string forms across the workspace's rollups, and each
+   * collection's rows (as a read adds them up, merged or not) per event.
+   */
   async #count(): Promise<void> {
     const { keys } = this.#spec;
     const name = this.#name;
     const table = `${quoteClickHouseIdentifier(this.#database)}.${quoteClickHouseIdentifier(name)}`;
+    // One statement (one round trip): the keys' counts, then the collections' ratios as pairs.
+    const ratios = `(SELECT groupArray((collection, r)) FROM (
+        SELECT collection, count() / sum(n) AS r FROM ${table} GROUP BY collection
+        ORDER BY count() DESC LIMIT ${MAX_WEIGHED_COLLECTIONS}))`;
     const result = await this.#client.query({
-      query: `SELECT ${keys.map((_, i) => `uniqExact(${keyColumns(i).string})`).join(', ')} FROM ${table}`,
+      query: `SELECT ${keys.map((_, i) => `uniqExact(${keyColumns(i).string})`).join(', ')}, ${ratios} FROM ${table}`,
       format: 'JSONCompactEachRow',
     });
-    const [counts] = await result.json<Array<number | string>>();
+    const [counts] = await result.json<Array<unknown>>();
     // A count of a table replaced meanwhile says nothing of the new one.
     if (name !== this.#name) return;
     keys.forEach((key, i) => {
       if (Number(counts?.[i] ?? 0) > MAX_KEY_VALUES) this.#dropped.add(key);
     });
+    const pairs = counts?.[keys.length];
+    this.#rowsPerEvent = new Map(
+      (Array.isArray(pairs) ? (pairs as Array<[string, number]>) : []).map(([c, r]) => [
+        String(c),
+        Number(r),
+      ]),
+    );
     this.#counted = Date.now();
   }
 }

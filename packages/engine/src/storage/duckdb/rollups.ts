@@ -94,6 +94,16 @@ export class RollupLedger {
    * window must be to read rollups (`collection/plan/rollup-eligibility.ts`).
    */
   readonly eventsPerSpan = new Map<number, number>();
+  /**
+   * Each collection's rollup rows per event, by id, as of the last merge: whether reading them
+   * costs less than reading the events (`collection/plan/rollup-eligibility.ts`).
+   */
+  readonly rowsPerEvent = new Map<number, number>();
+  /**
+   * Whether queries weigh the rollup rows against the events (engine option `rollupReads`,
+   * `'cheaper'`), rather than read rollups wherever they give the answer (`'always'`).
+   */
+  weighRows = true;
 
   constructor(
     spec: RollupSpec,
@@ -134,6 +144,8 @@ export class RollupLedger {
     this.unmerged = 0;
     this.eventsPerSpan.clear();
     for (const [id, events] of next.eventsPerSpan) this.eventsPerSpan.set(id, events);
+    this.rowsPerEvent.clear();
+    for (const [id, rows] of next.rowsPerEvent) this.rowsPerEvent.set(id, rows);
   }
 
   /** Whether enough rows were appended since the last merge to merge them now. */
@@ -679,11 +691,14 @@ async function mergeRows(conn: DuckDBConnection, ledger: RollupLedger): Promise<
   );
   await conn.run('DROP TABLE rollup_merged');
   const density = await conn.runAndReadAll(
-    `SELECT collection_id, sum(n) / count(DISTINCT span) FROM ${ROLLUP_TABLE} GROUP BY collection_id`,
+    `SELECT collection_id, sum(n) / count(DISTINCT span), count(*) / sum(n) FROM ${ROLLUP_TABLE} GROUP BY collection_id`,
   );
   ledger.eventsPerSpan.clear();
-  for (const [id, events] of density.getRows())
+  ledger.rowsPerEvent.clear();
+  for (const [id, events, rows] of density.getRows()) {
     ledger.eventsPerSpan.set(Number(id), Number(events));
+    ledger.rowsPerEvent.set(Number(id), Number(rows));
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { RollupSpec } from '../rollup-spec.ts';
+import type { RollupReads, RollupSpec } from '../rollup-spec.ts';
 import type { RollupUses } from '../rollup-usage.ts';
 import {
   CATALOG_DDL,
@@ -55,6 +55,8 @@ export interface WorkspaceDbOptions {
    * `false` drops them; unset keeps (and keeps up) what the file has.
    */
   rollups?: boolean | RollupSpec;
+  /** Whether queries weigh the rollups' rows against the events (default `'cheaper'`). */
+  rollupReads?: RollupReads;
 }
 
 /** The writer's view of one transaction: collections it touches come back as drafts. */
@@ -139,6 +141,7 @@ export class WorkspaceDb {
       for (const statement of CATALOG_DDL) await writer.run(statement);
       const catalog = await Catalog.load(writer);
       const rollups = await openRollups(writer, options.rollups, catalog.list());
+      if (rollups) rollups.weighRows = options.rollupReads !== 'always';
       return new WorkspaceDb(
         file,
         instance,

@@ -22,6 +22,8 @@ export interface ClickHouseBoundRollup {
   split: string | null;
   /** The prefix of the metric's sum columns (`_h`, `_m`, `_l`, `_n`, `_r`), or null. */
   sum: string | null;
+  /** The collection's rollup rows per event as last counted, where queries weigh them and it is known. */
+  rowsPerEvent: number | undefined;
 }
 
 /** Operators the rollups answer: they hold each key's string and numeric forms. */
@@ -77,5 +79,6 @@ export function bindClickHouseRollup(
       : null,
     split: query.split === null ? null : (lookup.keyColumns(query.split)?.string ?? null),
     sum: metric === null ? null : lookup.sumColumns(metric),
+    rowsPerEvent: lookup.rowsPerEvent(query.collection),
   };
 }

@@ -76,6 +76,8 @@ export interface BoundRollup {
   sum: string | null;
   /** The collection's events per span with events, as of the rollups' last merge, if known. */
   eventsPerSpan: number | undefined;
+  /** Its rollup rows per event as of the last merge, where queries weigh them and it is known. */
+  rowsPerEvent: number | undefined;
 }
 
 /** Binds a plan to a DuckDB workspace's catalog: the stage that reads it, once per query. */

@@ -50,5 +50,6 @@ export function bindRollup(
     split: query.split === null ? null : ledger.keyColumn(query.split),
     sum: metric === null ? null : ledger.sumColumns(metric),
     eventsPerSpan: ledger.eventsPerSpan.get(collectionId),
+    rowsPerEvent: ledger.weighRows ? ledger.rowsPerEvent.get(collectionId) : undefined,
   };
 }
