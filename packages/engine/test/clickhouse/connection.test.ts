@@ -6,7 +6,12 @@ import {
   connectClickHouse,
   MAX_OPEN_REQUESTS,
 } from '../../src/drivers/clickhouse/clickhouse-connection.ts';
+import { openClickHouseDriver } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
 import { isConnectionError } from '../../src/storage/clickhouse/clickhouse-errors.ts';
+import {
+  checkClickHouseVersion,
+  supportedClickHouseVersion,
+} from '../../src/storage/clickhouse/clickhouse-version.ts';
 import { API_KEY, startServer, type TestServer } from '../helpers/engine-server.ts';
 
 /**
@@ -44,6 +49,8 @@ interface Proxy {
   peak: number;
   /** Bytes of each request body relayed, with its `query` parameter. */
   bodies: Array<{ query: string; bytes: number }>;
+  /** When set, `version()` is answered with this text instead of being relayed. */
+  version?: string;
   /** Stops listening and drops every connection: from now on, connecting is refused. */
   stop(): Promise<void>;
 }
@@ -81,6 +88,12 @@ async function startProxy(): Promise<Proxy> {
     }
     // The statement is in the `query` parameter, or leads the body (an insert's text rows).
     const query = target.searchParams.get('query') ?? body.subarray(0, 200).toString();
+    if (state.version !== undefined && query.includes('version()')) {
+      // ClickHouse's answer to `SELECT version() AS v` in JSONEachRow, from an older server.
+      res.writeHead(200, { 'Content-Type': 'application/x-ndjson; charset=UTF-8' });
+      res.end(`${JSON.stringify({ v: state.version })}\n`);
+      return;
+    }
     state.bodies.push({ query, bytes: body.length });
     state.peak = Math.max(state.peak, ++state.active);
     res.once('close', () => state.active--);
@@ -352,5 +365,43 @@ describe('an engine whose ClickHouse connection fails', () => {
     });
     expect(bulk.status).toBe(503);
     expect(await countIn('conn_default', 'large')).toBe(before);
+  });
+});
+
+describe('the ClickHouse version an engine needs', () => {
+  test('releases before 24.4 are refused, 24.4 and later taken (minor versions compared as numbers)', () => {
+    const releases: Array<[string, boolean]> = [
+      ['23.8.16.40', false],
+      ['24.3.5.47', false],
+      ['24.4.1.2088', true],
+      ['24.10.1.2812', true],
+      ['25.3.2.39', true],
+      ['26.7.1.1', true],
+      ['9.12.1', false],
+      ['100.1.1', true],
+    ];
+    for (const [version, supported] of releases)
+      expect([version, supportedClickHouseVersion(version)]).toEqual([version, supported]);
+  });
+
+  test('the test server is new enough', async () => {
+    await expect(checkClickHouseVersion(direct)).resolves.toBeUndefined();
+  });
+
+  test('an engine on an older server stops with a sentence before creating anything', async () => {
+    const proxy = await startProxy();
+    onTestFinished(() => proxy.stop());
+    proxy.version = '23.8.16.40';
+    await expect(
+      openClickHouseDriver(
+        { url: proxy.url, password, databasePrefix: 'old_' },
+        { workspaces: ['w'], memoryLimit: '1GB', requestTimeoutMs: 10_000 },
+      ),
+    ).rejects.toThrow('ClickHouse 24.4 or newer is needed; this server is 23.8.16.40');
+    const result = await direct.query({
+      query: `SELECT count() AS c FROM system.databases WHERE name = 'old_w'`,
+      format: 'JSONEachRow',
+    });
+    expect(await result.json()).toEqual([{ c: '0' }]);
   });
 });

@@ -33,6 +33,7 @@ import {
   workspaceDatabase,
   workspaceSchema,
 } from '../../storage/clickhouse/clickhouse-schema.ts';
+import { checkClickHouseVersion } from '../../storage/clickhouse/clickhouse-version.ts';
 import type { IngestBatch } from '../../storage/ingest-batch.ts';
 import type { RollupReads, RollupSpec } from '../../storage/rollup-spec.ts';
 import type { SeenKey } from '../../storage/seen-key.ts';
@@ -103,6 +104,7 @@ export async function openClickHouseDriver(
   const workspaces = new Map<string, ClickHouseWorkspace>();
   const setup = connect();
   try {
+    await checkClickHouseVersion(setup);
     for (const name of options.workspaces) {
       const database = workspaceDatabase(clickhouse.databasePrefix ?? 'analytics_', name);
       for (const statement of workspaceSchema(database)) await setup.command({ query: statement });
