@@ -60,6 +60,7 @@ import {
 } from '@analytics-chart/engine/internals';
 import { shiftBack } from '@analytics-chart/protocol';
 import { median } from '../stats.ts';
+import { listening } from './child-url.ts';
 import {
   CLICKHOUSE_SQL,
   CLICKHOUSE_TABLE,
@@ -334,19 +335,6 @@ function postRaw(agent: Agent, url: string, body: string, retry = true): Promise
       } else reject(error);
     });
     req.end(body);
-  });
-}
-
-/** Resolves with the URL a child server prints (`listening on <url>`) once it listens. */
-function listening(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
   });
 }
 

@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createEngine, demoEventObjects, type Engine } from '@analytics-chart/engine';
 import { median } from '../stats.ts';
+import { listening } from './child-url.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {
@@ -148,19 +149,6 @@ type Side = (typeof SIDES)[number];
 
 /** Each side's engine and the API key its requests carry. */
 type Sides = Record<Side, { engine: Engine; key: string }>;
-
-/** Resolves with the URL the ClickHouse child prints once it listens. */
-function listening(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`clickhouse server exited ${code}`)));
-  });
-}
 
 /** DuckDB: the file loaded once, copied for each side that keeps rollups (built at open). */
 async function duckDbSides(dir: string, file: string): Promise<Sides> {
