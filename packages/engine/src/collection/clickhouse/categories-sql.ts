@@ -1,5 +1,5 @@
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
-import { categoryCap, rankCandidatesQualifySql } from '../plan/split-series.ts';
+import { categoryCap, rankCandidatesSql } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateOrderSql, aggregateSql } from './clickhouse-aggregate-sql.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
@@ -37,7 +37,7 @@ export function categoriesSql(bound: ClickHouseBoundQuery): ClickHouseStatement 
   const value = aggregateSql(query.aggregation, m, params);
   const order = aggregateOrderSql(query.aggregation, m, params);
   params.cap = categoryCap(query.graph_type);
-  const sql = rankCandidatesQualifySql(
+  const sql = rankCandidatesSql(
     'sp, v',
     `SELECT ${bound.splitSql} AS sp, ${value} AS v, ${order.key} AS o, ${order.slack} AS e FROM ${bound.relation}
      WHERE ${bound.inCollection}

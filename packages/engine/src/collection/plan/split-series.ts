@@ -23,22 +23,12 @@ export function byValueThenName(
  * the first `cap` in the order above, as SQL both dialects read alike: each value lies within
  * o ± e (e is 0 where the key is the value itself), so a row is kept when it is among the first
  * `cap` by its lower bound (nulls last, ties by name) or its upper bound reaches the `cap`-th
- * lower bound. The engine then orders the kept rows by their exact values and keeps `cap`.
+ * lower bound (`nth_value`: NULL on DuckDB, its type's default on ClickHouse where there are
+ * fewer rows, all of which are then kept). The engine then orders the kept rows by their exact
+ * values and keeps `cap`. One SELECT filtered by QUALIFY, since each nested SELECT costs
+ * ClickHouse planning time.
  */
 export function rankCandidatesSql(columns: string, grouped: string, cap: string): string {
-  return `SELECT ${columns} FROM (
-      SELECT *, max(CASE WHEN __r = ${cap} THEN __lb END) OVER () AS __t FROM (
-        SELECT *, o - e AS __lb, row_number() OVER (ORDER BY o - e DESC NULLS LAST, sp) AS __r
-        FROM (${grouped})))
-    WHERE __r <= ${cap} OR o + e >= __t`;
-}
-
-/**
- * {@link rankCandidatesSql}'s rows in one SELECT over `grouped`, filtered by QUALIFY, for
- * ClickHouse, where each nested SELECT costs planning time: the `cap`-th lower bound is
- * `nth_value`'s, the default of its type where there are fewer rows, all of which are kept.
- */
-export function rankCandidatesQualifySql(columns: string, grouped: string, cap: string): string {
   const order = 'ORDER BY o - e DESC NULLS LAST, sp';
   return `SELECT ${columns} FROM (${grouped})
     QUALIFY row_number() OVER (${order}) <= ${cap}
