@@ -85,21 +85,58 @@ describe('GroupCommit', () => {
     await queue.idle();
   });
 
-  test('while writers are concurrent, the next commit waits for more to gather; a lone writer never does', async () => {
+  /**
+   * Commits `a` and `b` alone, then `c`, `d` and `e` together, then submits `later` 3 ms apart:
+   * the groups the queue made of them.
+   */
+  async function afterGroupOfThree(gather: { size: number; ms: number }, later: string[]) {
     const { groups, commit } = recorder();
     // A wait of the whole gathering time would outlast the test.
-    const queue = gathering(commit, { size: 4, ms: 60_000 });
+    const queue = gathering(commit, gather);
     for (const item of ['a', 'b']) await queue.submit(item);
     // Submitted while the commit of `b` is still finishing: they share the next one.
     await Promise.all(['c', 'd', 'e'].map((item) => queue.submit(item)));
-    // The last commit carried three items: the next one waits until four have gathered.
     await Promise.all(
-      ['f', 'g', 'h', 'i'].map(async (item, i) => {
+      later.map(async (item, i) => {
         await new Promise((resolve) => setTimeout(resolve, i * 3));
         await queue.submit(item);
       }),
     );
-    expect(groups).toEqual([['a'], ['b'], ['c', 'd', 'e'], ['f', 'g', 'h', 'i']]);
+    return groups;
+  }
+
+  test('while writers are concurrent, the next commit waits until as many items as the last one carried are back; a lone writer never waits', async () => {
+    const groups = await afterGroupOfThree({ size: 100, ms: 60_000 }, ['f', 'g', 'h']);
+    expect(groups).toEqual([['a'], ['b'], ['c', 'd', 'e'], ['f', 'g', 'h']]);
+  });
+
+  test('items that arrived during a commit wait with the writers of that commit, so that they share the next one', async () => {
+    const groups: string[][] = [];
+    let during: Promise<void> | undefined;
+    const queue = gathering(
+      async (items) => {
+        groups.push([...items]);
+        // `x` arrives while `c`, `d` and `e` are being committed.
+        if (items.includes('c')) during = queue.submit('x');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+      { size: 100, ms: 60_000 },
+    );
+    for (const item of ['a', 'b']) await queue.submit(item);
+    await Promise.all(['c', 'd', 'e'].map((item) => queue.submit(item)));
+    await Promise.all([
+      during,
+      ...['f', 'g', 'h'].map(async (item, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i * 3));
+        await queue.submit(item);
+      }),
+    ]);
+    expect(groups).toEqual([['a'], ['b'], ['c', 'd', 'e'], ['x', 'f', 'g', 'h']]);
+  });
+
+  test('a commit that waits to gather goes once `size` has gathered', async () => {
+    const groups = await afterGroupOfThree({ size: 2, ms: 60_000 }, ['f', 'g']);
+    expect(groups).toEqual([['a'], ['b'], ['c', 'd', 'e'], ['f', 'g']]);
   });
 
   test('a commit that waits to gather starts once its time is over', async () => {

@@ -17,7 +17,8 @@ export interface GroupCommitOptions<T> {
   sizeOf(item: T): number;
   /**
    * While writers are concurrent (the last commit carried more than one item), a commit that
-   * could start waits up to `ms` after the previous one ended for `size` to gather, so that
+   * could start waits up to `ms` after the previous one ended for `size` to gather or for the
+   * writers of the previous commit to be back beside those that were waiting, so that
    * concurrent writers share fewer, larger writes; a lone writer never waits.
    */
   gather?: { size: number; ms: number };
@@ -39,6 +40,8 @@ export class GroupCommit<T> {
   #running = 0;
   /** Items of the last group taken. */
   #lastGroup = 0;
+  /** Items waiting once the writers of the last commit are back: no wait is worth more. */
+  #backAt = 0;
   /** When the last commit ended (`performance.now()`). */
   #lastEnd = 0;
   /** The timer that starts a commit once its gathering time is over. */
@@ -77,6 +80,7 @@ export class GroupCommit<T> {
       this.#run(group).finally(() => {
         this.#running--;
         this.#lastEnd = performance.now();
+        this.#backAt = this.#pending.length + group.length;
         this.#pump();
         if (this.#running === 0 && this.#pending.length === 0) {
           for (const resolve of this.#idle.splice(0)) resolve();
@@ -92,6 +96,8 @@ export class GroupCommit<T> {
   #gather(): boolean {
     const gather = this.#options.gather;
     if (!gather || this.#lastGroup <= 1 || this.#pendingSize >= gather.size) return false;
+    // Waiting longer would idle both sides for a writer that may not come.
+    if (this.#pending.length >= this.#backAt) return false;
     if (this.#pending.some((waiting) => waiting.alone)) return false;
     const left = this.#lastEnd + gather.ms - performance.now();
     if (left <= 0) return false;
