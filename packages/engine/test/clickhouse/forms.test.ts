@@ -151,6 +151,11 @@ async function formsTable(): Promise<FormColumns[]> {
   }));
 }
 
+/** Whether a payload's text is what `JSON.stringify` writes for it. */
+function isCompact(json: string): boolean {
+  return JSON.stringify(JSON.parse(json)) === json;
+}
+
 /** Whether JSON text holds an integer token outside ClickHouse's Int64 and UInt64. */
 function beyondIntegers(text: string): boolean {
   return (text.match(/-?\d+(?![.\deE])/g) ?? []).some((t) => {
@@ -166,13 +171,21 @@ describe('form columns: JavaScript at ingest and ClickHouse DEFAULTs agree', () 
     for (const statement of workspaceSchema(DB)) await direct.command({ query: statement });
     await direct.command({ query: addKeyColumnsSql(DB, PATHS) });
     columns = await formsTable();
-    const rows = (collection: string) =>
-      PAYLOADS.map((json, i) => ({ collection, timestamp: 1, seq: String(i), payload: json }));
+    const rows = (collection: string, compact = false) =>
+      PAYLOADS.map((json, i) => ({
+        collection,
+        timestamp: 1,
+        seq: String(i),
+        payload: json,
+        ...(compact && isCompact(json) ? { canonical: true } : {}),
+      }));
     // ClickHouse's own forms: an insert naming the stored columns only.
     await insertTsv(direct, DB, tsvRows(rows('clickhouse'), []), 'forms-clickhouse');
     // The engine's, in one insert: a value JavaScript is not sure of is an empty field, which
     // leaves that row's column to ClickHouse.
     await insertTsv(direct, DB, tsvRows(rows('engine'), columns), 'forms-engine');
+    // Marked compact where they are, as bulk ingest marks them: read from the text, not parsed.
+    await insertTsv(direct, DB, tsvRows(rows('compact', true), columns), 'forms-compact');
     for (const json of PAYLOADS) {
       const parsed = parsePayload(json);
       for (const c of columns) {
@@ -197,8 +210,14 @@ describe('form columns: JavaScript at ingest and ClickHouse DEFAULTs agree', () 
       });
       return (await result.json<unknown[]>()).map((r) => JSON.stringify(r));
     };
-    const [engine, clickhouse] = await Promise.all([read('engine'), read('clickhouse')]);
+    const [engine, clickhouse, compact] = await Promise.all([
+      read('engine'),
+      read('clickhouse'),
+      read('compact'),
+    ]);
     expect(engine).toHaveLength(PAYLOADS.length);
+    expect(PAYLOADS.filter(isCompact).length).toBeGreaterThan(PAYLOADS.length / 2);
+    expect(compact).toEqual(engine);
     const differing = engine
       .map((row, i) => ({ payload: PAYLOADS[i], engine: row, clickhouse: clickhouse[i] }))
       .filter((r) => r.engine !== r.clickhouse);

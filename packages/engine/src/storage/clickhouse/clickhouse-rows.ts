@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { formsOf, parsePayload, valueAt } from './clickhouse-forms.ts';
+import { type PathNode, pathTree, valuesAt } from './clickhouse-canonical-values.ts';
+import { type Forms, formsOf, parsePayload, valueAt } from './clickhouse-forms.ts';
 
 /**
  * Rows of the event table as ClickHouse's `TabSeparatedWithNames` text: the stored columns and
@@ -110,6 +111,14 @@ function formFields(number: number | null, string: string | null): string {
   return `\t${number === null ? '\\N' : String(number)}\t${string === null ? '\\N' : tsvString(string)}`;
 }
 
+/** A value's two form fields, or two empty ones (its columns' DEFAULT) where they are unsure. */
+function valueFields(value: Forms): string {
+  if (value === undefined || (value.string !== null && LONE_SURROGATE.test(value.string))) {
+    return '\t\t';
+  }
+  return formFields(value.number, value.string);
+}
+
 /**
  * {@link tsvRows} one event at a time, into a buffer reused from insert to insert, so that no
  * event's strings outlive it (a parse worker writes a whole chunk this way).
@@ -118,6 +127,9 @@ export class TsvRowWriter {
   #buffer = Buffer.allocUnsafe(1 << 20);
   #length = 0;
   #forms: readonly FormColumns[] = [];
+  /** The forms' paths as a tree, and their values in the event being written. */
+  #paths = new Map<string, PathNode>();
+  #values: unknown[] = [];
   /** The collection {@link #prefix} is for; none after a reset. */
   #collection: string | undefined;
   #prefix = '';
@@ -126,7 +138,11 @@ export class TsvRowWriter {
 
   /** Starts a new body, for `forms` (`header` false: for {@link line} alone). */
   reset(forms: readonly FormColumns[], header = true): void {
-    this.#forms = forms;
+    if (forms !== this.#forms) {
+      this.#forms = forms;
+      this.#paths = pathTree(forms.map((f) => f.path));
+      this.#values = new Array(forms.length);
+    }
     this.#length = 0;
     this.#collection = undefined;
     if (header) this.#write(tsvHeader(forms));
@@ -144,7 +160,21 @@ export class TsvRowWriter {
     }
     let line = `\n${this.#prefix}${event.timestamp}\t${tsvString(event.payload)}`;
     const forms = this.#forms;
-    if (forms.length > 0) {
+    const payload = event.payload;
+    // Compact text without an escape is read without parsing it (its strings are plain text).
+    if (
+      forms.length > 0 &&
+      event.canonical &&
+      event.json === undefined &&
+      payload.charCodeAt(0) === 0x7b &&
+      !payload.includes('\\') &&
+      payload.isWellFormed() &&
+      valuesAt(payload, this.#paths, this.#values)
+    ) {
+      for (const at of this.#values) {
+        line += typeof at === 'string' ? this.#stringFields(at) : valueFields(formsOf(at, true));
+      }
+    } else if (forms.length > 0) {
       const parsed =
         event.json !== undefined && event.canonical
           ? { value: event.json, canonical: true }
@@ -159,12 +189,7 @@ export class TsvRowWriter {
           line += this.#stringFields(at);
           continue;
         }
-        const value = parsed && formsOf(at, parsed.canonical);
-        if (value === undefined || (value.string !== null && LONE_SURROGATE.test(value.string))) {
-          line += '\t\t';
-          continue;
-        }
-        line += formFields(value.number, value.string);
+        line += valueFields(parsed && formsOf(at, parsed.canonical));
       }
     }
     return `${line}\t${event.seq}`;
