@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type PathNode, pathTree, valuesAt } from './clickhouse-canonical-values.ts';
-import { type Forms, formsOf, parsePayload, valueAt } from './clickhouse-forms.ts';
+import { formsOf, parsePayload, valueAt } from './clickhouse-forms.ts';
 
 /**
  * Rows of the event table as ClickHouse's `TabSeparatedWithNames` text: the stored columns and
@@ -111,14 +111,6 @@ function formFields(number: number | null, string: string | null): string {
   return `\t${number === null ? '\\N' : String(number)}\t${string === null ? '\\N' : tsvString(string)}`;
 }
 
-/** A value's two form fields, or two empty ones (its columns' DEFAULT) where they are unsure. */
-function valueFields(value: Forms): string {
-  if (value === undefined || (value.string !== null && LONE_SURROGATE.test(value.string))) {
-    return '\t\t';
-  }
-  return formFields(value.number, value.string);
-}
-
 /**
  * {@link tsvRows} one event at a time, into a buffer reused from insert to insert, so that no
  * event's strings outlive it (a parse worker writes a whole chunk this way).
@@ -161,38 +153,47 @@ export class TsvRowWriter {
     let line = `\n${this.#prefix}${event.timestamp}\t${tsvString(event.payload)}`;
     const forms = this.#forms;
     const payload = event.payload;
-    // Compact text without an escape is read without parsing it (its strings are plain text).
-    if (
-      forms.length > 0 &&
-      event.canonical &&
-      event.json === undefined &&
-      payload.charCodeAt(0) === 0x7b &&
-      !payload.includes('\\') &&
-      payload.isWellFormed() &&
-      valuesAt(payload, this.#paths, this.#values)
-    ) {
-      for (const at of this.#values) {
-        line += typeof at === 'string' ? this.#stringFields(at) : valueFields(formsOf(at, true));
-      }
-    } else if (forms.length > 0) {
-      const parsed =
-        event.json !== undefined && event.canonical
-          ? { value: event.json, canonical: true }
-          : event.canonical
-            ? { value: JSON.parse(event.payload) as unknown, canonical: true }
-            : parsePayload(event.payload);
+    if (forms.length > 0) {
       // Well-formed text without a `\u` escape holds no lone UTF-16 half in any of its values.
-      const plain = event.payload.isWellFormed() && !event.payload.includes('\\u');
-      for (const column of forms) {
-        const at = parsed && valueAt(parsed.value, column.path);
-        if (plain && typeof at === 'string') {
-          line += this.#stringFields(at);
-          continue;
+      const plain = payload.isWellFormed() && !payload.includes('\\u');
+      // Compact text without any escape is read without parsing it (its strings are plain text).
+      if (
+        event.canonical &&
+        event.json === undefined &&
+        plain &&
+        payload.charCodeAt(0) === 0x7b &&
+        !payload.includes('\\') &&
+        valuesAt(payload, this.#paths, this.#values)
+      ) {
+        for (const at of this.#values) line += this.#fields(at, true, true);
+      } else {
+        const parsed =
+          event.json !== undefined && event.canonical
+            ? { value: event.json, canonical: true }
+            : event.canonical
+              ? { value: JSON.parse(payload) as unknown, canonical: true }
+              : parsePayload(payload);
+        for (const column of forms) {
+          line += parsed
+            ? this.#fields(valueAt(parsed.value, column.path), plain, parsed.canonical)
+            : '\t\t';
         }
-        line += valueFields(parsed && formsOf(at, parsed.canonical));
       }
     }
     return `${line}\t${event.seq}`;
+  }
+
+  /**
+   * The two form fields of the value `at` of a payload (`plain`: its text holds no lone UTF-16
+   * half), or two empty ones (its columns' DEFAULT) where JavaScript is unsure of them.
+   */
+  #fields(at: unknown, plain: boolean, canonical: boolean): string {
+    if (plain && typeof at === 'string') return this.#stringFields(at);
+    const value = formsOf(at, canonical);
+    if (value === undefined || (value.string !== null && LONE_SURROGATE.test(value.string))) {
+      return '\t\t';
+    }
+    return formFields(value.number, value.string);
   }
 
   /**
