@@ -549,6 +549,26 @@ describe('serve', () => {
     expect(await exited).toBe(0);
   }, 30_000);
 
+  test('stops with one line naming the ClickHouse it cannot reach once --clickhouse-wait is over', async () => {
+    const env = { ANALYTICS_API_KEY: 'cli-wait-key' };
+    const [unreachable, notANumber, noClickHouse] = await Promise.all([
+      run(
+        ['serve', '--port', '0', '--clickhouse', 'http://127.0.0.1:9', '--clickhouse-wait', '0'],
+        env,
+      ),
+      run(['serve', '--clickhouse', 'http://127.0.0.1:9', '--clickhouse-wait', 'soon'], env),
+      run(['load', '--clickhouse-wait', '5', 'x.ndjson']),
+    ]);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toBe(
+      'analytics-engine serve: ClickHouse at http://127.0.0.1:9/ could not be reached: connection refused\n',
+    );
+    expect(notANumber.code).toBe(2);
+    expect(notANumber.stderr).toMatch(/--clickhouse-wait expects a whole number, got 'soon'/);
+    expect(noClickHouse.code).toBe(2);
+    expect(noClickHouse.stderr).toMatch(/--clickhouse-wait needs --clickhouse URL/);
+  }, 30_000);
+
   test('refuses to start without a key', async () => {
     const result = await run(['serve', '--port', '0'], { ANALYTICS_API_KEY: '' });
     expect(result.code).toBe(2);

@@ -71,8 +71,10 @@ export async function loadCommand(
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspace = workspaceOption(options.workspace);
   const collection = stringOption(options.collection, DEFAULT_COLLECTION);
-  if (options['clickhouse-sort-field'] !== undefined && options.clickhouse === undefined) {
-    throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
+  for (const flag of ['clickhouse-sort-field', 'clickhouse-wait']) {
+    if (options[flag] !== undefined && options.clickhouse === undefined) {
+      throw new UsageError(`--${flag} needs --clickhouse URL`);
+    }
   }
   const rollups = rollupsOption(options);
   const file = resolveUserPath(positionals[0] as string);

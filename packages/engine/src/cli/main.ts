@@ -30,6 +30,8 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              --clickhouse URL keeps the workspaces in ClickHouse instead of --data (user and
              password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD); --clickhouse-sort-field KEY
              sorts a projection of the events by that top-level payload key (e.g. event);
+             --clickhouse-wait SECONDS waits that long for a ClickHouse that cannot be
+             reached yet (default 30; 0 fails at once);
              --rollups keeps event counts per 15-minute span in each DuckDB file (on
              ClickHouse, in a table a materialized view fills), which Count
              queries over four weeks or more of whole spans read instead of the events (built
@@ -51,7 +53,8 @@ const LOAD_USAGE = `  load       [--data .data | --clickhouse URL] [--workspace 
              rows of its other values: KEY, or by default the key that tells its events apart
              (an event name or type), if one does; --clickhouse URL loads into the workspace in
              ClickHouse instead (user and password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD),
-             with --clickhouse-sort-field KEY filling serve's sort projection as it loads
+             with --clickhouse-sort-field KEY filling serve's sort projection as it loads,
+             and --clickhouse-wait SECONDS as serve takes it
 `;
 const DEMO_DATA_USAGE = `  demo-data  [--data .data] [--events 1000000] [--workspace default] [--seed 42] [--force]
              write a seeded demo workspace (the last 90 days)
@@ -82,6 +85,7 @@ const COMMANDS = {
       workspaces: { type: 'string' },
       clickhouse: { type: 'string' },
       'clickhouse-sort-field': { type: 'string' },
+      'clickhouse-wait': { type: 'string' },
       rollups: { type: 'boolean' },
       'rollup-keys': { type: 'string' },
       'rollup-sums': { type: 'string' },
@@ -102,6 +106,7 @@ const COMMANDS = {
       'rollup-sums': { type: 'string' },
       clickhouse: { type: 'string' },
       'clickhouse-sort-field': { type: 'string' },
+      'clickhouse-wait': { type: 'string' },
     },
     usage: LOAD_USAGE,
     run: loadCommand,

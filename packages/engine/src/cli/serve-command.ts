@@ -43,13 +43,19 @@ async function workspacesFrom(options: Options): Promise<Record<string, string>>
 
 /**
  * `--clickhouse URL`: ClickHouse's HTTP interface, credentials from the environment only, so
- * that neither the command line nor the log line below ever holds them.
+ * that neither the command line nor the log line below ever holds them; `--clickhouse-wait
+ * SECONDS`: how long start-up waits for it to be reachable.
  */
 export function clickhouseFrom(
   options: Options,
   flag = 'clickhouse',
 ): ClickHouseOptions | undefined {
-  if (options[flag] === undefined) return undefined;
+  if (options[flag] === undefined) {
+    if (options['clickhouse-wait'] !== undefined) {
+      throw new UsageError(`--clickhouse-wait needs --${flag} URL`);
+    }
+    return undefined;
+  }
   let url: URL;
   try {
     url = new URL(String(options[flag]));
@@ -64,10 +70,14 @@ export function clickhouseFrom(
       `--${flag}: put the user and password in CLICKHOUSE_USER and CLICKHOUSE_PASSWORD, not in the URL`,
     );
   }
+  const wait = options['clickhouse-wait'];
   return {
     url: url.toString(),
     username: process.env.CLICKHOUSE_USER || 'default',
     password: process.env.CLICKHOUSE_PASSWORD ?? '',
+    ...(wait === undefined
+      ? {}
+      : { startupWaitMs: integerOption('clickhouse-wait', wait, 0) * 1_000 }),
   };
 }
 

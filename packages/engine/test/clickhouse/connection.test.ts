@@ -7,6 +7,7 @@ import {
   MAX_OPEN_REQUESTS,
 } from '../../src/drivers/clickhouse/clickhouse-connection.ts';
 import { openClickHouseDriver } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
+import { ClickHouseUnreachableError } from '../../src/drivers/clickhouse/wait-for-clickhouse.ts';
 import { isConnectionError } from '../../src/storage/clickhouse/clickhouse-errors.ts';
 import {
   checkClickHouseVersion,
@@ -403,5 +404,117 @@ describe('the ClickHouse version an engine needs', () => {
       format: 'JSONEachRow',
     });
     expect(await result.json()).toEqual([{ c: '0' }]);
+  });
+});
+
+describe('an engine opening before its ClickHouse can be reached', () => {
+  const logged: string[] = [];
+  const driverOptions = {
+    workspaces: ['w'],
+    memoryLimit: '1GB',
+    requestTimeoutMs: 10_000,
+    log: (sentence: string) => logged.push(sentence),
+  };
+  /** A loopback URL where nothing listens (until the test listens there itself). */
+  async function closedUrl(): Promise<{ url: string; port: number }> {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    return { url: `http://127.0.0.1:${port}`, port };
+  }
+
+  test('waits for one that starts late, says so once, then opens on it', async () => {
+    logged.length = 0;
+    const { url: late, port } = await closedUrl();
+    // ClickHouse starts listening a second after the engine first tries it.
+    const relay = createServer((req, res) => {
+      const upstream = request(new URL(req.url ?? '/', url), {
+        method: req.method,
+        headers: req.headers,
+      });
+      upstream.on('response', (answer) => {
+        res.writeHead(answer.statusCode ?? 500, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    onTestFinished(async () => {
+      relay.closeAllConnections();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    });
+    const listening = new Promise<void>((resolve) =>
+      setTimeout(() => relay.listen(port, '127.0.0.1', resolve), 1_000),
+    );
+    const started = Date.now();
+    const driver = await openClickHouseDriver(
+      { url: late, password, databasePrefix: 'late_', startupWaitMs: 20_000 },
+      driverOptions,
+    );
+    await driver.close();
+    await listening;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(logged).toEqual([`waiting for ClickHouse at ${late}: connection refused`]);
+    const result = await direct.query({
+      query: `SELECT count() AS c FROM system.databases WHERE name = 'late_w'`,
+      format: 'JSONEachRow',
+    });
+    expect(await result.json()).toEqual([{ c: '1' }]);
+  });
+
+  test('fails with a sentence naming the URL and why, once the wait is over', async () => {
+    logged.length = 0;
+    const { url: nowhere } = await closedUrl();
+    const started = Date.now();
+    const error = await openClickHouseDriver(
+      { url: nowhere, password, startupWaitMs: 1_500 },
+      driverOptions,
+    ).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(error).toBeInstanceOf(ClickHouseUnreachableError);
+    expect((error as Error).message).toBe(
+      `ClickHouse at ${nowhere} could not be reached: connection refused (tried for 1 s)`,
+    );
+    expect(logged).toEqual([`waiting for ClickHouse at ${nowhere}: connection refused`]);
+  });
+
+  test('with no wait, tries once; a ClickHouse that does not answer is named too', async () => {
+    logged.length = 0;
+    const { url: nowhere } = await closedUrl();
+    const started = Date.now();
+    await expect(
+      openClickHouseDriver({ url: nowhere, password, startupWaitMs: 0 }, driverOptions),
+    ).rejects.toThrow(`ClickHouse at ${nowhere} could not be reached: connection refused`);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    // A listening socket that never answers: the request's own time limit ends each attempt.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => {
+      silent.closeAllConnections();
+      silent.close();
+    });
+    const mute = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    await expect(
+      openClickHouseDriver(
+        { url: mute, password, startupWaitMs: 0 },
+        { ...driverOptions, requestTimeoutMs: 200 },
+      ),
+    ).rejects.toThrow(
+      `ClickHouse at ${mute} could not be reached: no answer within the request time limit`,
+    );
+    expect(logged).toEqual([]);
+  });
+
+  test("does not wait out ClickHouse's own refusal: a wrong password fails at once", async () => {
+    logged.length = 0;
+    const started = Date.now();
+    const error = await openClickHouseDriver(
+      { url, password: 'not-the-password', startupWaitMs: 20_000 },
+      driverOptions,
+    ).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(ClickHouseUnreachableError);
+    expect(logged).toEqual([]);
   });
 });

@@ -41,6 +41,7 @@ import type { StorageFailure } from '../../storage/storage-failure.ts';
 import { AutoRollups } from '../auto-rollups.ts';
 import type { DriverWorkspace, QueryLimits, StorageDriver } from '../storage-driver.ts';
 import { connectClickHouse } from './clickhouse-connection.ts';
+import { STARTUP_WAIT_MS, untilReachable } from './wait-for-clickhouse.ts';
 
 /** Where a ClickHouse-backed engine keeps its workspaces. */
 export interface ClickHouseOptions {
@@ -59,6 +60,12 @@ export interface ClickHouseOptions {
    * projection in the table and use it too.
    */
   sortField?: string;
+  /**
+   * How long opening waits for a ClickHouse it cannot reach yet (refused, unreachable, no
+   * answer), trying again, before it fails with a sentence naming the URL (default 30 s; 0
+   * tries once).
+   */
+  startupWaitMs?: number;
 }
 
 /** What the engine front sets for the ClickHouse driver. */
@@ -104,7 +111,12 @@ export async function openClickHouseDriver(
   const workspaces = new Map<string, ClickHouseWorkspace>();
   const setup = connect();
   try {
-    await checkClickHouseVersion(setup);
+    await untilReachable(
+      clickhouse.url,
+      clickhouse.startupWaitMs ?? STARTUP_WAIT_MS,
+      () => checkClickHouseVersion(setup),
+      options.log,
+    );
     for (const name of options.workspaces) {
       const database = workspaceDatabase(clickhouse.databasePrefix ?? 'analytics_', name);
       for (const statement of workspaceSchema(database)) await setup.command({ query: statement });

@@ -21,7 +21,7 @@ const CONNECTION_CODES = new Set([
  * ClickHouse refusing a query). `fetch` reports one as a TypeError (`fetch failed`, or
  * `terminated` when the connection broke during the answer) whose `cause` carries the code.
  */
-function connectionCode(error: unknown): string | undefined {
+export function connectionCode(error: unknown): string | undefined {
   if (error instanceof ClickHouseError) return undefined;
   let cause: unknown = error;
   for (let depth = 0; depth < 3 && cause instanceof Error; depth++) {
