@@ -9,11 +9,18 @@ import { boundFilters } from '../src/collection/bind/duckdb/filter-sql.ts';
 import { appendRecords } from '../src/ingest/append-events.ts';
 import { loadNdjson } from '../src/ingest/load-ndjson.ts';
 import { StagedLoad } from '../src/ingest/staged-load.ts';
-import { type CollectionEntry, keyColumn, SEQ_COLUMN } from '../src/storage/duckdb/catalog.ts';
+import {
+  type CollectionEntry,
+  ENGINE_SCHEMA,
+  keyColumn,
+  SEQ_COLUMN,
+  segmentTableName,
+} from '../src/storage/duckdb/catalog.ts';
 import {
   appendStaged,
   chooseClusterKey,
   clusterCollection,
+  timeRuns,
 } from '../src/storage/duckdb/cluster-rows.ts';
 import { DuckDBInstance } from '../src/storage/duckdb/duckdb-api.ts';
 import type { NamedParams } from '../src/storage/duckdb/sql-params.ts';
@@ -138,6 +145,144 @@ describe('the clustering key', () => {
     expect(plain.loaded[0]?.byTime).toBeUndefined();
     expect(plain.compacted[0]?.byTime).toBeUndefined();
     expect([plain.afterLoad, plain.afterCompaction]).toEqual([false, false]);
+  });
+
+  test('a load that would leave more time-ordered runs than allowed rewrites the segment in one time order', async () => {
+    // Three loads over the whole ten days (the second may leave two runs, the third one), then
+    // one of the day after, which continues the last run. Rows this few share one row group,
+    // where DuckDB's statistics see one run (next test).
+    const file = join(dir, 'runs.duckdb');
+    const loads: Array<{ rewritten: boolean; ordered: unknown; seqs: number[] }> = [];
+    for (const [seed, maxTimeRuns, from, to] of [
+      [11, 1, NOW - 10 * DAY, NOW],
+      [12, 2, NOW - 10 * DAY, NOW],
+      [13, 1, NOW - 10 * DAY, NOW],
+      [14, 1, NOW, NOW + DAY],
+    ] as const) {
+      const events = kindEvents(1000, seed, from, to).reverse();
+      const ndjson = join(dir, `runs-${seed}.ndjson`);
+      writeFileSync(ndjson, events.map((e) => JSON.stringify(e)).join('\n'));
+      const staging = join(dir, `runs-staging-${seed}`);
+      mkdirSync(staging);
+      const db = await WorkspaceDb.open(file, {
+        stagingDir: staging,
+        rollups: { keys: ['kind'], sums: [] },
+      });
+      try {
+        const staged = new StagedLoad(db, 'c');
+        await loadNdjson(db, 'c', ndjson, { workers: 1, staged });
+        const [done] = await appendStaged(db, 'c', staged.segments(), {
+          field: 'kind',
+          maxTimeRuns,
+        });
+        const table = (db.catalog.get('c') as CollectionEntry).segments[0]?.table;
+        const [ordered, seqs] = await db.read(async (conn) => [
+          (
+            await conn.runAndReadAll(
+              `SELECT bool_and(ts >= prev) FROM (SELECT "timestamp" AS ts, lag("timestamp", 1, 0) OVER (ORDER BY rowid) AS prev FROM ${table})`,
+            )
+          ).getRows()[0]?.[0],
+          (
+            await conn.runAndReadAll(
+              `SELECT "${SEQ_COLUMN}" FROM ${table} ORDER BY "timestamp", "${SEQ_COLUMN}"`,
+            )
+          )
+            .getRows()
+            .map((r) => Number(r[0])),
+        ]);
+        loads.push({ rewritten: done?.rewritten === true, ordered, seqs: seqs as number[] });
+      } finally {
+        await db.close();
+      }
+    }
+    expect(loads.map((l) => [l.rewritten, l.ordered])).toEqual([
+      [false, true],
+      [false, false],
+      [true, true],
+      [false, true],
+    ]);
+    // Ingest order kept: the first two loads' rows keep theirs, the third load's come after.
+    const last = loads[2]?.seqs as number[];
+    expect(loads[3]?.seqs.slice(0, 3000)).toEqual(last);
+    expect([...last].sort((a, b) => a - b)).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+    expect(last.filter((seq) => seq < 2000)).toEqual(loads[1]?.seqs);
+  });
+
+  test('a load in time order is one run however many staged runs it sorts in', async () => {
+    // A second load over the same ten days, its file in time order but staged and sorted in
+    // runs of a few kB: it adds one run, so a limit of two runs leaves the table as it is.
+    const file = join(dir, 'one-run.duckdb');
+    const results: Array<{ rewritten: boolean; breaks: number; staged: number }> = [];
+    for (const seed of [21, 22]) {
+      const events = kindEvents(1000, seed, NOW - 10 * DAY, NOW);
+      const ndjson = join(dir, `one-run-${seed}.ndjson`);
+      writeFileSync(ndjson, events.map((e) => JSON.stringify(e)).join('\n'));
+      const staging = join(dir, `one-run-staging-${seed}`);
+      mkdirSync(staging);
+      const db = await WorkspaceDb.open(file, {
+        stagingDir: staging,
+        rollups: { keys: ['kind'], sums: [] },
+      });
+      try {
+        const staged = new StagedLoad(db, 'c', { runBytes: 20_000 });
+        await loadNdjson(db, 'c', ndjson, { workers: 0, chunkBytes: 8192, staged });
+        const runs = staged.segments().get(0)?.runs.length ?? 0;
+        const [done] = await appendStaged(db, 'c', staged.segments(), {
+          field: 'kind',
+          maxTimeRuns: 2,
+        });
+        const table = (db.catalog.get('c') as CollectionEntry).segments[0]?.table;
+        const breaks = await db.read(async (conn) =>
+          Number(
+            (
+              await conn.runAndReadAll(
+                `SELECT count(*) FILTER (WHERE ts < prev) FROM (SELECT "timestamp" AS ts, lag("timestamp") OVER (ORDER BY rowid) AS prev FROM ${table})`,
+              )
+            ).getRows()[0]?.[0],
+          ),
+        );
+        results.push({ rewritten: done?.rewritten === true, breaks, staged: runs });
+      } finally {
+        await db.close();
+      }
+    }
+    expect(results[1]?.staged).toBeGreaterThan(3);
+    expect(results.map(({ rewritten, breaks }) => [rewritten, breaks])).toEqual([
+      [false, 0],
+      [false, 1],
+    ]);
+  });
+
+  test('time-ordered runs counted from the row groups’ statistics', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      // Statistics of the row groups written to a file, as a load finds its workspace's.
+      await conn.run(
+        `ATTACH '${join(dir, 'runs-stats.duckdb')}' AS small_groups (ROW_GROUP_SIZE 2048)`,
+      );
+      await conn.run('USE small_groups');
+      await conn.run(`CREATE SCHEMA ${ENGINE_SCHEMA}`);
+      const table = `${ENGINE_SCHEMA}.${segmentTableName(7, 0)}`;
+      await conn.run(`CREATE TABLE ${table} ("timestamp" BIGINT NOT NULL, v INTEGER)`);
+      const counts: number[] = [(await timeRuns(conn, 7, 0)).runs];
+      // Runs of whole row groups over the same seconds, as loads of whole ranges append them.
+      for (let run = 0; run < 3; run++) {
+        await conn.run(
+          `INSERT INTO ${table} SELECT 1000 + i * 3 + ${run}, i FROM range(4096) t(i) ORDER BY i`,
+        );
+        await conn.run('CHECKPOINT');
+        counts.push((await timeRuns(conn, 7, 0)).runs);
+      }
+      // Newer seconds than every row so far continue the last run.
+      await conn.run(`INSERT INTO ${table} SELECT 100000 + i, i FROM range(4096) t(i)`);
+      await conn.run('CHECKPOINT');
+      counts.push((await timeRuns(conn, 7, 0)).runs);
+      expect(counts).toEqual([0, 1, 2, 3, 3]);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
   });
 
   test('none when every event holds the same keys', async () => {

@@ -163,9 +163,12 @@ export async function loadCommand(
         [...new Set(list.map((s) => s.field).filter((f) => f !== null))].map((f) => `'${f}'`);
       const byKey = named(segments.filter((s) => !s.byTime));
       const byTime = named(segments.filter((s) => s.byTime));
+      const rewritten = segments.some((s) => s.rewritten)
+        ? ', the whole table rewritten in one time order'
+        : '';
       const order = [
         ...(byKey.length ? [`by ${byKey.join(', ')} and time`] : []),
-        ...(byTime.length ? [`by time (the rollups keep ${byTime.join(', ')})`] : []),
+        ...(byTime.length ? [`by time (the rollups keep ${byTime.join(', ')})${rewritten}`] : []),
       ];
       clustered = order.length
         ? `; rows ordered ${order.join(', ')} in ${((performance.now() - loadedAt) / 1000).toFixed(1)} s`

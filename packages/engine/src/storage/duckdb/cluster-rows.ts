@@ -9,6 +9,7 @@ import {
   keyColumn,
   SEQ_COLUMN,
   type Segment,
+  segmentTable,
   segmentTableName,
 } from './catalog.ts';
 import { insertEvents } from './key-typing.ts';
@@ -32,6 +33,12 @@ const SAMPLE_ROWS = 20_000;
 const MAX_VALUES = 64;
 /** Key paths whose presence makes up an event's shape, at most (the first ones, by id). */
 const MAX_SHAPE_KEYS = 256;
+/**
+ * Time-ordered runs a segment kept in time order may hold after a load, at most, before the load
+ * rewrites it in one time order: a window's edge reads one row group from every run that covers
+ * its seconds, and a load of events spanning the whole range adds a run that covers every second.
+ */
+export const MAX_TIME_RUNS = 8;
 
 /** What clustering did to one segment. */
 export interface ClusteredSegment {
@@ -40,6 +47,8 @@ export interface ClusteredSegment {
   field: string | null;
   /** Ordered by time instead, because the rollups keep `field` ({@link ordersByTime}). */
   byTime?: true;
+  /** The whole segment was rewritten in time order, its runs being too many ({@link MAX_TIME_RUNS}). */
+  rewritten?: true;
   rows: number;
 }
 
@@ -63,6 +72,8 @@ export interface ClusterOptions {
    * without a string column for it is left as it is.
    */
   field?: string;
+  /** Runs a time-ordered segment may hold after a load (default {@link MAX_TIME_RUNS}). */
+  maxTimeRuns?: number;
 }
 
 /**
@@ -121,7 +132,9 @@ export interface StagedRows {
  * the segment's clustering key (chosen on a sample of
  * the staged events, or `options.field`), then `timestamp`, then ingest order, carried in
  * `seq`; in ingest order where no key qualifies. Each run is an ordered run of its own, which
- * row groups' min/max skip as well. One write transaction: the load commits whole.
+ * row groups' min/max skip as well; a segment kept in time order that would then hold more than
+ * `options.maxTimeRuns` runs ({@link MAX_TIME_RUNS}) is rewritten whole in one time order. One
+ * write transaction: the load commits whole.
  */
 export async function appendStaged(
   db: WorkspaceDb,
@@ -157,8 +170,10 @@ export async function appendStaged(
       }
       const byTime = key !== null && ordersByTime(entry, key);
       let written = 0;
+      const starts: number[] = [];
       for (const run of rows.runs) {
         const from = base + written;
+        starts.push(from);
         written += await insertEvents(
           conn,
           upTo,
@@ -172,11 +187,18 @@ export async function appendStaged(
       if (written !== rows.events) {
         throw new Error(`staged ${rows.events} events, but DuckDB read ${written}`);
       }
+      const rewritten =
+        byTime &&
+        key !== null &&
+        base > 0 &&
+        (await runsAfterAppend(conn, entry.id, n, starts)) > (options.maxTimeRuns ?? MAX_TIME_RUNS);
+      if (rewritten) await rewriteOrdered(conn, tx.payloadType, entry, n, key, true);
       done.push({
         table: segment.table,
         field: key?.field ?? null,
         rows: written,
         ...(byTime ? { byTime } : {}),
+        ...(rewritten ? { rewritten } : {}),
       });
     }
     await coalesceRollups(conn, entry.rollup);
@@ -213,6 +235,67 @@ async function chooseStagedKey(
   // message with DuckDB's "transaction is aborted".
   await conn.run(`DROP TABLE IF EXISTS ${sample}`);
   return key;
+}
+
+/**
+ * The time-ordered runs of segment `n` of collection `id` as its committed row groups show them:
+ * one, and one more at every row group whose first second is before the last one of the group
+ * before it (none for an empty table), read from DuckDB's statistics rather than the rows.
+ */
+export async function timeRuns(
+  conn: DuckDBConnection,
+  id: number,
+  n: number,
+): Promise<{ runs: number; last: number | null }> {
+  const bound = (name: string, f: string) =>
+    `${f}(regexp_extract(stats, '${name}: (-?[0-9]+)', 1)::BIGINT)`;
+  const reader = await conn.runAndReadAll(
+    `SELECT (count(*) FILTER (WHERE lo < prev) + (count(*) > 0)::INTEGER)::INTEGER, arg_max(hi, g)
+     FROM (SELECT g, lo, hi, lag(hi) OVER (ORDER BY g) AS prev
+       FROM (SELECT row_group_id AS g, ${bound('Min', 'min')} AS lo, ${bound('Max', 'max')} AS hi
+         FROM pragma_storage_info($1) WHERE column_name = 'timestamp' AND segment_type <> 'VALIDITY'
+         GROUP BY g))`,
+    [`${ENGINE_SCHEMA}.${segmentTableName(id, n)}`],
+  );
+  const [runs, last] = reader.getRows()[0] ?? [];
+  return {
+    runs: Number(runs ?? 0),
+    last: last === null || last === undefined ? null : Number(last),
+  };
+}
+
+/**
+ * The time-ordered runs segment `n` of collection `id` will hold once this transaction's rows
+ * commit, which its row groups do not show yet: its committed runs ({@link timeRuns}), and one
+ * more for every staged run of the appended rows (the first ingest order of each in `starts`)
+ * whose first second is before the last second of the rows before it. A load's staged runs are
+ * consecutive parts of its file, often of consecutive times, which then make one run.
+ */
+async function runsAfterAppend(
+  conn: DuckDBConnection,
+  id: number,
+  n: number,
+  starts: readonly number[],
+): Promise<number> {
+  let { runs, last } = await timeRuns(conn, id, n);
+  if (starts.length === 0) return runs;
+  const seq = quoteIdentifier(SEQ_COLUMN);
+  const which = starts
+    .slice(1)
+    .map((_, i) => `WHEN ${seq} < $${i + 2} THEN ${i}`)
+    .join(' ');
+  const reader = await conn.runAndReadAll(
+    `SELECT r, min("timestamp"), max("timestamp")
+     FROM (SELECT ${starts.length > 1 ? `CASE ${which} ELSE ${starts.length - 1} END` : '0'} AS r, "timestamp"
+       FROM ${segmentTable(id, n)} WHERE ${seq} >= $1)
+     GROUP BY r ORDER BY r`,
+    starts.map((start) => BigInt(start)),
+  );
+  for (const [, lo, hi] of reader.getRows()) {
+    if (last === null || Number(lo) < last) runs++;
+    last = Number(hi);
+  }
+  return runs;
 }
 
 /** The top-level key `field` of `entry`, if segment has its string column. */
