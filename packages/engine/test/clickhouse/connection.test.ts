@@ -2,13 +2,14 @@ import { createServer, type IncomingMessage, request, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, onTestFinished, test } from 'vitest';
+import { readRows } from '../../src/collection/clickhouse/clickhouse-events.ts';
 import {
   connectClickHouse,
   MAX_OPEN_REQUESTS,
 } from '../../src/drivers/clickhouse/clickhouse-connection.ts';
 import { openClickHouseDriver } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
 import { ClickHouseUnreachableError } from '../../src/drivers/clickhouse/wait-for-clickhouse.ts';
-import { isConnectionError } from '../../src/storage/clickhouse/clickhouse-errors.ts';
+import { isConnectionError, limitFailure } from '../../src/storage/clickhouse/clickhouse-errors.ts';
 import {
   checkClickHouseVersion,
   supportedClickHouseVersion,
@@ -225,6 +226,45 @@ describe("the classification of the client's failures", () => {
       silent.close();
     }
   });
+});
+
+test('an exception ClickHouse appends to a streamed answer fails the read with its type', async () => {
+  // ClickHouse 25.11 and later, after rows already sent: the tag from the headers, the message,
+  // its length (with its newline) and the tag again (the form the client's stream reads).
+  const tag = 'q8ZkR2xvT0bq3N1w';
+  const message =
+    'Code: 159. DB::Exception: Timeout exceeded: elapsed 1.2 seconds, maximum: 1. (TIMEOUT_EXCEEDED) (version 25.11.1.1)';
+  const rows = '[1,"a"]\n[2,"b"]\n';
+  const tail = `\r\n__exception__\r\n${tag}\n${message}\n${Buffer.byteLength(message) + 1} ${tag}\r\n__exception__\r\n`;
+  let body = rows;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'X-ClickHouse-Exception-Tag': tag });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const client = connectClickHouse(
+    { url: `http://127.0.0.1:${port}`, password },
+    { requestTimeoutMs: 5_000 },
+  );
+  onTestFinished(async () => {
+    await client.close();
+    server.closeAllConnections();
+    server.close();
+  });
+  const run = { client, database: 'default', now: 0, timeoutMs: 5_000, memoryLimit: '1GB' };
+  const statement = { sql: 'SELECT 1', params: {}, text: [1], parts: [] };
+  expect(await readRows(run, statement)).toEqual([
+    [1, 'a'],
+    [2, 'b'],
+  ]);
+  body = rows + tail;
+  const error = await readRows(run, statement).catch((e: unknown) => e);
+  expect(error).toMatchObject({ type: 'TIMEOUT_EXCEEDED' });
+  expect(limitFailure(error)).toBe('timed-out');
 });
 
 describe('an engine whose ClickHouse connection fails', () => {

@@ -1,3 +1,4 @@
+import { EXCEPTION_TAG_HEADER_NAME, extractErrorAtTheEndOfChunk } from '@clickhouse/client-web';
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
 import { interpolate } from '../shape/growing-percentiles.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
@@ -26,7 +27,7 @@ export async function readRows(
       output_format_json_quote_denormals: 1,
     },
   });
-  const rows = await result.json<unknown[]>();
+  const rows = compactRows(await result.text(), result.response_headers[EXCEPTION_TAG_HEADER_NAME]);
   if (statement.exponentSums) return [[exponentSumParts(rows)]];
   if (statement.percentile !== undefined) return [[percentileOfRanks(statement.percentile, rows)]];
   return rows.map((row) =>
@@ -35,6 +36,27 @@ export async function readRows(
       return statement.parts.includes(i) ? sumParts(value) : denormal(value);
     }),
   );
+}
+
+/**
+ * The rows of a `JSONCompactEachRow` answer read whole, which costs less than the client's
+ * row-by-row stream. As that stream does, an exception ClickHouse appended to the answer (after
+ * a line ending in `\r\n`, which no JSON row holds, where `tag` came in the answer's headers)
+ * is thrown as the client's error.
+ */
+function compactRows(text: string, tag: string | string[] | undefined): unknown[][] {
+  if (typeof tag === 'string' && text.includes('\r\n')) {
+    throw extractErrorAtTheEndOfChunk(new TextEncoder().encode(text), tag);
+  }
+  const rows: unknown[][] = [];
+  let start = 0;
+  while (start < text.length) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end < 0 ? text.length : end);
+    if (line !== '') rows.push(JSON.parse(line) as unknown[]);
+    start = end < 0 ? text.length : end + 1;
+  }
+  return rows;
 }
 
 /**
