@@ -461,7 +461,8 @@ describe('an engine opening before its ClickHouse can be reached', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as AddressInfo;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    return { url: `http://127.0.0.1:${port}`, port };
+    // As the sentences show it: `new URL()`'s form, with its path.
+    return { url: `http://127.0.0.1:${port}/`, port };
   }
 
   test('waits for one that starts late, says so once, then opens on it', async () => {
@@ -520,11 +521,16 @@ describe('an engine opening before its ClickHouse can be reached', () => {
 
   test('with no wait, tries once; a ClickHouse that does not answer is named too', async () => {
     logged.length = 0;
-    const { url: nowhere } = await closedUrl();
+    const { url: nowhere, port } = await closedUrl();
     const started = Date.now();
-    await expect(
-      openClickHouseDriver({ url: nowhere, password, startupWaitMs: 0 }, driverOptions),
-    ).rejects.toThrow(`ClickHouse at ${nowhere} could not be reached: connection refused`);
+    // A library caller's URL holding a user and password: the sentence names neither.
+    const error = await openClickHouseDriver(
+      { url: `http://analyst:s3cret-pass@127.0.0.1:${port}`, password, startupWaitMs: 0 },
+      driverOptions,
+    ).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      `ClickHouse at ${nowhere} could not be reached: connection refused`,
+    );
     expect(Date.now() - started).toBeLessThan(1_000);
     // A listening socket that never answers: the request's own time limit ends each attempt.
     const silent = createServer(() => undefined);
@@ -533,7 +539,7 @@ describe('an engine opening before its ClickHouse can be reached', () => {
       silent.closeAllConnections();
       silent.close();
     });
-    const mute = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const mute = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`;
     await expect(
       openClickHouseDriver(
         { url: mute, password, startupWaitMs: 0 },

@@ -12,7 +12,7 @@ const CLIENT_TIMEOUT = 'Timeout error.';
 
 /**
  * ClickHouse could not be reached when the engine opened it: a sentence naming where and why,
- * without a credential (the URL never holds one) or the client's stack.
+ * without a credential or the client's stack.
  */
 export class ClickHouseUnreachableError extends Error {
   override name = 'ClickHouseUnreachableError';
@@ -33,11 +33,12 @@ export class ClickHouseUnreachableError extends Error {
  * statement) is thrown at once. `log` hears once that the engine is waiting.
  */
 export async function untilReachable<T>(
-  url: string,
+  target: string,
   waitMs: number,
   first: () => Promise<T>,
   log?: (sentence: string) => void,
 ): Promise<T> {
+  const url = withoutCredentials(target);
   const started = Date.now();
   let told = false;
   for (;;) {
@@ -52,6 +53,18 @@ export async function untilReachable<T>(
       told = true;
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
+  }
+}
+
+/** `url` as a log may show it: a user and password written into it (the CLI refuses them) left out. */
+function withoutCredentials(url: string): string {
+  try {
+    const shown = new URL(url);
+    shown.username = '';
+    shown.password = '';
+    return shown.toString();
+  } catch {
+    return '(a ClickHouse URL that does not parse)';
   }
 }
 
