@@ -57,7 +57,8 @@ interface Proxy {
   stop(): Promise<void>;
 }
 
-async function startProxy(): Promise<Proxy> {
+/** Starts the proxy on `port` (default: a free one). */
+async function startProxy(port = 0): Promise<Proxy> {
   const state: Proxy = {
     url: '',
     mode: 'relay',
@@ -114,7 +115,7 @@ async function startProxy(): Promise<Proxy> {
     upstream.end(body);
   });
   server.on('connection', () => state.connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return state;
 }
@@ -469,24 +470,10 @@ describe('an engine opening before its ClickHouse can be reached', () => {
     logged.length = 0;
     const { url: late, port } = await closedUrl();
     // ClickHouse starts listening a second after the engine first tries it.
-    const relay = createServer((req, res) => {
-      const upstream = request(new URL(req.url ?? '/', url), {
-        method: req.method,
-        headers: req.headers,
-      });
-      upstream.on('response', (answer) => {
-        res.writeHead(answer.statusCode ?? 500, answer.headers);
-        answer.pipe(res);
-      });
-      req.pipe(upstream);
-    });
-    onTestFinished(async () => {
-      relay.closeAllConnections();
-      await new Promise<void>((resolve) => relay.close(() => resolve()));
-    });
-    const listening = new Promise<void>((resolve) =>
-      setTimeout(() => relay.listen(port, '127.0.0.1', resolve), 1_000),
+    const listening = new Promise<Proxy>((resolve, reject) =>
+      setTimeout(() => startProxy(port).then(resolve, reject), 1_000),
     );
+    onTestFinished(async () => (await listening).stop());
     const started = Date.now();
     const driver = await openClickHouseDriver(
       { url: late, password, databasePrefix: 'late_', startupWaitMs: 20_000 },

@@ -1,4 +1,3 @@
-import { ClickHouseError } from '@clickhouse/client-web';
 import { connectionCode } from '../../storage/clickhouse/clickhouse-errors.ts';
 
 /** How long opening waits for a ClickHouse it cannot reach yet, by default. */
@@ -70,10 +69,10 @@ function withoutCredentials(url: string): string {
 
 /** Why a request could not reach ClickHouse, in words; undefined where ClickHouse answered. */
 function unreachable(error: unknown): string | undefined {
-  if (error instanceof ClickHouseError) return undefined;
   if (error instanceof Error && error.message === CLIENT_TIMEOUT) {
     return 'no answer within the request time limit';
   }
+  // Undefined for ClickHouse's own answers (a ClickHouseError), which are not waited out.
   const code = connectionCode(error);
   if (code === undefined) return undefined;
   return REASONS[code] ?? `connection failed (${code})`;
