@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { MIN_ROLLUP_EVENTS } from '../../src/collection/plan/rollup-eligibility.ts';
 import { openClickHouseDriver } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
 import { loadIntoClickHouse } from '../../src/drivers/load-into-clickhouse.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../src/index.ts';
@@ -527,6 +528,20 @@ describe('the planner weighs the rollup rows against the events', () => {
         });
         return (answer.body as { result: Array<{ Count: number }> }).result[0]?.Count;
       };
+      // What the planner weighs, counted by ClickHouse: every collection's rows per event, and
+      // its events per span with any (the hand-written row adds a span and an event to each).
+      const rollups = new ClickHouseRollups(direct, `${prefix}default`, spec);
+      const figures = await rollups.lookup();
+      for (const [collection, perHour] of [
+        ['sparse', 1],
+        ['dense', 10],
+      ] as const) {
+        const events = 40 * 24 * perHour + 1;
+        const spans = 40 * 24 + 1;
+        expect(figures.rowsPerEvent(collection)).toBeCloseTo(spans / events, 9);
+        expect(figures.eventsPerSpan(collection)).toBeCloseTo(events / spans, 9);
+      }
+      expect(figures.eventsPerSpan('absent')).toBeUndefined();
       engine = await open();
       // 30 days of hours: the events' count in `sparse`, the rollups' (with the row) in `dense`.
       expect(await total('sparse')).toBe(30 * 24);
@@ -535,6 +550,58 @@ describe('the planner weighs the rollup rows against the events', () => {
       // Told to read rollups wherever they answer, `sparse` reads them too.
       engine = await open('always');
       expect(await total('sparse')).toBe(30 * 24 + 1);
+    } finally {
+      await engine?.close();
+      rmSync(dir, { recursive: true, force: true });
+      await direct.command({ query: `DROP DATABASE IF EXISTS \`${prefix}default\`` });
+    }
+  });
+});
+
+describe('a dense collection reads rollups for a short window', () => {
+  test(`once its whole spans hold ${MIN_ROLLUP_EVENTS} events at its events per span`, async () => {
+    const prefix = `w${randomBytes(4).toString('hex')}_`;
+    const clickhouse = { url, password, databasePrefix: prefix };
+    const spec = { keys: ['e'], sums: [] };
+    const dir = mkdtempSync(join(tmpdir(), 'rollups-dense-'));
+    let engine: Engine | undefined;
+    try {
+      // Two days of one event an hour, and one rollup row written by hand in the second day's
+      // noon span that stands for ten million events: the collection's events per span is then
+      // about 200,000, so a window of a few spans repays reading rollups, and only that read
+      // adds the row.
+      const file = join(dir, 'hot.ndjson');
+      const lines = Array.from({ length: 48 }, (_, i) =>
+        JSON.stringify({ timestamp: START + i * 3600, json: { e: 'x' } }),
+      );
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      await loadIntoClickHouse(file, clickhouse, 'default', 'hot', { workers: 0, rollups: spec });
+      const noon = START + DAY + 12 * 3600;
+      await direct.command({
+        query: `INSERT INTO \`${prefix}default\`._engine_rollup_15m (collection, span, k0, kn0, n)
+                VALUES ('hot', {span:Int64}, 'x', NULL, 10000000)`,
+        query_params: { span: noon / 900 },
+      });
+      engine = await createEngine({
+        dataDir: '/nonexistent',
+        clickhouse,
+        workspaces: { default: KEY },
+        now: () => NOW,
+        rollups: { default: spec },
+        logError: () => undefined,
+      });
+      // From ten minutes past 11:00 to 14:59:59: whole spans from 11:15, events before them.
+      const answer = await engine.query({
+        api_key: KEY,
+        collection: 'hot',
+        graph_type: 'Single Value',
+        aggregation: 'Count',
+        start: noon - 3600 + 600,
+        end: noon + 3 * 3600 - 1,
+        IANA_time_zone: 'UTC',
+      });
+      // The events at 12:00, 13:00 and 14:00 (11:00 is before the window), and the row.
+      expect(answer.body).toMatchObject({ result: [{ Count: 3 + 10_000_000 }] });
     } finally {
       await engine?.close();
       rmSync(dir, { recursive: true, force: true });

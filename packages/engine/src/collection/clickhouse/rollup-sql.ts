@@ -55,6 +55,7 @@ export function rollupWindow(
     lo: window.lo,
     hi: window.hi,
     spanSeconds: rollup.spanSeconds,
+    eventsPerSpan: rollup.eventsPerSpan,
     rowsPerEvent: rollup.rowsPerEvent,
   });
   return read && { read, rollup, bound, aggregation, key: window.key, add };

@@ -65,6 +65,11 @@ export interface ClickHouseRollupLookup {
    * known (`collection/plan/rollup-eligibility.ts`).
    */
   rowsPerEvent(collection: string): number | undefined;
+  /**
+   * A collection's events per span that has any, as last counted, where it is known: how many
+   * whole spans a window needs before its rollups repay their fixed cost.
+   */
+  eventsPerSpan(collection: string): number | undefined;
 }
 
 /** Where a workspace's rollups are read from, and which rollups the engine added itself. */
@@ -93,6 +98,8 @@ export class ClickHouseRollups {
   #adoptions = 0;
   /** Each collection's rollup rows per event, as counted with the keys' values. */
   #rowsPerEvent = new Map<string, number>();
+  /** Each collection's events per span with any, counted with them. */
+  #eventsPerSpan = new Map<string, number>();
   /**
    * Whether queries weigh the rollup rows against the events (engine option `rollupReads`,
    * `'cheaper'`), rather than read rollups wherever they give the answer (`'always'`).
@@ -140,11 +147,13 @@ export class ClickHouseRollups {
     this.#spec = table.spec;
     this.#dropped = new Set();
     this.#rowsPerEvent = new Map();
+    this.#eventsPerSpan = new Map();
     this.#counted = Number.NEGATIVE_INFINITY;
   }
 
   /**
-   * The lookup a query binds to, once the keys' distinct values were counted: the first count is
+   * The lookup a query binds to, once the keys' distinct values and the collections' rows per
+   * event and events per span were counted: the first count is
    * waited for, and one older than {@link CARDINALITY_TTL_MS} is taken again beside the query,
    * which reads the last one meanwhile (a stale count only makes a read slower, never other, as
    * the view keeps every value), so no query waits for that round trip but the first. A
@@ -153,7 +162,7 @@ export class ClickHouseRollups {
    */
   async lookup(): Promise<ClickHouseRollupLookup> {
     const age = Date.now() - this.#counted;
-    if ((this.#spec.keys.length > 0 || this.#follow) && age > CARDINALITY_TTL_MS) {
+    if (age > CARDINALITY_TTL_MS) {
       this.#counting ??= this.#refresh().finally(() => {
         this.#counting = undefined;
       });
@@ -167,6 +176,7 @@ export class ClickHouseRollups {
     const { keys, sums } = this.#spec;
     const dropped = this.#dropped;
     const rows = this.weighRows ? this.#rowsPerEvent : new Map<string, number>();
+    const density = this.#eventsPerSpan;
     return {
       table: `${quoteClickHouseIdentifier(this.#database)}.${quoteClickHouseIdentifier(this.#name)}`,
       spanSeconds: SPAN_SECONDS,
@@ -179,6 +189,7 @@ export class ClickHouseRollups {
         return i < 0 ? null : sumPrefix(i);
       },
       rowsPerEvent: (collection) => rows.get(collection),
+      eventsPerSpan: (collection) => density.get(collection),
     };
   }
 
@@ -193,39 +204,36 @@ export class ClickHouseRollups {
         await dropSuperseded(this.#client, this.#database, tables, current);
       }
     }
-    if (this.#spec.keys.length > 0) await this.#count();
-    else this.#counted = Date.now();
+    await this.#count();
   }
 
   /**
    * Counts each key's distinct string forms across the workspace's rollups, and each
-   * collection's rows (as a read adds them up, merged or not) per event.
+   * collection's rows (as a read adds them up, merged or not) per event and events per span.
    */
   async #count(): Promise<void> {
     const { keys } = this.#spec;
     const name = this.#name;
     const table = `${quoteClickHouseIdentifier(this.#database)}.${quoteClickHouseIdentifier(name)}`;
-    // One statement (one round trip): the keys' counts, then the collections' ratios as pairs.
-    const ratios = `(SELECT groupArray((collection, r)) FROM (
-        SELECT collection, count() / sum(n) AS r FROM ${table} GROUP BY collection
-        ORDER BY count() DESC LIMIT ${MAX_WEIGHED_COLLECTIONS}))`;
+    // One statement (one round trip): the keys' counts, then the collections' figures as tuples.
+    const figures = `(SELECT groupArray((collection, r, e)) FROM (
+        SELECT collection, count() / sum(n) AS r, sum(n) / uniqExact(span) AS e FROM ${table}
+        GROUP BY collection ORDER BY count() DESC LIMIT ${MAX_WEIGHED_COLLECTIONS}))`;
+    const counts = keys.map((_, i) => `uniqExact(${keyColumns(i).string})`);
     const result = await this.#client.query({
-      query: `SELECT ${keys.map((_, i) => `uniqExact(${keyColumns(i).string})`).join(', ')}, ${ratios} FROM ${table}`,
+      query: `SELECT ${[...counts, figures].join(', ')} FROM ${table}`,
       format: 'JSONCompactEachRow',
     });
-    const [counts] = await result.json<Array<unknown>>();
+    const [row] = await result.json<Array<unknown>>();
     // A count of a table replaced meanwhile says nothing of the new one.
     if (name !== this.#name) return;
     keys.forEach((key, i) => {
-      if (Number(counts?.[i] ?? 0) > MAX_KEY_VALUES) this.#dropped.add(key);
+      if (Number(row?.[i] ?? 0) > MAX_KEY_VALUES) this.#dropped.add(key);
     });
-    const pairs = counts?.[keys.length];
-    this.#rowsPerEvent = new Map(
-      (Array.isArray(pairs) ? (pairs as Array<[string, number]>) : []).map(([c, r]) => [
-        String(c),
-        Number(r),
-      ]),
-    );
+    const tuples = row?.[keys.length];
+    const collections = Array.isArray(tuples) ? (tuples as Array<[string, number, number]>) : [];
+    this.#rowsPerEvent = new Map(collections.map(([c, r]) => [String(c), Number(r)]));
+    this.#eventsPerSpan = new Map(collections.map(([c, , e]) => [String(c), Number(e)]));
     this.#counted = Date.now();
   }
 }

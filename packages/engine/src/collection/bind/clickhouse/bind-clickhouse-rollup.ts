@@ -24,6 +24,8 @@ export interface ClickHouseBoundRollup {
   sum: string | null;
   /** The collection's rollup rows per event as last counted, where queries weigh them and it is known. */
   rowsPerEvent: number | undefined;
+  /** The collection's events per span with any, as last counted, where it is known. */
+  eventsPerSpan: number | undefined;
 }
 
 /** Operators the rollups answer: they hold each key's string and numeric forms. */
@@ -80,5 +82,6 @@ export function bindClickHouseRollup(
     split: query.split === null ? null : (lookup.keyColumns(query.split)?.string ?? null),
     sum: metric === null ? null : lookup.sumColumns(metric),
     rowsPerEvent: lookup.rowsPerEvent(query.collection),
+    eventsPerSpan: lookup.eventsPerSpan(query.collection),
   };
 }
