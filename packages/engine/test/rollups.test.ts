@@ -238,6 +238,32 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     expect(read(MIN_ROLLUP_SPANS, 50)).toMatchObject({ firstSpan: T2024 / 900 });
   });
 
+  test("a driver's own events and span bound replace the defaults, past four weeks too", () => {
+    const lo = T2024 - 1;
+    const read = (spans: number, eventsPerSpan: number | undefined) => {
+      const hi = T2024 + spans * 900;
+      return rollupRead({
+        aggregation: 'Count',
+        readable: true,
+        metricKept: false,
+        plan: null,
+        lo,
+        hi,
+        spanSeconds: 900,
+        eventsPerSpan,
+        minEvents: 1_000_000,
+        maxSpans: Number.POSITIVE_INFINITY,
+      });
+    };
+    // At 100 events a span, 10,000 spans hold a million: four weeks (2,688) are not enough.
+    expect(read(9_999, 100)).toBeUndefined();
+    expect(read(10_000, 100)).toMatchObject({ firstSpan: T2024 / 900 });
+    expect(read(2 * MIN_ROLLUP_SPANS, 100)).toBeUndefined();
+    // Unknown events per span: the four weeks.
+    expect(read(MIN_ROLLUP_SPANS - 1, undefined)).toBeUndefined();
+    expect(read(MIN_ROLLUP_SPANS, undefined)).toMatchObject({ firstSpan: T2024 / 900 });
+  });
+
   test(`rollups whose rows cost ${ROLLUP_ROW_COST} events each are read only where they cost less than the events`, () => {
     const lo = T2024 - 1;
     const read = (spans: number, eventsPerSpan: number | undefined, rowsPerEvent: number) => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { DEFAULT_COLLECTION } from '@analytics-chart/protocol';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
-import { MIN_ROLLUP_EVENTS } from '../../src/collection/plan/rollup-eligibility.ts';
+import { CLICKHOUSE_MIN_ROLLUP_EVENTS } from '../../src/collection/plan/rollup-eligibility.ts';
 import { openClickHouseDriver } from '../../src/drivers/clickhouse/clickhouse-driver.ts';
 import { loadIntoClickHouse } from '../../src/drivers/load-into-clickhouse.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../src/index.ts';
@@ -476,7 +476,7 @@ describe('rollups on ClickHouse', () => {
 });
 
 describe('the planner weighs the rollup rows against the events', () => {
-  test('a collection with about a rollup row per event reads its events, one with few rows its rollups', async () => {
+  test('a collection with about a rollup row per event reads its events, as one of too few events does; told to, both read rollups', async () => {
     const prefix = `w${randomBytes(4).toString('hex')}_`;
     const clickhouse = { url, password, databasePrefix: prefix };
     const spec = { keys: ['e'], sums: [] };
@@ -543,13 +543,15 @@ describe('the planner weighs the rollup rows against the events', () => {
       }
       expect(figures.eventsPerSpan('absent')).toBeUndefined();
       engine = await open();
-      // 30 days of hours: the events' count in `sparse`, the rollups' (with the row) in `dense`.
+      // 30 days of hours: the events' count in `sparse`, and in `dense` too, whose rollups cost
+      // less than its events but whose window holds too few events to repay a rollup read.
       expect(await total('sparse')).toBe(30 * 24);
-      expect(await total('dense')).toBe(30 * 24 * 10 + 1);
+      expect(await total('dense')).toBe(30 * 24 * 10);
       await engine.close();
-      // Told to read rollups wherever they answer, `sparse` reads them too.
+      // Told to read rollups wherever they answer, both read them.
       engine = await open('always');
       expect(await total('sparse')).toBe(30 * 24 + 1);
+      expect(await total('dense')).toBe(30 * 24 * 10 + 1);
     } finally {
       await engine?.close();
       rmSync(dir, { recursive: true, force: true });
@@ -559,27 +561,27 @@ describe('the planner weighs the rollup rows against the events', () => {
 });
 
 describe('a dense collection reads rollups for a short window', () => {
-  test(`once its whole spans hold ${MIN_ROLLUP_EVENTS} events at its events per span`, async () => {
+  test(`once its whole spans hold ${CLICKHOUSE_MIN_ROLLUP_EVENTS.Count} events for Count, ${CLICKHOUSE_MIN_ROLLUP_EVENTS.Avg} for Avg`, async () => {
     const prefix = `w${randomBytes(4).toString('hex')}_`;
     const clickhouse = { url, password, databasePrefix: prefix };
-    const spec = { keys: ['e'], sums: [] };
+    const spec = { keys: ['e'], sums: ['v'] };
     const dir = mkdtempSync(join(tmpdir(), 'rollups-dense-'));
     let engine: Engine | undefined;
     try {
-      // Two days of one event an hour, and one rollup row written by hand in the second day's
-      // noon span that stands for ten million events: the collection's events per span is then
-      // about 200,000, so a window of a few spans repays reading rollups, and only that read
-      // adds the row.
+      // Two days of one event an hour (v = 2), and one rollup row written by hand in the second
+      // day's noon span that stands for ten million events without a sum: the collection's
+      // events per span is then about 200,000, and only a rollup read adds the row.
       const file = join(dir, 'hot.ndjson');
       const lines = Array.from({ length: 48 }, (_, i) =>
-        JSON.stringify({ timestamp: START + i * 3600, json: { e: 'x' } }),
+        JSON.stringify({ timestamp: START + i * 3600, json: { e: 'x', v: 2 } }),
       );
       writeFileSync(file, `${lines.join('\n')}\n`);
       await loadIntoClickHouse(file, clickhouse, 'default', 'hot', { workers: 0, rollups: spec });
       const noon = START + DAY + 12 * 3600;
       await direct.command({
-        query: `INSERT INTO \`${prefix}default\`._engine_rollup_15m (collection, span, k0, kn0, n)
-                VALUES ('hot', {span:Int64}, 'x', NULL, 10000000)`,
+        query: `INSERT INTO \`${prefix}default\`._engine_rollup_15m
+                  (collection, span, k0, kn0, n, s0_h, s0_m, s0_l, s0_n, s0_r)
+                VALUES ('hot', {span:Int64}, 'x', NULL, 10000000, 0, 0, 0, 10000000, [])`,
         query_params: { span: noon / 900 },
       });
       engine = await createEngine({
@@ -590,18 +592,27 @@ describe('a dense collection reads rollups for a short window', () => {
         rollups: { default: spec },
         logError: () => undefined,
       });
-      // From ten minutes past 11:00 to 14:59:59: whole spans from 11:15, events before them.
-      const answer = await engine.query({
-        api_key: KEY,
-        collection: 'hot',
-        graph_type: 'Single Value',
-        aggregation: 'Count',
-        start: noon - 3600 + 600,
-        end: noon + 3 * 3600 - 1,
-        IANA_time_zone: 'UTC',
-      });
-      // The events at 12:00, 13:00 and 14:00 (11:00 is before the window), and the row.
-      expect(answer.body).toMatchObject({ result: [{ Count: 3 + 10_000_000 }] });
+      const value = async (aggregation: 'Count' | 'Avg', start: number, end: number) => {
+        const answer = await (engine as Engine).query({
+          api_key: KEY,
+          collection: 'hot',
+          graph_type: 'Single Value',
+          aggregation,
+          ...(aggregation === 'Avg' ? { metric: 'v' } : {}),
+          start,
+          end,
+          IANA_time_zone: 'UTC',
+        });
+        const [row] = (answer.body as { result: Array<Record<string, number>> }).result;
+        return row?.[aggregation === 'Avg' ? 'Avg(v)' : 'Count'];
+      };
+      // From ten minutes past 11:00 to 14:59:59 (15 whole spans, events before them): Count
+      // reads the rollups (the events at 12:00, 13:00 and 14:00, and the row), Avg the events.
+      const hours = [noon - 3600 + 600, noon + 3 * 3600 - 1] as const;
+      expect(await value('Count', ...hours)).toBe(3 + 10_000_000);
+      expect(await value('Avg', ...hours)).toBe(2);
+      // Both days whole (192 spans) hold enough for Avg: 48 events of 2 over 48 and the row's.
+      expect(await value('Avg', START - 1, START + 2 * DAY - 1)).toBe(96 / (48 + 10_000_000));
     } finally {
       await engine?.close();
       rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,11 @@ import {
 } from '../../storage/clickhouse/clickhouse-exact-sum-sql.ts';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import type { ClickHouseBoundRollup } from '../bind/clickhouse/bind-clickhouse-rollup.ts';
-import { type RollupRead, rollupRead } from '../plan/rollup-eligibility.ts';
+import {
+  CLICKHOUSE_MIN_ROLLUP_EVENTS,
+  type RollupRead,
+  rollupRead,
+} from '../plan/rollup-eligibility.ts';
 import type { BucketPlan } from '../plan/time-buckets.ts';
 
 /**
@@ -57,9 +61,17 @@ export function rollupWindow(
     spanSeconds: rollup.spanSeconds,
     eventsPerSpan: rollup.eventsPerSpan,
     rowsPerEvent: rollup.rowsPerEvent,
+    // Weighed, a window of any length reads rollups once it holds events enough to repay them.
+    ...(rollup.weighed && isWeighed(aggregation)
+      ? { minEvents: CLICKHOUSE_MIN_ROLLUP_EVENTS[aggregation], maxSpans: Number.POSITIVE_INFINITY }
+      : {}),
   });
   return read && { read, rollup, bound, aggregation, key: window.key, add };
 }
+
+/** Aggregations that rollups answer, and so that are weighed. */
+const isWeighed = (a: Aggregation): a is keyof typeof CLICKHOUSE_MIN_ROLLUP_EVENTS =>
+  Object.hasOwn(CLICKHOUSE_MIN_ROLLUP_EVENTS, a);
 
 /** The five parts' columns of a rollup row, summed per group where `condition` holds. */
 function rollupParts(prefix: string, i: number, condition: string | undefined): string {

@@ -36,21 +36,37 @@ export const MIN_ROLLUP_EVENTS = 200_000;
 export const ROLLUP_ROW_COST = 3;
 
 /**
+ * Events a window's whole spans must hold on ClickHouse, by aggregation, for rollups to be read
+ * where queries weigh them, at any window length: ClickHouse plans each part of a statement anew,
+ * and a rollup read is several parts (the rollup rows, the edges' events, Sum's exact parts in
+ * each), a fixed cost that only a window of many events repays, Sum's and Avg's far later than
+ * Count's.
+ */
+export const CLICKHOUSE_MIN_ROLLUP_EVENTS: Readonly<Record<'Count' | 'Sum' | 'Avg', number>> = {
+  Count: 1_000_000,
+  Sum: 25_000_000,
+  Avg: 25_000_000,
+};
+
+/**
  * The whole spans a window must cover for rollups to be read, given the collection's events per
  * span with events and its rollup rows per event (each undefined where unknown): none will do
  * where the rows cost as much as the events they stand for ({@link ROLLUP_ROW_COST}); else
- * enough spans to hold {@link MIN_ROLLUP_EVENTS}, at most {@link MIN_ROLLUP_SPANS}, which is
- * also the answer where the events per span are unknown.
+ * enough spans to hold `minEvents` (default {@link MIN_ROLLUP_EVENTS}), at most `maxSpans`
+ * (default {@link MIN_ROLLUP_SPANS}, which is also the answer where the events per span are
+ * unknown).
  */
 export function minRollupSpans(
   eventsPerSpan: number | undefined,
   rowsPerEvent?: number | undefined,
+  minEvents = MIN_ROLLUP_EVENTS,
+  maxSpans = MIN_ROLLUP_SPANS,
 ): number {
   if (rowsPerEvent !== undefined && rowsPerEvent * ROLLUP_ROW_COST >= 1) {
     return Number.POSITIVE_INFINITY;
   }
   if (eventsPerSpan === undefined || !(eventsPerSpan > 0)) return MIN_ROLLUP_SPANS;
-  return Math.min(MIN_ROLLUP_SPANS, Math.max(1, Math.ceil(MIN_ROLLUP_EVENTS / eventsPerSpan)));
+  return Math.min(maxSpans, Math.max(1, Math.ceil(minEvents / eventsPerSpan)));
 }
 
 /** What a window's statement asks for, as far as rollups can answer it. */
@@ -84,6 +100,12 @@ export interface RollupRequest {
    * estimate like {@link eventsPerSpan}, undefined where unknown or not weighed.
    */
   rowsPerEvent?: number;
+  /**
+   * Events the whole spans must hold, and the most spans that may be asked for (the driver's
+   * weighing, {@link minRollupSpans}'s defaults where not given).
+   */
+  minEvents?: number;
+  maxSpans?: number;
 }
 
 /**
@@ -118,8 +140,13 @@ export function rollupRead(request: RollupRequest): RollupRead | undefined {
   if (!aligned) return undefined;
   const firstSpan = Math.ceil(lo / span);
   const lastSpan = Math.floor((hi + 1) / span) - 1;
-  if (lastSpan - firstSpan + 1 < minRollupSpans(request.eventsPerSpan, request.rowsPerEvent))
-    return undefined;
+  const spans = minRollupSpans(
+    request.eventsPerSpan,
+    request.rowsPerEvent,
+    request.minEvents,
+    request.maxSpans,
+  );
+  if (lastSpan - firstSpan + 1 < spans) return undefined;
   const rawEdges: Array<[number, number]> = [];
   if (lo < firstSpan * span) rawEdges.push([lo, firstSpan * span - 1]);
   if ((lastSpan + 1) * span <= hi) rawEdges.push([(lastSpan + 1) * span, hi]);

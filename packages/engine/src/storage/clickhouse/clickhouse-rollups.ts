@@ -70,6 +70,8 @@ export interface ClickHouseRollupLookup {
    * whole spans a window needs before its rollups repay their fixed cost.
    */
   eventsPerSpan(collection: string): number | undefined;
+  /** Whether queries weigh rollups against the events (`rollupReads` `'cheaper'`). */
+  weighed: boolean;
 }
 
 /** Where a workspace's rollups are read from, and which rollups the engine added itself. */
@@ -190,6 +192,7 @@ export class ClickHouseRollups {
       },
       rowsPerEvent: (collection) => rows.get(collection),
       eventsPerSpan: (collection) => density.get(collection),
+      weighed: this.weighRows,
     };
   }
 

@@ -26,6 +26,8 @@ export interface ClickHouseBoundRollup {
   rowsPerEvent: number | undefined;
   /** The collection's events per span with any, as last counted, where it is known. */
   eventsPerSpan: number | undefined;
+  /** Whether queries weigh rollups against the events. */
+  weighed: boolean;
 }
 
 /** Operators the rollups answer: they hold each key's string and numeric forms. */
@@ -83,5 +85,6 @@ export function bindClickHouseRollup(
     sum: metric === null ? null : lookup.sumColumns(metric),
     rowsPerEvent: lookup.rowsPerEvent(query.collection),
     eventsPerSpan: lookup.eventsPerSpan(query.collection),
+    weighed: lookup.weighed,
   };
 }
