@@ -1,6 +1,6 @@
 /**
  * `pnpm bench engine [--events N] [--driver all|duckdb|clickhouse] [--runs R] [--load-runs L]
- * [--keep] [--load-only] [--bulk-only] [--ch-queries-only [--ch-other-engine BIN]]
+ * [--keep] [--load-only] [--bulk-only] [--ch-queries-only [--ch-other-engine BIN] [--ch-rollups]]
  * [--rollup-ingest-only [--rounds R] [--other-engine BIN]]`: the
  * engine on generated demo events, on both storage drivers (`--driver` picks one;
  * `--events` takes `1M`, `10M`, `30M`). `--wide` runs only the wide-events section
@@ -10,7 +10,9 @@
  * --load-runs 1` measures ClickHouse's in a few minutes), writing nothing to `bench/results/`;
  * `--ch-queries-only` loads ClickHouse once and prints only the engine on ClickHouse against the
  * hand-written statements over HTTP, with `--ch-other-engine` another build's `analytics-engine`
- * bin (e.g. a worktree of main) served on the same ClickHouse and measured in the same rounds.
+ * bin (e.g. a worktree of main) served on the same ClickHouse and measured in the same rounds,
+ * and with `--ch-rollups` the engine on a second workspace loaded from the same file with rollups
+ * by event and plan and the sums of price (its load timed apart), measured in the same rounds.
  * `--rollup-ingest-only` runs only the comparison of `/api/bulk-log` with rollups on and off
  * (`rollup-ingest.ts`, on DuckDB or with `--driver clickhouse` on ClickHouse, R rounds of 20,000
  * events per side, default 20; a minute or two),
@@ -44,6 +46,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -106,6 +109,8 @@ interface Options {
   chQueriesOnly: boolean;
   /** With {@link chQueriesOnly}: another build's engine bin, served and timed beside this one. */
   chOtherEngine?: string;
+  /** With {@link chQueriesOnly}: the engine on a workspace keeping rollups, timed beside. */
+  chRollups: boolean;
   keep: boolean;
 }
 
@@ -133,6 +138,7 @@ function parseOptions(args: string[]): Options {
     loadOnly: false,
     bulkOnly: false,
     chQueriesOnly: false,
+    chRollups: false,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -149,6 +155,7 @@ function parseOptions(args: string[]): Options {
     else if (arg === '--load-only') options.loadOnly = true;
     else if (arg === '--bulk-only') options.bulkOnly = true;
     else if (arg === '--ch-queries-only') options.chQueriesOnly = true;
+    else if (arg === '--ch-rollups') options.chRollups = true;
     else if (arg === '--ch-other-engine') {
       // Relative to where `pnpm bench` was typed, not to bench/, where pnpm runs it.
       options.chOtherEngine = resolve(process.env.INIT_CWD ?? process.cwd(), String(args[++i]));
@@ -161,8 +168,8 @@ function parseOptions(args: string[]): Options {
     options.driver = 'clickhouse';
     options.loadRuns ||= 1;
   }
-  if (options.chOtherEngine !== undefined && !options.chQueriesOnly) {
-    throw new Error('bench engine: --ch-other-engine goes with --ch-queries-only');
+  if ((options.chOtherEngine !== undefined || options.chRollups) && !options.chQueriesOnly) {
+    throw new Error('bench engine: --ch-other-engine and --ch-rollups go with --ch-queries-only');
   }
   options.loadRuns ||= options.events <= 2_000_000 ? 3 : 1;
   if (!Number.isSafeInteger(options.loadRuns) || options.loadRuns < 1) {
@@ -366,6 +373,11 @@ const HAND_WRITTEN_DB = 'bench';
  */
 const ENGINE_DB = 'analytics_default';
 const ENGINE_EVENTS = '_engine_events';
+/** With `--ch-rollups`: the workspace keeping rollups, its database, and what it keeps. */
+const ROLLED = 'rolled';
+const ROLLED_DB = `analytics_${ROLLED}`;
+const ROLLED_KEY = 'bench-rolled-key';
+const ROLLUP_FLAGS = ['--rollup-keys', 'event,plan', '--rollup-sums', 'price'];
 
 /** Numbers equal to nine significant digits (sums in another order), anything else exactly. */
 function sameAnswer(a: unknown, b: unknown): boolean {
@@ -634,6 +646,7 @@ export async function run(args: string[]): Promise<void> {
   let chServerPid = 0;
   let chEngineUrl = '';
   let chOtherUrl = '';
+  let chRolledUrl = '';
   const chHttpLoadTimes: number[] = [];
   const chEngineLoadTimes: number[] = [];
   const chEngineLoadCpu: number[] = [];
@@ -681,6 +694,32 @@ export async function run(args: string[]): Promise<void> {
         `ClickHouse load round ${round}/${options.loadRuns}: INSERT over HTTP (with OPTIMIZE FINAL) ${fmt(httpRound / 1000)} s, engine load --clickhouse ${fmt(engineRound / 1000)} s`,
       );
     }
+    if (options.chRollups) {
+      // The same file into a workspace of its own that keeps rollups, its view filling them
+      // from the load's inserts.
+      await postCh(`DROP DATABASE IF EXISTS ${ROLLED_DB} SYNC`, 'default');
+      t = performance.now();
+      const load = runChild(
+        [
+          'load',
+          '--clickhouse',
+          chUrl,
+          '--clickhouse-sort-field',
+          'event',
+          '--workspace',
+          ROLLED,
+          ...ROLLUP_FLAGS,
+          file,
+        ],
+        chEnv,
+      );
+      load.stdout?.on('data', () => undefined);
+      if ((await finished(load)) !== 0)
+        throw new Error('engine load --clickhouse with rollups failed');
+      log(
+        `engine load --clickhouse with rollups (${ROLLUP_FLAGS.join(' ')}) ${fmt(ms(t) / 1000)} s`,
+      );
+    }
     // Nothing should be left for ClickHouse to do: the wire server answers one query at a time,
     // so a poll queued behind a mutation or merge returns only once it is done, and ClickHouse
     // is idle once five polls in a row find nothing pending and are answered at once.
@@ -700,7 +739,11 @@ export async function run(args: string[]): Promise<void> {
     // Merged into one part for the queries, as the hand-written table and the in-process one
     // are (not part of the load's time: its parts are queryable as they are).
     await postCh(`OPTIMIZE TABLE ${ENGINE_EVENTS} FINAL`, ENGINE_DB);
-    const serveCh = (bin?: string) =>
+    if (options.chRollups) {
+      await postCh(`OPTIMIZE TABLE ${ENGINE_EVENTS} FINAL`, ROLLED_DB);
+      await postCh('OPTIMIZE TABLE _engine_rollup_15m FINAL', ROLLED_DB);
+    }
+    const serveCh = (bin?: string, flags: string[] = []) =>
       runChild(
         [
           'serve',
@@ -712,6 +755,7 @@ export async function run(args: string[]): Promise<void> {
           chUrl,
           '--clickhouse-sort-field',
           'event',
+          ...flags,
         ],
         { ANALYTICS_API_KEY: KEY, ...chEnv },
         bin,
@@ -729,6 +773,15 @@ export async function run(args: string[]): Promise<void> {
       chOtherUrl = await listening(other);
       await settled();
     }
+    if (options.chRollups) {
+      // Only the rolled workspace, so the engine on `default` keeps reading its events.
+      const workspaces = join(dir, 'rolled-workspaces.json');
+      writeFileSync(workspaces, JSON.stringify({ [ROLLED]: ROLLED_KEY }));
+      const rolled = serveCh(undefined, ['--workspaces', workspaces, ...ROLLUP_FLAGS]);
+      children.push(rolled);
+      chRolledUrl = await listening(rolled);
+      await settled();
+    }
     log(
       `after the last engine load, ClickHouse was idle (no mutation or merge) within ${fmt(chSettledMs / 1000)} s`,
     );
@@ -741,6 +794,13 @@ export async function run(args: string[]): Promise<void> {
   const chEngineAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const postChEngine = (path: string, body: unknown) =>
     postRaw(chEngineAgent, `${chEngineUrl}${path}`, JSON.stringify(body));
+  const chRolledAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const postChRolled = (body: Record<string, unknown>) =>
+    postRaw(
+      chRolledAgent,
+      `${chRolledUrl}/api/visualize/data`,
+      JSON.stringify({ ...body, api_key: ROLLED_KEY }),
+    );
   const chOtherAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const postChOther = (path: string, body: unknown) =>
     postRaw(chOtherAgent, `${chOtherUrl}${path}`, JSON.stringify(body));
@@ -881,7 +941,7 @@ export async function run(args: string[]): Promise<void> {
     const start = shiftBack(nowSec, { amount: c.window / DAY, unit: 'day' }, zone);
     return { lo: Math.floor(start) + 1, hi: Math.ceil(nowSec) - 1 };
   };
-  type Side = Exclude<keyof Row, 'name' | 'same'> | 'engineChOther';
+  type Side = Exclude<keyof Row, 'name' | 'same'> | 'engineChOther' | 'engineChRolled';
   /** The median time of each side given a run (NaN for the others). */
   const failures: string[] = [];
   const measure = async (name: string, sides: Partial<Record<Side, () => unknown>>) => {
@@ -956,29 +1016,36 @@ export async function run(args: string[]): Promise<void> {
         chHttp: () => postCh(`${sql(windowNow(c))} FORMAT JSONCompactEachRow`, HAND_WRITTEN_DB),
         engineCh: () => postChEngine('/api/visualize/data', body),
       };
+      // Asked again at most twice, as a window's edge moves with the clock between asks.
+      const agrees = async (theirs: () => Promise<string>) => {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const both = await Promise.all([postChEngine('/api/visualize/data', body), theirs()]);
+          if (sameAnswer(JSON.parse(both[0]), JSON.parse(both[1]))) return true;
+        }
+        return false;
+      };
       let same = '';
       if (chOtherUrl) {
         sides.engineChOther = () => postChOther('/api/visualize/data', body);
-        let agree = false;
-        for (let attempt = 0; attempt < 3 && !agree; attempt++) {
-          const [mine, theirs] = await Promise.all([
-            postChEngine('/api/visualize/data', body),
-            postChOther('/api/visualize/data', body),
-          ]);
-          agree = sameAnswer(JSON.parse(mine), JSON.parse(theirs));
-        }
-        same = agree
+        same += (await agrees(() => postChOther('/api/visualize/data', body)))
           ? ', same answer as the other engine'
           : ', ANSWERS DIFFER from the other engine';
       }
+      if (chRolledUrl) {
+        sides.engineChRolled = () => postChRolled(c.body);
+        same += (await agrees(() => postChRolled(c.body)))
+          ? ', same answer with rollups'
+          : ', ANSWERS DIFFER with rollups';
+      }
       const time = await measure(c.name, sides);
       const hand = time('chHttp');
+      const beside = (label: string, side: Side) =>
+        `, ${label} ${fmt(time(side))} ms (${fmt(time(side) / hand, 2)}×, +${fmt(time(side) - hand)} ms)`;
       const engine = time('engineCh');
-      const other = chOtherUrl
-        ? `, other engine ${fmt(time('engineChOther'))} ms (${fmt(time('engineChOther') / hand, 2)}×)`
-        : '';
+      const other = chOtherUrl ? beside('other engine', 'engineChOther') : '';
+      const rolled = chRolledUrl ? beside('engine/CH with rollups', 'engineChRolled') : '';
       log(
-        `${c.name}: CH/HTTP ${fmt(hand)} ms, engine/CH ${fmt(engine)} ms (${fmt(engine / hand, 2)}×, +${fmt(engine - hand)} ms)${other}${same}`,
+        `${c.name}: CH/HTTP ${fmt(hand)} ms, engine/CH ${fmt(engine)} ms (${fmt(engine / hand, 2)}×, +${fmt(engine - hand)} ms)${other}${rolled}${same}`,
       );
     }
     for (const f of failures) log(`failed: ${f}`);
