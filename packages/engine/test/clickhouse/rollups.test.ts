@@ -542,6 +542,26 @@ describe('the planner weighs the rollup rows against the events', () => {
         expect(figures.eventsPerSpan(collection)).toBeCloseTo(events / spans, 9);
       }
       expect(figures.eventsPerSpan('absent')).toBeUndefined();
+      // Kept without keys, the figures are still counted, in an answer of one row.
+      const answers: string[] = [];
+      const proxy = await clickHouseProxy(url, {
+        after(_statement, answer) {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => answers.push(Buffer.concat(chunks).toString()));
+          return false;
+        },
+      });
+      const keyless = createClient({ url: proxy.url, password });
+      try {
+        const counts = new ClickHouseRollups(keyless, `${prefix}default`, { keys: [], sums: [] });
+        const figured = await counts.lookup();
+        expect(figured.eventsPerSpan('dense')).toBeCloseTo((40 * 24 * 10 + 1) / (40 * 24 + 1), 9);
+        expect(answers.map((a) => a.trim().split('\n').length)).toEqual([1]);
+      } finally {
+        await keyless.close();
+        proxy.close();
+      }
       engine = await open();
       // 30 days of hours: the events' count in `sparse`, and in `dense` too, whose rollups cost
       // less than its events but whose window holds too few events to repay a rollup read.

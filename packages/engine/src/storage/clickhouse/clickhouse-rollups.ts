@@ -155,10 +155,10 @@ export class ClickHouseRollups {
 
   /**
    * The lookup a query binds to, once the keys' distinct values and the collections' rows per
-   * event and events per span were counted: the first count is
-   * waited for, and one older than {@link CARDINALITY_TTL_MS} is taken again beside the query,
-   * which reads the last one meanwhile (a stale count only makes a read slower, never other, as
-   * the view keeps every value), so no query waits for that round trip but the first. A
+   * event and events per span were counted: the first count is waited for, and one older than
+   * {@link CARDINALITY_TTL_MS} is taken again beside the query, which reads the last one
+   * meanwhile (a stale count only makes a read slower, never other, as the view keeps every
+   * value), so no query waits for that round trip but the first. A
    * following engine also looks for the current table then, and waits for a look older than
    * {@link FOLLOW_STALE_MS}.
    */
@@ -223,8 +223,12 @@ export class ClickHouseRollups {
         SELECT collection, count() / sum(n) AS r, sum(n) / uniqExact(span) AS e FROM ${table}
         GROUP BY collection ORDER BY count() DESC LIMIT ${MAX_WEIGHED_COLLECTIONS}))`;
     const counts = keys.map((_, i) => `uniqExact(${keyColumns(i).string})`);
+    // Without keys no aggregate makes the statement one row: the figures' own FROM is enough.
+    const query = counts.length
+      ? `SELECT ${[...counts, figures].join(', ')} FROM ${table}`
+      : `SELECT ${figures}`;
     const result = await this.#client.query({
-      query: `SELECT ${[...counts, figures].join(', ')} FROM ${table}`,
+      query,
       format: 'JSONCompactEachRow',
     });
     const [row] = await result.json<Array<unknown>>();
