@@ -1,4 +1,5 @@
 import { EXCEPTION_TAG_HEADER_NAME, extractErrorAtTheEndOfChunk } from '@clickhouse/client-web';
+import { LIMB_PARTS_ROW } from '../../storage/clickhouse/clickhouse-exact-sum-sql.ts';
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
 import { interpolate } from '../shape/growing-percentiles.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
@@ -85,13 +86,17 @@ function sumParts(text: unknown) {
  * A sum's parts from the rows `exponentSumsSql` writes, `[sign and biased exponent, sum of
  * stored significands, count]` each: the sum as an integer times 2^-1074 (a significand of
  * biased exponent e, its implicit bit 2^52 added where e is not 0, weighs 2^(max(e, 1) - 1) of
- * those), as `plan/exact-sum.ts` reads it. No values: no parts, as a sum over no rows reads.
+ * those), as `plan/exact-sum.ts` reads it, with the limb parts of a row `[LIMB_PARTS_ROW, text,
+ * count]` (a rollup read's). No rows: no parts, as a sum over no rows reads.
  */
 function exponentSumParts(rows: unknown[][]) {
   if (rows.length === 0) return null;
+  const limbRow = rows.find(([se]) => Number(se) === LIMB_PARTS_ROW);
+  const { h, m, l, r, n: limbCount } = sumParts(limbRow?.[1]);
   let scaled = 0n;
-  let n = 0;
+  let n = limbCount;
   for (const [se, sum, count] of rows) {
+    if (Number(se) === LIMB_PARTS_ROW) continue;
     const exponent = Number(se) & 2047;
     // Infinities and NaN never reach a metric's numeric form; counted as numbers they would be wrong.
     if (exponent === 2047) throw new Error('a non-finite metric value reached an exact sum');
@@ -100,7 +105,7 @@ function exponentSumParts(rows: unknown[][]) {
     scaled += Number(se) & 2048 ? -magnitude : magnitude;
     n += Number(count);
   }
-  return { h: 0n, m: 0n, l: 0n, r: [], n, s: scaled };
+  return { h, m, l, r, n, s: scaled };
 }
 
 /**

@@ -11,8 +11,8 @@ export interface ClickHouseStatement {
   /** The columns that hold a sum's parts as `sumPartsSql` writes them, which run reads. */
   parts: readonly number[];
   /**
-   * The rows are a sum's significands per sign and exponent (`exponentSumsSql`), which run reads
-   * as one row holding the one sum's parts.
+   * The rows are a sum's significands per sign and exponent (`exponentSumsSql`), and at most one
+   * row of limb parts (`LIMB_PARTS_ROW`), which run reads as one row holding the one sum's parts.
    */
   exponentSums?: true;
   /**

@@ -1,5 +1,7 @@
 import type { Aggregation } from '@analytics-chart/protocol';
 import {
+  exponentSumsSql,
+  LIMB_PARTS_ROW,
   sumPartAggregatesSql,
   sumPartsTextSql,
 } from '../../storage/clickhouse/clickhouse-exact-sum-sql.ts';
@@ -195,6 +197,34 @@ export function rollupCellsSql(
   }
   return `SELECT sp, k, sum(c0)${counted ? '' : `, ${addedParts(0)}`}
      FROM (${parts.join(' UNION ALL ')}) GROUP BY sp, k LIMIT ${cells}`;
+}
+
+/**
+ * A Sum's or Avg's parts over the whole window as `exponentSumsSql`'s rows: the rollups' limb
+ * parts as one row `se` {@link LIMB_PARTS_ROW}, beside the edges' significands per sign and
+ * exponent, which the run stage adds up as one sum (`clickhouse-events.ts`). The edges' limbs
+ * would be exact too, but ClickHouse plans their dozen steps anew in each part of a statement.
+ */
+export function rollupExponentSumsSql(
+  w: ClickHouseRollupWindow,
+  filters: { events: string; rollup: string },
+): string {
+  const p = w.rollup.sum as string;
+  const limbs = sumPartsTextSql({
+    h: `sum(${p}_h)`,
+    m: `sum(${p}_m)`,
+    l: `sum(${p}_l)`,
+    n: `sum(${p}_n)`,
+    r: `groupArrayArray(${p}_r)`,
+  });
+  const sums = exponentSumsSql(w.bound.metricSql);
+  const parts = [
+    `SELECT toUInt16(${LIMB_PARTS_ROW}), ${limbs}, sum(${p}_n) FROM ${spanRows(w, filters.rollup)}`,
+  ];
+  for (const rows of edgeRows(w, `${filters.events} AND ${sums.where}`)) {
+    parts.push(`SELECT ${sums.select} FROM ${rows} ${sums.groupBy}`);
+  }
+  return parts.join(' UNION ALL ');
 }
 
 /**

@@ -6,7 +6,7 @@ import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql, percentileRanksSql } from './clickhouse-aggregate-sql.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
 import { lineParams } from './line-sql.ts';
-import { rollupTotalsSql, rollupWindow } from './rollup-sql.ts';
+import { rollupExponentSumsSql, rollupTotalsSql, rollupWindow } from './rollup-sql.ts';
 
 /**
  * The render stage of Single Value on ClickHouse: per window, the statement whose one row holds
@@ -33,8 +33,12 @@ export function singleValueSql(
   );
   if (read?.rollup.where) {
     const filters = { events: bound.where.filters, rollup: read.rollup.where.filters };
+    if (exact) {
+      const sql = rollupExponentSumsSql(read, filters);
+      return { sql, params: rollupParams.values, text: [], parts: [], exponentSums: true };
+    }
     const sql = rollupTotalsSql(read, filters, null);
-    return { sql, params: rollupParams.values, text: [], parts: exact ? [0] : [] };
+    return { sql, params: rollupParams.values, text: [], parts: [] };
   }
   const params = { ...bound.params, lo, hi };
   const where = `${bound.inCollection}

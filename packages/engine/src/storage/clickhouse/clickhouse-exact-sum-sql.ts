@@ -62,6 +62,13 @@ export function sumPartsTextSql(parts: SumPartAggregates): string {
 }
 
 /**
+ * The `se` of a row beside {@link exponentSumsSql}'s that holds limb parts instead (their text
+ * as {@link sumPartsTextSql} writes it, and their count of values): beyond any sign and biased
+ * exponent, which fit in 12 bits.
+ */
+export const LIMB_PARTS_ROW = 4096;
+
+/**
  * The exact sum of `metric` for a statement of one group: its non-NULL values' stored
  * significands (without the implicit bit) summed as Int128 per sign and biased exponent, the top
  * 12 bits of a double, one row per pair: columns `se`, `s` and the count of values `n`
