@@ -43,9 +43,9 @@ export const ROLLUP_ROW_COST = 3;
  * Count's.
  */
 export const CLICKHOUSE_MIN_ROLLUP_EVENTS: Readonly<Record<'Count' | 'Sum' | 'Avg', number>> = {
-  Count: 1_000_000,
-  Sum: 25_000_000,
-  Avg: 25_000_000,
+  Count: 300_000,
+  Sum: 15_000_000,
+  Avg: 15_000_000,
 };
 
 /**
