@@ -475,6 +475,23 @@ describe('rollups on ClickHouse', () => {
   });
 });
 
+/** An engine on `clickhouse` whose workspace `default` keeps the rollups of `spec`. */
+function rolledEngine(
+  clickhouse: NonNullable<EngineOptions['clickhouse']>,
+  spec: { keys: string[]; sums: string[] },
+  rollupReads?: 'always',
+): Promise<Engine> {
+  return createEngine({
+    ...(rollupReads ? { rollupReads } : {}),
+    dataDir: '/nonexistent',
+    clickhouse,
+    workspaces: { default: KEY },
+    now: () => NOW,
+    rollups: { default: spec },
+    logError: () => undefined,
+  });
+}
+
 describe('the planner weighs the rollup rows against the events', () => {
   test('a collection with about a rollup row per event reads its events, as one of too few events does; told to, both read rollups', async () => {
     const prefix = `w${randomBytes(4).toString('hex')}_`;
@@ -482,16 +499,7 @@ describe('the planner weighs the rollup rows against the events', () => {
     const spec = { keys: ['e'], sums: [] };
     const dir = mkdtempSync(join(tmpdir(), 'rollups-weigh-'));
     let engine: Engine | undefined;
-    const open = (rollupReads?: 'always') =>
-      createEngine({
-        ...(rollupReads ? { rollupReads } : {}),
-        dataDir: '/nonexistent',
-        clickhouse,
-        workspaces: { default: KEY },
-        now: () => NOW,
-        rollups: { default: spec },
-        logError: () => undefined,
-      });
+    const open = (rollupReads?: 'always') => rolledEngine(clickhouse, spec, rollupReads);
     try {
       // Over 40 days, one event an hour in `sparse` (a row each) and 10 of one key value in `dense`.
       for (const [collection, perHour] of [
@@ -604,14 +612,7 @@ describe('a dense collection reads rollups for a short window', () => {
                 VALUES ('hot', {span:Int64}, 'x', NULL, 10000000, 0, 0, 0, 10000000, [])`,
         query_params: { span: noon / 900 },
       });
-      engine = await createEngine({
-        dataDir: '/nonexistent',
-        clickhouse,
-        workspaces: { default: KEY },
-        now: () => NOW,
-        rollups: { default: spec },
-        logError: () => undefined,
-      });
+      engine = await rolledEngine(clickhouse, spec);
       const value = async (aggregation: 'Count' | 'Avg', start: number, end: number) => {
         const answer = await (engine as Engine).query({
           api_key: KEY,
