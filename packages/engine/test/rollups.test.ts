@@ -17,6 +17,7 @@ import {
   MIN_ROLLUP_EVENTS,
   MIN_ROLLUP_SPANS,
   ROLLUP_ROW_COST,
+  type RollupRequest,
   rollupRead,
 } from '../src/collection/plan/rollup-eligibility.ts';
 import { planBuckets } from '../src/collection/plan/time-buckets.ts';
@@ -162,8 +163,16 @@ async function hasRollupTable(db: WorkspaceDb): Promise<boolean> {
 describe('the planner reads rollups only where buckets are whole spans', () => {
   const window = (granularity: 'Minute' | 'Hour' | 'Day', zone: string, lo: number, hi: number) =>
     planBuckets(granularity, zone, lo, hi);
-  /** A Count's read over readable keys, with 15-minute spans. */
-  const countRead = (plan: ReturnType<typeof window>, lo: number, hi: number) =>
+  /**
+   * A Count's read over readable keys, with 15-minute spans; `request` changes any of it (another
+   * aggregation, the collection's figures, a driver's bounds).
+   */
+  const countRead = (
+    plan: ReturnType<typeof window> | null,
+    lo: number,
+    hi: number,
+    request: Partial<RollupRequest> = {},
+  ) =>
     rollupRead({
       aggregation: 'Count',
       readable: true,
@@ -172,6 +181,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
       lo,
       hi,
       spanSeconds: 900,
+      ...request,
     });
 
   test('Count per Hour in UTC over whole hours reads spans only', () => {
@@ -217,16 +227,7 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
     const lo = T2024 - 1;
     const read = (spans: number, eventsPerSpan: number | undefined) => {
       const hi = T2024 + spans * 900;
-      return rollupRead({
-        aggregation: 'Count',
-        readable: true,
-        metricKept: false,
-        plan: window('Hour', 'UTC', lo, hi),
-        lo,
-        hi,
-        spanSeconds: 900,
-        eventsPerSpan,
-      });
+      return countRead(window('Hour', 'UTC', lo, hi), lo, hi, { eventsPerSpan });
     };
     // At 1,000 events a span, 200 spans hold the events that repay reading rollups, 199 do not.
     expect(read(288, 1000)).toMatchObject({ firstSpan: T2024 / 900 });
@@ -240,21 +241,12 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
 
   test("a driver's own events and span bound replace the defaults, past four weeks too", () => {
     const lo = T2024 - 1;
-    const read = (spans: number, eventsPerSpan: number | undefined) => {
-      const hi = T2024 + spans * 900;
-      return rollupRead({
-        aggregation: 'Count',
-        readable: true,
-        metricKept: false,
-        plan: null,
-        lo,
-        hi,
-        spanSeconds: 900,
+    const read = (spans: number, eventsPerSpan: number | undefined) =>
+      countRead(null, lo, T2024 + spans * 900, {
         eventsPerSpan,
         minEvents: 1_000_000,
         maxSpans: Number.POSITIVE_INFINITY,
       });
-    };
     // At 100 events a span, 10,000 spans hold a million: four weeks (2,688) are not enough.
     expect(read(9_999, 100)).toBeUndefined();
     expect(read(10_000, 100)).toMatchObject({ firstSpan: T2024 / 900 });
@@ -266,20 +258,13 @@ describe('the planner reads rollups only where buckets are whole spans', () => {
 
   test(`rollups whose rows cost ${ROLLUP_ROW_COST} events each are read only where they cost less than the events`, () => {
     const lo = T2024 - 1;
-    const read = (spans: number, eventsPerSpan: number | undefined, rowsPerEvent: number) => {
-      const hi = T2024 + spans * 900;
-      return rollupRead({
+    const read = (spans: number, eventsPerSpan: number | undefined, rowsPerEvent: number) =>
+      countRead(null, lo, T2024 + spans * 900, {
         aggregation: 'Sum',
-        readable: true,
         metricKept: true,
-        plan: null,
-        lo,
-        hi,
-        spanSeconds: 900,
         eventsPerSpan,
         rowsPerEvent,
       });
-    };
     // A row per two events (or per three) costs as much as the events or more: never, however long.
     expect(read(100_000, 1000, 0.5)).toBeUndefined();
     expect(read(100_000, undefined, 1 / 3)).toBeUndefined();
