@@ -86,8 +86,8 @@ function sumParts(text: unknown) {
  * A sum's parts from the rows `exponentSumsSql` writes, `[sign and biased exponent, sum of
  * stored significands, count]` each: the sum as an integer times 2^-1074 (a significand of
  * biased exponent e, its implicit bit 2^52 added where e is not 0, weighs 2^(max(e, 1) - 1) of
- * those), as `plan/exact-sum.ts` reads it, with the limb parts of a row `[LIMB_PARTS_ROW, text,
- * count]` (a rollup read's). No rows: no parts, as a sum over no rows reads.
+ * those), as `plan/exact-sum.ts` reads it, with the limb parts of a row `[LIMB_PARTS_ROW, text]`
+ * (a rollup read's, its count in the text). No rows: no parts, as a sum over no rows reads.
  */
 function exponentSumParts(rows: unknown[][]) {
   if (rows.length === 0) return null;

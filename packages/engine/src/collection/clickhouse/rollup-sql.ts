@@ -218,8 +218,9 @@ export function rollupExponentSumsSql(
     r: `groupArrayArray(${p}_r)`,
   });
   const sums = exponentSumsSql(w.bound.metricSql);
+  // The limb row's count is in its text; its third column only keeps the rows' shape.
   const parts = [
-    `SELECT toUInt16(${LIMB_PARTS_ROW}), ${limbs}, sum(${p}_n) FROM ${spanRows(w, filters.rollup)}`,
+    `SELECT toUInt16(${LIMB_PARTS_ROW}), ${limbs}, toUInt64(0) FROM ${spanRows(w, filters.rollup)}`,
   ];
   for (const rows of edgeRows(w, `${filters.events} AND ${sums.where}`)) {
     parts.push(`SELECT ${sums.select} FROM ${rows} ${sums.groupBy}`);

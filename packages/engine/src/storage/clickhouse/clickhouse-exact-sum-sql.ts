@@ -63,7 +63,7 @@ export function sumPartsTextSql(parts: SumPartAggregates): string {
 
 /**
  * The `se` of a row beside {@link exponentSumsSql}'s that holds limb parts instead (their text
- * as {@link sumPartsTextSql} writes it, and their count of values): beyond any sign and biased
+ * as {@link sumPartsTextSql} writes it, the count of values in it): beyond any sign and biased
  * exponent, which fit in 12 bits.
  */
 export const LIMB_PARTS_ROW = 4096;
