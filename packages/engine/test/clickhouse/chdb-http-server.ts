@@ -184,6 +184,7 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
 
   const sessions = sessionPool(options.path);
   const queryLog = process.env.CHDB_QUERY_LOG;
+  const wholeLogMs = Number(process.env.CHDB_QUERY_LOG_WHOLE_MS ?? 80);
   // Where a large insert's data waits for ClickHouse to read it (see stageInsertData).
   const spool = mkdtempSync(join(tmpdir(), 'chdb-insert-'));
 
@@ -274,10 +275,14 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
       const output = Buffer.from(result.bytes);
       const elapsed = process.hrtime.bigint() - started;
       // A developer's profile of the tests' queries: CHDB_QUERY_LOG=<file> appends each one's
-      // milliseconds in chdb, not waiting its turn, and statement (whole when slower than 80 ms).
+      // milliseconds in chdb, not waiting its turn, and statement (whole when slower than
+      // CHDB_QUERY_LOG_WHOLE_MS, 80 by default, but an INSERT without its data, which may be many
+      // megabytes).
       if (queryLog) {
         const ms = Number(process.hrtime.bigint() - ran) / 1e6;
-        const text = ms > 80 ? `${sql} ${JSON.stringify(params)}` : sql.slice(0, 120);
+        const whole =
+          ms > wholeLogMs && !isInsert && !/^\s*INSERT\b/i.test(sql.slice(0, 64));
+        const text = whole ? `${sql} ${JSON.stringify(params)}` : sql.slice(0, 120);
         appendFileSync(queryLog, `${ms.toFixed(1)}\t${text.replace(/\s+/g, ' ')}\n`);
       }
       const summary = {
