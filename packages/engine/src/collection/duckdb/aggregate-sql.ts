@@ -1,5 +1,7 @@
 import type { Aggregation } from '@analytics-chart/protocol';
+import { DOUBLE } from '../../storage/duckdb/duckdb-api.ts';
 import { sumPartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
+import type { NamedParams } from '../../storage/duckdb/sql-params.ts';
 import { QUANTILE } from '../plan/collection-plan.ts';
 
 /** 2^64, by which the ranking keys of Sum and Avg scale values down so that sums never overflow. */
@@ -38,6 +40,26 @@ function percentileSql(m: string, level: number, condition: string): string {
   const d = `(${h} - floor(${h}))`;
   const near = `(${lo} + ${d} * (${hi} - ${lo}))`;
   return `CASE WHEN isfinite(${near}) THEN ${near} ELSE ${lo} * (1 - ${d}) + ${hi} * ${d} END`;
+}
+
+/**
+ * A percentile's two closest ranks of the one group of a statement, once its count of values `n`
+ * is known: `(count, [x[⌊h⌋], x[⌈h⌉]])` of the sorted values, h = level·(n − 1) as a double,
+ * selected by `quantile_disc` without sorting them all (sorting was most of the query). Its index
+ * for a fraction q is max(1, n − ⌊n − n·q⌋) − 1, so (i + ½)/n picks x[i]; the count comes back
+ * to show the ranks were chosen for the same values. The run stage interpolates them by
+ * {@link percentileSql}'s steps (`shape/growing-percentiles.ts`, `interpolate`).
+ */
+export function percentileRanksSql(
+  m: string,
+  level: number,
+  n: number,
+  params: NamedParams,
+): string {
+  const h = level * (n - 1);
+  params.rank_lo = { value: (Math.floor(h) + 0.5) / n, type: DOUBLE };
+  params.rank_hi = { value: (Math.ceil(h) + 0.5) / n, type: DOUBLE };
+  return `count(${m}), quantile_disc(${m}, [$rank_lo, $rank_hi])`;
 }
 
 /**

@@ -11,6 +11,7 @@ import type {
 } from '../plan/collection-plan.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { categoriesEnvelope } from '../shape/categories-shape.ts';
+import { interpolate } from '../shape/growing-percentiles.ts';
 import { type LineAnswer, lineEnvelopeOf, lineWindowAnswer } from '../shape/line-shape.ts';
 import {
   cutSamplesPage,
@@ -23,7 +24,7 @@ import { singleValueEnvelope } from '../shape/single-value-shape.ts';
 import { categoriesSql } from './categories-sql.ts';
 import { lineSql } from './line-sql.ts';
 import { samplesRangeSql, samplesSql } from './samples-sql.ts';
-import { singleValueSql } from './single-value-sql.ts';
+import { type SingleValueStatement, singleValueSql } from './single-value-sql.ts';
 
 /**
  * The run stage: a statement's rows as plain values, under the query's time limit; none for a
@@ -52,8 +53,10 @@ export function collectionQuery(
         return samplesQuery(bound, read);
       case 'Single Value': {
         const { window, compare } = bound.windows;
-        const main = await read(singleValueSql(bound, window));
-        const second = compare ? await read(singleValueSql(bound, compare)) : null;
+        const value = (statement: SingleValueStatement | null) =>
+          statement?.form === 'ranks' ? readPercentile(db, statement, timeoutMs) : read(statement);
+        const main = await value(singleValueSql(bound, window));
+        const second = compare ? await value(singleValueSql(bound, compare)) : null;
         return { envelope: singleValueEnvelope(bound.query, main, second, plan.empty) };
       }
       default:
@@ -62,6 +65,34 @@ export function collectionQuery(
         };
     }
   };
+}
+
+/**
+ * A percentile's one row from its ranks (`single-value-sql.ts`): the count of values, then the two
+ * closest ranks chosen for that count, in one snapshot, interpolated by the number rule's steps;
+ * null for no values.
+ */
+async function readPercentile(
+  db: WorkspaceDb,
+  statement: Extract<SingleValueStatement, { form: 'ranks' }>,
+  timeoutMs: number,
+): Promise<PlainValue[][]> {
+  let n = 0;
+  const [, ranked] = await db.readRowsInSnapshot(
+    statement.count,
+    (rows) => {
+      n = Number(rows[0]?.[0] ?? 0);
+      return n > 0 ? statement.ranksAt(n) : null;
+    },
+    timeoutMs,
+  );
+  if (!ranked) return [[null]];
+  const [count, ranks] = ranked[0] ?? [];
+  // One snapshot: the same values both times, or the ranks would be another count's.
+  if (Number(count) !== n) throw new Error(`percentile ranks read ${count} values, not ${n}`);
+  const [lo, hi] = ranks as [number, number];
+  const h = statement.level * (n - 1);
+  return [[interpolate(lo, hi, h - Math.floor(h))]];
 }
 
 /** A line: its main window, then its compare window keeping a split line's series. */

@@ -1,8 +1,9 @@
 import type { TimeWindow } from '@analytics-chart/protocol';
 import type { Statement } from '../../storage/duckdb/sql-params.ts';
 import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
+import { QUANTILE } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateSql } from './aggregate-sql.ts';
+import { aggregateSql, percentileRanksSql } from './aggregate-sql.ts';
 import { and, windowSql } from './conditions-sql.ts';
 import { rollupTotalsStatement, rollupWindow } from './rollup-sql.ts';
 
@@ -13,10 +14,15 @@ import { rollupTotalsStatement, rollupWindow } from './rollup-sql.ts';
  * catalog, no connection.
  */
 
-/** A Single Value statement: `value`, one row whose first column is the aggregate. */
-export interface SingleValueStatement extends Statement {
-  form: 'value';
-}
+/**
+ * A Single Value statement: `value`, one row whose first column is the aggregate; or, for a
+ * percentile of the events, `ranks`: the count of values, then the statement of the two closest
+ * ranks for that count (`percentileRanksSql`), read in one snapshot, which run turns into that
+ * one row.
+ */
+export type SingleValueStatement =
+  | (Statement & { form: 'value' })
+  | { form: 'ranks'; level: number; count: Statement; ranksAt: (n: number) => Statement };
 
 /** The statement of one window, or null where no whole second fits in it. */
 export function singleValueSql(
@@ -31,10 +37,25 @@ export function singleValueSql(
     return { form: 'value', ...rollupTotalsStatement(read, filters, null) };
   }
   const params = { ...bound.params };
+  const where = and(windowSql(lo, hi, params), bound.where.filters);
+  const m = bound.metricSql;
+  const level = QUANTILE[bound.query.aggregation];
+  if (level !== undefined && m !== null) {
+    return {
+      form: 'ranks',
+      level,
+      count: { sql: `SELECT count(${m}) FROM ${bound.relation} WHERE ${where}`, params },
+      ranksAt: (n) => {
+        const ranked = { ...params };
+        const sql = `SELECT ${percentileRanksSql(m, level, n, ranked)} FROM ${bound.relation} WHERE ${where}`;
+        return { sql, params: ranked };
+      },
+    };
+  }
   return {
     form: 'value',
-    sql: `SELECT ${aggregateSql(bound.query.aggregation, bound.metricSql)} FROM ${bound.relation}
-     WHERE ${and(windowSql(lo, hi, params), bound.where.filters)}`,
+    sql: `SELECT ${aggregateSql(bound.query.aggregation, m)} FROM ${bound.relation}
+     WHERE ${where}`,
     params,
   };
 }

@@ -198,6 +198,29 @@ export class WorkspaceDb {
   }
 
   /**
+   * Two statements of one answer, the second rendered from the first's rows by `then` (none
+   * where it gives null), read in one transaction on one reader connection, so that both see the
+   * same events however many arrive meanwhile.
+   */
+  readRowsInSnapshot(
+    first: Statement,
+    then: (rows: PlainValue[][]) => Statement | null,
+    timeoutMs?: number,
+  ): Promise<[PlainValue[][], PlainValue[][] | null]> {
+    return this.read(async (conn) => {
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        const rows = await readPrepared(conn, first.sql, first.params);
+        const second = then(rows);
+        return [rows, second ? await readPrepared(conn, second.sql, second.params) : null];
+      } finally {
+        // Read only: nothing to keep, and the connection goes back to the pool out of it.
+        await conn.run('ROLLBACK');
+      }
+    }, timeoutMs);
+  }
+
+  /**
    * Runs `fn` in one transaction on the writer connection, after every earlier write. On
    * success the transaction commits (DuckDB syncs its WAL, so the data is durable) and the
    * drafts it touched are published; on failure it rolls back and nothing is published.
