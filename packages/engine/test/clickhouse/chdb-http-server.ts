@@ -280,8 +280,7 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
       // megabytes).
       if (queryLog) {
         const ms = Number(process.hrtime.bigint() - ran) / 1e6;
-        const whole =
-          ms > wholeLogMs && !isInsert && !/^\s*INSERT\b/i.test(sql.slice(0, 64));
+        const whole = ms > wholeLogMs && !isInsert && !/^\s*INSERT\b/i.test(sql.slice(0, 64));
         const text = whole ? `${sql} ${JSON.stringify(params)}` : sql.slice(0, 120);
         appendFileSync(queryLog, `${ms.toFixed(1)}\t${text.replace(/\s+/g, ' ')}\n`);
       }
