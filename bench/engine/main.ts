@@ -19,7 +19,7 @@
  * with `--other-engine` another build's `analytics-engine` bin (e.g. the compiled CLI of a
  * worktree of main) on and off in the same rounds, and prints the figures, writing nothing.
  * From 50M events (or with `--scale`) it runs `scale.ts` instead: rollup-answered queries at
- * that size against 1M, on DuckDB.
+ * that size against 1M, on DuckDB (`--keep` leaves both workspaces for a profile).
  *
  * For each query the median end-to-end time over HTTP of `engine serve` (a child process) on
  * DuckDB and of `engine serve --clickhouse` on ClickHouse's HTTP interface (chdb behind the
@@ -510,6 +510,7 @@ export async function run(args: string[]): Promise<void> {
       listening,
       post: (agent, url, body) => postRaw(agent, url, body),
       log,
+      keep: args.includes('--keep'),
     });
     return;
   }

@@ -46,6 +46,8 @@ export interface ScaleTools {
   /** POSTs a body over a keep-alive agent; resolves with the text of a 200. */
   post(agent: Agent, url: string, body: string): Promise<string>;
   log(line: string): void;
+  /** Leave the data directory (both workspaces) for a profile after the run. */
+  keep?: boolean;
 }
 
 /** The three queries whose cost issue 37 asks to keep flat from 1M to 100M events. */
@@ -219,6 +221,7 @@ export async function runScale(events: number, tools: ScaleTools): Promise<void>
   } finally {
     for (const server of servers) server.kill();
     await Promise.all(servers.map((s) => (s.exitCode === null ? exited(s) : null)));
-    rmSync(dir, { recursive: true, force: true });
+    if (tools.keep) log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
