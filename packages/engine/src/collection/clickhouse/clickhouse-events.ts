@@ -1,7 +1,7 @@
 import { EXCEPTION_TAG_HEADER_NAME, extractErrorAtTheEndOfChunk } from '@clickhouse/client-web';
 import { LIMB_PARTS_ROW } from '../../storage/clickhouse/clickhouse-exact-sum-sql.ts';
 import { type ClickHouseRun, clickHouseSettings } from '../../storage/clickhouse/clickhouse-run.ts';
-import { interpolate } from '../shape/growing-percentiles.ts';
+import { percentileOfRanks } from '../shape/growing-percentiles.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
 
 /**
@@ -30,7 +30,7 @@ export async function readRows(
   });
   const rows = compactRows(await result.text(), result.response_headers[EXCEPTION_TAG_HEADER_NAME]);
   if (statement.exponentSums) return [[exponentSumParts(rows)]];
-  if (statement.percentile !== undefined) return [[percentileOfRanks(statement.percentile, rows)]];
+  if (statement.percentile !== undefined) return [[percentileOfRow(statement.percentile, rows)]];
   return rows.map((row) =>
     row.map((value, i) => {
       if (statement.text.includes(i)) return value;
@@ -113,13 +113,12 @@ function exponentSumParts(rows: unknown[][]) {
  * h = level·(n − 1) as the SQL computed it, then the number rule's interpolation; null for no
  * values.
  */
-function percentileOfRanks(level: number, rows: unknown[][]): number | null {
+function percentileOfRow(level: number, rows: unknown[][]): number | null {
   const [count, ranks] = rows[0] ?? [];
   const n = Number(count ?? 0);
   if (n === 0) return null;
   const [lo, hi] = (ranks as unknown[]).map((x) => denormal(x) as number);
-  const h = level * (n - 1);
-  return interpolate(lo as number, hi as number, h - Math.floor(h));
+  return percentileOfRanks(level, n, lo as number, hi as number);
 }
 
 /** A value with ClickHouse's texts of infinities and NaN read as numbers, inside arrays too. */

@@ -11,7 +11,7 @@ import type {
 } from '../plan/collection-plan.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { categoriesEnvelope } from '../shape/categories-shape.ts';
-import { interpolate } from '../shape/growing-percentiles.ts';
+import { percentileOfRanks } from '../shape/growing-percentiles.ts';
 import { type LineAnswer, lineEnvelopeOf, lineWindowAnswer } from '../shape/line-shape.ts';
 import {
   cutSamplesPage,
@@ -77,22 +77,19 @@ async function readPercentile(
   statement: Extract<SingleValueStatement, { form: 'ranks' }>,
   timeoutMs: number,
 ): Promise<PlainValue[][]> {
-  let n = 0;
-  const [, ranked] = await db.readRowsInSnapshot(
+  const countOf = (rows: PlainValue[][]) => Number(rows[0]?.[0] ?? 0);
+  const [counted, ranked] = await db.readRowsInSnapshot(
     statement.count,
-    (rows) => {
-      n = Number(rows[0]?.[0] ?? 0);
-      return n > 0 ? statement.ranksAt(n) : null;
-    },
+    (rows) => (countOf(rows) > 0 ? statement.ranksAt(countOf(rows)) : null),
     timeoutMs,
   );
   if (!ranked) return [[null]];
-  const [count, ranks] = ranked[0] ?? [];
+  const n = countOf(counted);
   // One snapshot: the same values both times, or the ranks would be another count's.
-  if (Number(count) !== n) throw new Error(`percentile ranks read ${count} values, not ${n}`);
-  const [lo, hi] = ranks as [number, number];
-  const h = statement.level * (n - 1);
-  return [[interpolate(lo, hi, h - Math.floor(h))]];
+  if (countOf(ranked) !== n)
+    throw new Error(`percentile ranks read ${countOf(ranked)} values, not ${n}`);
+  const [lo, hi] = (ranked[0] as PlainValue[])[1] as [number, number];
+  return [[percentileOfRanks(statement.level, n, lo, hi)]];
 }
 
 /** A line: its main window, then its compare window keeping a split line's series. */

@@ -16,6 +16,15 @@ export function interpolate(lo: number, hi: number, d: number): number {
 }
 
 /**
+ * The percentile at `level` of `n` values from their two closest ranks as a statement selected
+ * them, `lo` = x[⌊h⌋] and `hi` = x[⌈h⌉] of the sorted values, h = level·(n − 1) as a double.
+ */
+export function percentileOfRanks(level: number, n: number, lo: number, hi: number): number {
+  const h = level * (n - 1);
+  return interpolate(lo, hi, h - Math.floor(h));
+}
+
+/**
  * The percentile at `level` over the growing frame for each bucket, in bucket order: over the
  * values of that bucket and every one before it (`values[i]`, bucket i's numeric values in any
  * order); null until the frame holds a value.
