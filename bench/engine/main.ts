@@ -303,6 +303,14 @@ const KEY_COUNTS = [10, 300, 3000];
 const BULK_WARM_UP = 20;
 
 /**
+ * The ruling on the engine's ClickHouse queries, restated as added time: at most 1.3x **or** at
+ * most 5 ms more than the hand-written statement over HTTP.
+ */
+function withinRuling(engineMs: number, handMs: number): boolean {
+  return engineMs / handMs <= 1.3 || engineMs - handMs <= 5;
+}
+
+/**
  * POSTs a serialised body over a keep-alive agent and resolves with the response text; anything
  * but a 200 is an error. `node:http` rather than `fetch`: the client shares the two cores with
  * the server, and `fetch` costs it about 1.5 ms more per request (measured), which would be
@@ -1045,8 +1053,10 @@ export async function run(args: string[]): Promise<void> {
       const engine = time('engineCh');
       const other = chOtherUrl ? beside('other engine', 'engineChOther') : '';
       const rolled = chRolledUrl ? beside('engine/CH with rollups', 'engineChRolled') : '';
+      const ruling = (side: Side) => (withinRuling(time(side), hand) ? 'met' : 'NOT MET');
+      const rolledRuling = chRolledUrl ? `, with rollups ${ruling('engineChRolled')}` : '';
       log(
-        `${c.name}: CH/HTTP ${fmt(hand)} ms, engine/CH ${fmt(engine)} ms (${fmt(engine / hand, 2)}×, +${fmt(engine - hand)} ms)${other}${rolled}${same}`,
+        `${c.name}: CH/HTTP ${fmt(hand)} ms, engine/CH ${fmt(engine)} ms (${fmt(engine / hand, 2)}×, +${fmt(engine - hand)} ms)${other}${rolled}${same}; at most 1.3x or 5 ms more: ${ruling('engineCh')}${rolledRuling}`,
       );
     }
     for (const f of failures) log(`failed: ${f}`);
@@ -1506,9 +1516,12 @@ function report(measured: Measured): void {
         `  ingest with rollups on at least 0.85x the rate with them off (ClickHouse): ${verdict(ratio >= 0.85)} (${fmt(ratio, 2)}x)`,
       );
     }
-    const over = misses((r) => r.engineCh / r.chHttp, 1.3);
+    const over = rows.filter((r) => !withinRuling(r.engineCh, r.chHttp));
+    const overList = over
+      .map((r) => `${r.name}: ${fmt(r.engineCh / r.chHttp, 2)}x, +${fmt(r.engineCh - r.chHttp)} ms`)
+      .join('; ');
     log(
-      `  engine on ClickHouse within 1.3x of hand-written ClickHouse SQL over HTTP, each query: ${verdict(over.length === 0)}${list(over)}`,
+      `  engine on ClickHouse at most 1.3x or at most 5 ms more than hand-written ClickHouse SQL over HTTP, each query: ${verdict(over.length === 0)}${overList ? ` (${overList})` : ''}`,
     );
     const differ = rows.filter((r) => r.same === false);
     if (withDuckDb) {
