@@ -156,7 +156,7 @@ function nearestDouble(num: bigint, den: bigint): number {
 }
 
 /** The exact sum rounded once (the number rule's Sum). */
-function exactSum(values: number[]): number {
+export function exactSum(values: number[]): number {
   return nearestDouble(
     values.reduce((a, v) => a + exactUnits(v), 0n),
     1n,
@@ -164,7 +164,7 @@ function exactSum(values: number[]): number {
 }
 
 /** The exact sum over the count, rounded once (the number rule's Avg). */
-function mean(values: number[]): number | null {
+export function mean(values: number[]): number | null {
   if (values.length === 0) return null;
   return nearestDouble(
     values.reduce((a, v) => a + exactUnits(v), 0n),

@@ -137,6 +137,23 @@ export class ExactSum {
   }
 }
 
+/**
+ * A group's parts from a sum of its values as one integer times 2^-`fractionBits`, given their
+ * count and smallest magnitude other than zero (null for none): null where that magnitude is
+ * below 2^(52 - `fractionBits`), as a value with bits below the integer's last may have been
+ * rounded by the driver's cast; the driver adds such values by their limbs instead.
+ */
+export function wholeSumParts(
+  count: number,
+  smallest: number | null,
+  sum: bigint | null,
+  fractionBits: number,
+): SumParts | null {
+  if (smallest !== null && smallest < 2 ** (52 - fractionBits)) return null;
+  const scaled = (sum ?? 0n) << BigInt(DENOMINATOR_BITS - fractionBits);
+  return { limbs: [0n, 0n, 0n], rest: [], count, scaled };
+}
+
 /** The exact sum of parts, rounded once. */
 export function sumOfParts(...parts: SumParts[]): ExactSum {
   const sum = new ExactSum();

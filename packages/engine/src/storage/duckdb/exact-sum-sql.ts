@@ -14,6 +14,27 @@ const P2 = {
 };
 
 /**
+ * The exact sum of `m` as one integer, where that is exact: its count, its smallest magnitude
+ * other than zero, and the sum of each value times 2^{@link WHOLE_FRACTION_BITS} cast to HUGEINT
+ * (`plan/exact-sum.ts`, `wholeSumParts`, reads them). Any value of magnitude 2^-10 or more is a
+ * whole multiple of 2^-62, so where the smallest is that large every cast is exact; a value
+ * whose product is out of HUGEINT's range, or a sum past it, is DuckDB's out-of-range error
+ * rather than a wrong sum. One cast and one integer sum per value, where {@link sumPartsSql}
+ * takes a dozen steps, for the values most metrics hold.
+ */
+export function wholeSumSql(m: string): string {
+  return `count(${m}), min(abs(${m})) FILTER (WHERE ${m} <> 0), sum((${m} * ${P2.p62})::HUGEINT)`;
+}
+
+/** The fraction bits of {@link wholeSumSql}'s integer. */
+export const WHOLE_FRACTION_BITS = 62;
+
+/** Whether `error` is DuckDB's refusal of {@link wholeSumSql}: a cast or a sum out of range. */
+export function isOutOfRange(error: unknown): boolean {
+  return error instanceof Error && /^(Conversion|Out of Range) Error: /.test(error.message);
+}
+
+/**
  * The parts of the exact sum of `m` (`plan/exact-sum.ts`): a struct of the three limb sums of
  * |m|·2^90 (62 bits each, signed by m, summed as BIGINT into HUGEINT) for the values on that
  * grid, the other values as a list, and the count, as `plan/exact-sum.ts`'s `readSumParts` reads

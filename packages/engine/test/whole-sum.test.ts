@@ -1,0 +1,85 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sumOfParts, wholeSumParts } from '../src/collection/plan/exact-sum.ts';
+import { DOUBLE, DuckDBInstance, LIST, listValue } from '../src/storage/duckdb/duckdb-api.ts';
+import {
+  isOutOfRange,
+  WHOLE_FRACTION_BITS,
+  wholeSumSql,
+} from '../src/storage/duckdb/exact-sum-sql.ts';
+import { readPrepared } from '../src/storage/duckdb/prepared-statements.ts';
+import { exactSum, mean } from './helpers/reference.ts';
+
+/** Doubles of every magnitude, both zeros and subnormals among them. */
+const anyValue = fc.oneof(
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(0, -0, 5e-324, 2 ** -10, -(2 ** -10), 2 ** -11 * 3, 2 ** 64, 2 ** 65, 1.7e308),
+  fc.integer({ min: -5, max: 5 }),
+);
+/** What most metrics hold: prices, durations, counts, from 2^-10 up to 2^40, and zeros. */
+const metricValue = fc.oneof(
+  fc.double({ min: 2 ** -10, max: 2 ** 40, noNaN: true }),
+  fc.double({ min: -(2 ** 40), max: -(2 ** -10), noNaN: true }),
+  fc.constantFrom(0, -0, 0.1, 19.99, 1_000_000),
+);
+
+describe("DuckDB's whole sum (a Single Value's Sum and Avg as one integer)", () => {
+  let instance: DuckDBInstance;
+  let conn: DuckDBConnection;
+  beforeAll(async () => {
+    instance = await DuckDBInstance.create(':memory:');
+    conn = await instance.connect();
+  });
+  afterAll(() => {
+    conn.closeSync();
+    instance.closeSync();
+  });
+
+  /** The statement's parts for `values`, or null where run must add them by their limbs. */
+  async function whole(values: number[]) {
+    const params = { v: { value: listValue(values), type: LIST(DOUBLE) } };
+    try {
+      const [row] = await readPrepared(
+        conn,
+        `SELECT ${wholeSumSql('x')} FROM (SELECT unnest($v) AS x)`,
+        params,
+      );
+      const [count, smallest, sum] = row as [bigint, number | null, bigint | null];
+      expect(Number(count)).toBe(values.length);
+      return wholeSumParts(Number(count), smallest, sum, WHOLE_FRACTION_BITS);
+    } catch (error) {
+      if (!isOutOfRange(error)) throw error;
+      return null;
+    }
+  }
+
+  test('is the exact sum and mean, bit for bit, whenever it gives one', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(anyValue, { minLength: 1, maxLength: 200 }), async (values) => {
+        const parts = await whole(values);
+        if (!parts) return;
+        const sum = sumOfParts(parts);
+        // -0 and 0 are one JSON text.
+        expect(sum.sum() || 0).toBe(exactSum(values) || 0);
+        expect(sum.mean()).toBe(mean(values));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test("gives one for metrics' values, and leaves the others to the limbs", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(metricValue, { minLength: 1, maxLength: 200 }), async (values) => {
+        const parts = await whole(values);
+        expect(parts).not.toBeNull();
+        expect(sumOfParts(parts as NonNullable<typeof parts>).sum()).toBe(exactSum(values));
+      }),
+      { numRuns: 200 },
+    );
+    // Bits below 2^-62 (a value under 2^-10), a product past HUGEINT, and a sum past it.
+    expect(await whole([1, 2 ** -11 + 2 ** -63])).toBeNull();
+    expect(await whole([1, 2 ** 65])).toBeNull();
+    expect(await whole([2 ** 64, 2 ** 64, 2 ** 64])).toBeNull();
+  });
+});
