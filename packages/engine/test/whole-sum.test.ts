@@ -1,13 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { sumOfParts, wholeSumParts } from '../src/collection/plan/exact-sum.ts';
+import { readSumParts, sumOfParts, WholeSumRefused } from '../src/collection/plan/exact-sum.ts';
 import { DOUBLE, DuckDBInstance, LIST, listValue } from '../src/storage/duckdb/duckdb-api.ts';
-import {
-  isOutOfRange,
-  WHOLE_FRACTION_BITS,
-  wholeSumSql,
-} from '../src/storage/duckdb/exact-sum-sql.ts';
+import { isOutOfRange, wholeSumPartsSql } from '../src/storage/duckdb/exact-sum-sql.ts';
 import { readPrepared } from '../src/storage/duckdb/prepared-statements.ts';
 import { exactSum, mean } from './helpers/reference.ts';
 
@@ -24,7 +20,7 @@ const metricValue = fc.oneof(
   fc.constantFrom(0, -0, 0.1, 19.99, 1_000_000),
 );
 
-describe("DuckDB's whole sum (a Single Value's Sum and Avg as one integer)", () => {
+describe("DuckDB's whole sum (Sum and Avg as one integer per group)", () => {
   let instance: DuckDBInstance;
   let conn: DuckDBConnection;
   beforeAll(async () => {
@@ -36,20 +32,18 @@ describe("DuckDB's whole sum (a Single Value's Sum and Avg as one integer)", () 
     instance.closeSync();
   });
 
-  /** The statement's parts for `values`, or null where run must add them by their limbs. */
-  async function whole(values: number[]) {
+  /** The parts of `values` summed whole, or null where run must add them by their limbs. */
+  async function whole(values: number[], condition = 'TRUE') {
     const params = { v: { value: listValue(values), type: LIST(DOUBLE) } };
     try {
       const [row] = await readPrepared(
         conn,
-        `SELECT ${wholeSumSql('x')} FROM (SELECT unnest($v) AS x)`,
+        `SELECT ${wholeSumPartsSql('x', condition)} FROM (SELECT unnest($v) AS x)`,
         params,
       );
-      const [count, smallest, sum] = row as [bigint, number | null, bigint | null];
-      expect(Number(count)).toBe(values.length);
-      return wholeSumParts(Number(count), smallest, sum, WHOLE_FRACTION_BITS);
+      return readSumParts((row as unknown[])[0]);
     } catch (error) {
-      if (!isOutOfRange(error)) throw error;
+      if (!isOutOfRange(error) && !(error instanceof WholeSumRefused)) throw error;
       return null;
     }
   }
@@ -81,5 +75,12 @@ describe("DuckDB's whole sum (a Single Value's Sum and Avg as one integer)", () 
     expect(await whole([1, 2 ** -11 + 2 ** -63])).toBeNull();
     expect(await whole([1, 2 ** 65])).toBeNull();
     expect(await whole([2 ** 64, 2 ** 64, 2 ** 64])).toBeNull();
+  });
+
+  test('a condition keeps its rows alone, the smallest magnitude included', async () => {
+    const parts = await whole([2 ** -11 + 2 ** -63, 3, 4.5, 0], 'x > 1');
+    expect(parts?.count).toBe(2);
+    expect(sumOfParts(parts as NonNullable<typeof parts>).sum()).toBe(7.5);
+    expect(await whole([2 ** -11 + 2 ** -63, 3], 'x < 1')).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import type { Aggregation } from '@analytics-chart/protocol';
 import { DOUBLE } from '../../storage/duckdb/duckdb-api.ts';
-import { sumPartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
+import { type SumForm, sumFormSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import type { NamedParams } from '../../storage/duckdb/sql-params.ts';
 import { QUANTILE } from '../plan/collection-plan.ts';
 
@@ -9,19 +9,20 @@ const SCALE = '18446744073709551616.0::DOUBLE';
 
 /**
  * The aggregate over a numeric expression `m` (ignored by Count), optionally restricted to the
- * rows where `condition` holds. Sum and Avg are their parts (`sumPartsSql`, read by
- * `plan/exact-sum.ts`'s `readAggregate`); where SQL must order by them, {@link aggregateOrderSql} is the key.
- * Percentiles are {@link percentileSql}.
+ * rows where `condition` holds. Sum and Avg are their parts in the form `sums` (`sumFormSql`,
+ * read by `plan/exact-sum.ts`'s `readAggregate`); where SQL must order by them,
+ * {@link aggregateOrderSql} is the key. Percentiles are {@link percentileSql}.
  */
 export function aggregateSql(
   aggregation: Aggregation,
   m: string | null,
   condition = 'TRUE',
+  sums: SumForm = 'limbs',
 ): string {
   const filter = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
   if (aggregation === 'Count') return `count(*)${filter}`;
   if (m === null) return 'NULL';
-  if (aggregation === 'Sum' || aggregation === 'Avg') return sumPartsSql(m, condition);
+  if (aggregation === 'Sum' || aggregation === 'Avg') return sumFormSql(sums, m, condition);
   return percentileSql(m, QUANTILE[aggregation] as number, condition);
 }
 

@@ -42,7 +42,7 @@ export function categoriesSql(bound: DuckDbBoundQuery): CategoriesStatement | nu
     form: 'split values',
     sql: rankCandidatesSql(
       'sp, v',
-      `SELECT sp, ${aggregateSql(query.aggregation, 'm')} AS v, ${order.key} AS o, ${order.slack} AS e FROM (
+      `SELECT sp, ${aggregateSql(query.aggregation, 'm', 'TRUE', bound.sums)} AS v, ${order.key} AS o, ${order.slack} AS e FROM (
          SELECT ${bound.splitSql} AS sp, ${m} AS m FROM ${bound.relation}
          WHERE ${and(windowSql(lo, hi, params), bound.where.filters)}
        ) WHERE sp IS NOT NULL

@@ -1,6 +1,6 @@
 import { LIMITS } from '@analytics-chart/protocol';
 import { BIGINT, LIST, listValue, VARCHAR } from '../../storage/duckdb/duckdb-api.ts';
-import { sumPartsSql } from '../../storage/duckdb/exact-sum-sql.ts';
+import { sumFormSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
@@ -103,7 +103,7 @@ export function lineSql(
     const columns = populations.map((condition, i) =>
       aggregation === 'Count'
         ? `${aggregateSql(aggregation, m, condition)} AS v${i}`
-        : `${aggregateSql(aggregation, m, condition)} AS v${i}, ${aggregateSql('Count', null, condition)} AS c${i}`,
+        : `${aggregateSql(aggregation, m, condition, bound.sums)} AS v${i}, ${aggregateSql('Count', null, condition)} AS c${i}`,
     );
     return {
       form: 'populations',
@@ -125,7 +125,7 @@ export function lineSql(
       form: 'running',
       sql: percentile
         ? `SELECT k, count(*), list(m) FILTER (WHERE m IS NOT NULL) FROM (${base}) GROUP BY k`
-        : `SELECT k, count(*), ${sumPartsSql('m')} FROM (${base}) GROUP BY k`,
+        : `SELECT k, count(*), ${sumFormSql(bound.sums ?? 'limbs', 'm')} FROM (${base}) GROUP BY k`,
       params,
     };
   }
@@ -153,13 +153,13 @@ export function lineSql(
     params.cells = { value: MAX_SPLIT_CELLS + 1, type: BIGINT };
     return {
       form: 'cells',
-      sql: `SELECT sp, k, count(*)${aggregation === 'Count' ? '' : `, ${sumPartsSql('m')}`}
+      sql: `SELECT sp, k, count(*)${aggregation === 'Count' ? '' : `, ${sumFormSql(bound.sums ?? 'limbs', 'm')}`}
      FROM (${base}) WHERE sp IS NOT NULL
      GROUP BY sp, k LIMIT $cells`,
       params,
     };
   }
-  const agg = aggregateSql(aggregation, 'm');
+  const agg = aggregateSql(aggregation, 'm', 'TRUE', bound.sums);
   const order = aggregateOrderSql(aggregation, 'm');
   if (fixedSeries) params.fixed = { value: listValue([...fixedSeries]), type: LIST(VARCHAR) };
   params.series = { value: LIMITS.series, type: BIGINT };

@@ -1,5 +1,5 @@
 import { type Envelope, LIMITS } from '@analytics-chart/protocol';
-import { isOutOfRange, WHOLE_FRACTION_BITS } from '../../storage/duckdb/exact-sum-sql.ts';
+import { isOutOfRange } from '../../storage/duckdb/exact-sum-sql.ts';
 import type { PlainValue } from '../../storage/duckdb/prepared-statements.ts';
 import type { Statement } from '../../storage/duckdb/sql-params.ts';
 import type { WorkspaceDb } from '../../storage/duckdb/workspace-db.ts';
@@ -10,7 +10,7 @@ import type {
   LinePlan,
   LineWindow,
 } from '../plan/collection-plan.ts';
-import { wholeSumParts } from '../plan/exact-sum.ts';
+import { WholeSumRefused } from '../plan/exact-sum.ts';
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import { categoriesEnvelope } from '../shape/categories-shape.ts';
 import { percentileOfRanks } from '../shape/growing-percentiles.ts';
@@ -46,30 +46,49 @@ export function collectionQuery(
 ): (plan: CollectionPlan, limits: { timeoutMs: number }) => Promise<CollectionAnswer> {
   return async (plan, { timeoutMs }) => {
     const bound = bindDuckDbQuery(db.catalog, plan);
-    // Awaited inside, so that the run returns to its stage rather than through a wrapper.
-    const read: ReadRows = async (statement) =>
-      statement ? await db.readRows(statement, timeoutMs) : [];
-    if (plan.line) return { envelope: await lineQuery(bound, plan.line, read) };
-    switch (plan.query.graph_type) {
-      case 'Samples':
-        return samplesQuery(bound, read);
-      case 'Single Value': {
-        const { window, compare } = bound.windows;
-        const value = (statement: SingleValueStatement | null) => {
-          if (statement?.form === 'ranks') return readPercentile(db, statement, timeoutMs);
-          if (statement?.form === 'whole') return readWholeSum(db, statement, timeoutMs);
-          return read(statement);
-        };
-        const main = await value(singleValueSql(bound, window));
-        const second = compare ? await value(singleValueSql(bound, compare)) : null;
-        return { envelope: singleValueEnvelope(bound.query, main, second, plan.empty) };
-      }
-      default:
-        return {
-          envelope: categoriesEnvelope(bound.query, await read(categoriesSql(bound)), plan.empty),
-        };
+    const { aggregation } = plan.query;
+    if (bound.metricSql === null || (aggregation !== 'Sum' && aggregation !== 'Avg')) {
+      return answer(db, plan, bound, timeoutMs);
     }
+    // Sums of whole values first, then of limbs where some value was not whole or out of range.
+    const started = performance.now();
+    try {
+      return await answer(db, plan, { ...bound, sums: 'whole' }, timeoutMs);
+    } catch (error) {
+      if (!(error instanceof WholeSumRefused) && !isOutOfRange(error)) throw error;
+    }
+    const left = Math.max(1, timeoutMs - (performance.now() - started));
+    return answer(db, plan, { ...bound, sums: 'limbs' }, left);
   };
+}
+
+/** One bound query's answer: each graph-type family's statements rendered, run and shaped. */
+async function answer(
+  db: WorkspaceDb,
+  plan: CollectionPlan,
+  bound: DuckDbBoundQuery,
+  timeoutMs: number,
+): Promise<CollectionAnswer> {
+  // Awaited inside, so that the run returns to its stage rather than through a wrapper.
+  const read: ReadRows = async (statement) =>
+    statement ? await db.readRows(statement, timeoutMs) : [];
+  if (plan.line) return { envelope: await lineQuery(bound, plan.line, read) };
+  switch (plan.query.graph_type) {
+    case 'Samples':
+      return samplesQuery(bound, read);
+    case 'Single Value': {
+      const { window, compare } = bound.windows;
+      const value = (statement: SingleValueStatement | null) =>
+        statement?.form === 'ranks' ? readPercentile(db, statement, timeoutMs) : read(statement);
+      const main = await value(singleValueSql(bound, window));
+      const second = compare ? await value(singleValueSql(bound, compare)) : null;
+      return { envelope: singleValueEnvelope(bound.query, main, second, plan.empty) };
+    }
+    default:
+      return {
+        envelope: categoriesEnvelope(bound.query, await read(categoriesSql(bound)), plan.empty),
+      };
+  }
 }
 
 /**
@@ -95,33 +114,6 @@ async function readPercentile(
     throw new Error(`percentile ranks read ${countOf(ranked)} values, not ${n}`);
   const [lo, hi] = (ranked[0] as PlainValue[])[1] as [number, number];
   return [[percentileOfRanks(statement.level, n, lo, hi)]];
-}
-
-/**
- * A Sum's or Avg's one row from its sum as one integer (`single-value-sql.ts`), or where that
- * is not exact for the values, or out of DuckDB's range, from the sum's parts, within what is
- * left of the time limit.
- */
-async function readWholeSum(
-  db: WorkspaceDb,
-  statement: Extract<SingleValueStatement, { form: 'whole' }>,
-  timeoutMs: number,
-): Promise<PlainValue[][]> {
-  const started = performance.now();
-  try {
-    const [count, smallest, sum] = (await db.readRows(statement.whole, timeoutMs))[0] ?? [];
-    const parts = wholeSumParts(
-      Number(count ?? 0),
-      smallest === null || smallest === undefined ? null : Number(smallest),
-      typeof sum === 'bigint' ? sum : null,
-      WHOLE_FRACTION_BITS,
-    );
-    if (parts) return [[{ n: parts.count, s: parts.scaled ?? 0n }]];
-  } catch (error) {
-    if (!isOutOfRange(error)) throw error;
-  }
-  const left = Math.max(1, timeoutMs - (performance.now() - started));
-  return db.readRows(statement.parts, left);
 }
 
 /** A line: its main window, then its compare window keeping a split line's series. */

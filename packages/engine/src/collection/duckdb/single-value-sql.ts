@@ -1,5 +1,4 @@
 import type { TimeWindow } from '@analytics-chart/protocol';
-import { wholeSumSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import type { Statement } from '../../storage/duckdb/sql-params.ts';
 import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import { QUANTILE } from '../plan/collection-plan.ts';
@@ -16,16 +15,14 @@ import { rollupTotalsStatement, rollupWindow } from './rollup-sql.ts';
  */
 
 /**
- * A Single Value statement: `value`, one row whose first column is the aggregate; for a
+ * A Single Value statement: `value`, one row whose first column is the aggregate; or, for a
  * percentile of the events, `ranks`: the count of values, then the statement of the two closest
  * ranks for that count (`percentileRanksSql`), read in one snapshot, which run turns into that
- * one row; for a Sum or Avg of the events, `whole`: the sum as one integer (`wholeSumSql`), or
- * where that is not exact for these values, `value`'s statement of the sum's parts.
+ * one row.
  */
 export type SingleValueStatement =
   | (Statement & { form: 'value' })
-  | { form: 'ranks'; level: number; count: Statement; ranksAt: (n: number) => Statement }
-  | { form: 'whole'; whole: Statement; parts: Statement };
+  | { form: 'ranks'; level: number; count: Statement; ranksAt: (n: number) => Statement };
 
 /** The statement of one window, or null where no whole second fits in it. */
 export function singleValueSql(
@@ -55,15 +52,10 @@ export function singleValueSql(
       },
     };
   }
-  const value: Statement = {
-    sql: `SELECT ${aggregateSql(bound.query.aggregation, m)} FROM ${bound.relation}
+  return {
+    form: 'value',
+    sql: `SELECT ${aggregateSql(bound.query.aggregation, m, 'TRUE', bound.sums)} FROM ${bound.relation}
      WHERE ${where}`,
     params,
   };
-  const aggregation = bound.query.aggregation;
-  if (m !== null && (aggregation === 'Sum' || aggregation === 'Avg')) {
-    const whole = { sql: `SELECT ${wholeSumSql(m)} FROM ${bound.relation} WHERE ${where}`, params };
-    return { form: 'whole', whole, parts: value };
-  }
-  return { form: 'value', ...value };
 }

@@ -27,6 +27,22 @@ export interface SumParts {
   scaled?: bigint;
 }
 
+/**
+ * Fraction bits of a driver's sum of whole values (`w`, with the smallest magnitude `q`, in
+ * {@link readSumParts}): values of magnitude 2^(52 - 62) or more are whole multiples of 2^-62.
+ */
+export const WHOLE_FRACTION_BITS = 62;
+
+/**
+ * A sum of whole values whose smallest magnitude has bits below the integer's last: the driver's
+ * casts may have rounded some, so the statement is read again with the sum's limbs.
+ */
+export class WholeSumRefused extends Error {
+  constructor() {
+    super('a value has bits below 2^-62: sum it by its limbs');
+  }
+}
+
 /** Sums below 2^-1074 are fractions of a double's last bit: the common denominator's exponent. */
 const DENOMINATOR_BITS = 1074;
 
@@ -137,23 +153,6 @@ export class ExactSum {
   }
 }
 
-/**
- * A group's parts from a sum of its values as one integer times 2^-`fractionBits`, given their
- * count and smallest magnitude other than zero (null for none): null where that magnitude is
- * below 2^(52 - `fractionBits`), as a value with bits below the integer's last may have been
- * rounded by the driver's cast; the driver adds such values by their limbs instead.
- */
-export function wholeSumParts(
-  count: number,
-  smallest: number | null,
-  sum: bigint | null,
-  fractionBits: number,
-): SumParts | null {
-  if (smallest !== null && smallest < 2 ** (52 - fractionBits)) return null;
-  const scaled = (sum ?? 0n) << BigInt(DENOMINATOR_BITS - fractionBits);
-  return { limbs: [0n, 0n, 0n], rest: [], count, scaled };
-}
-
 /** The exact sum of parts, rounded once. */
 export function sumOfParts(...parts: SumParts[]): ExactSum {
   const sum = new ExactSum();
@@ -164,7 +163,8 @@ export function sumOfParts(...parts: SumParts[]): ExactSum {
 /**
  * The parts as a statement's row carries them, a record of the limb sums `h`, `m` and `l`, the
  * values off the grid `r`, the count `n` and, where a driver gives it, the scaled integer `s`
- * (null or missing: no values).
+ * (null or missing: no values); or of a sum of whole values, `n`, `q` and `w` (see
+ * {@link WHOLE_FRACTION_BITS}), which throws {@link WholeSumRefused} where `q` is too small.
  */
 export function readSumParts(value: unknown): SumParts {
   const row = (value ?? {}) as {
@@ -174,8 +174,22 @@ export function readSumParts(value: unknown): SumParts {
     r?: unknown;
     n?: unknown;
     s?: unknown;
+    q?: unknown;
+    w?: unknown;
   };
   const big = (v: unknown) => (typeof v === 'bigint' ? v : 0n);
+  if ('w' in row) {
+    // One integer times 2^-62: exact only where no value has bits below it.
+    if (typeof row.q === 'number' && row.q < 2 ** (52 - WHOLE_FRACTION_BITS)) {
+      throw new WholeSumRefused();
+    }
+    return {
+      limbs: [0n, 0n, 0n],
+      rest: [],
+      count: Number(row.n ?? 0),
+      scaled: big(row.w) << BigInt(DENOMINATOR_BITS - WHOLE_FRACTION_BITS),
+    };
+  }
   return {
     limbs: [big(row.h), big(row.m), big(row.l)],
     rest: Array.isArray(row.r) ? row.r.map(Number) : [],

@@ -14,22 +14,31 @@ const P2 = {
 };
 
 /**
- * The exact sum of `m` as one integer, where that is exact: its count, its smallest magnitude
- * other than zero, and the sum of each value times 2^{@link WHOLE_FRACTION_BITS} cast to HUGEINT
- * (`plan/exact-sum.ts`, `wholeSumParts`, reads them). Any value of magnitude 2^-10 or more is a
- * whole multiple of 2^-62, so where the smallest is that large every cast is exact; a value
- * whose product is out of HUGEINT's range, or a sum past it, is DuckDB's out-of-range error
- * rather than a wrong sum. One cast and one integer sum per value, where {@link sumPartsSql}
- * takes a dozen steps, for the values most metrics hold.
+ * How a statement adds a metric's values for Sum and Avg: as one integer each where that is
+ * exact (`whole`, {@link wholeSumPartsSql}), or by their limbs (`limbs`, {@link sumPartsSql}).
  */
-export function wholeSumSql(m: string): string {
-  return `count(${m}), min(abs(${m})) FILTER (WHERE ${m} <> 0), sum((${m} * ${P2.p62})::HUGEINT)`;
+export type SumForm = 'whole' | 'limbs';
+
+/** The sum's parts of `m` in the form `form` (see {@link SumForm}). */
+export function sumFormSql(form: SumForm, m: string, condition = 'TRUE'): string {
+  return form === 'whole' ? wholeSumPartsSql(m, condition) : sumPartsSql(m, condition);
 }
 
-/** The fraction bits of {@link wholeSumSql}'s integer. */
-export const WHOLE_FRACTION_BITS = 62;
+/**
+ * The exact sum of `m` as one integer, where that is exact: a struct of the count `n`, the
+ * smallest magnitude other than zero `q`, and `w`, the sum of each value times 2^62 cast to
+ * HUGEINT (`plan/exact-sum.ts`'s `readSumParts` reads them, and refuses a `q` below 2^-10). Any
+ * value of magnitude 2^-10 or more is a whole multiple of 2^-62, so each cast is then exact; a
+ * product out of HUGEINT's range, or a sum past it, is DuckDB's out-of-range error rather than a
+ * wrong sum. One cast and one integer sum per value, where the limbs take a dozen steps.
+ */
+export function wholeSumPartsSql(m: string, condition = 'TRUE'): string {
+  const only = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
+  const nonZero = condition === 'TRUE' ? `${m} <> 0` : `(${condition}) AND ${m} <> 0`;
+  return `{'n': count(${m})${only}, 'q': min(abs(${m})) FILTER (WHERE ${nonZero}), 'w': sum((${m} * ${P2.p62})::HUGEINT)${only}}`;
+}
 
-/** Whether `error` is DuckDB's refusal of {@link wholeSumSql}: a cast or a sum out of range. */
+/** Whether `error` is DuckDB's refusal of {@link wholeSumPartsSql}: a cast or a sum out of range. */
 export function isOutOfRange(error: unknown): boolean {
   return error instanceof Error && /^(Conversion|Out of Range) Error: /.test(error.message);
 }

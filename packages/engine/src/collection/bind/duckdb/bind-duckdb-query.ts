@@ -1,4 +1,5 @@
 import type { Catalog, CollectionEntry, TypedKey } from '../../../storage/duckdb/catalog.ts';
+import type { SumForm } from '../../../storage/duckdb/exact-sum-sql.ts';
 import type { NamedParams } from '../../../storage/duckdb/sql-params.ts';
 import { comparePaths } from '../../../storage/key-path.ts';
 import { MAX_DEPTH } from '../../../storage/seen-key.ts';
@@ -56,6 +57,8 @@ export interface DuckDbBoundQuery extends BoundQuery<DuckDbField> {
   params: NamedParams;
   /** Where the workspace keeps rollups (`storage/duckdb/rollups.ts`): what they hold of the query. */
   rollup?: BoundRollup;
+  /** How statements add the events' values for Sum and Avg (default: by their limbs). */
+  sums?: SumForm;
 }
 
 /** The rollups as a query reads them (`bind-rollup.ts`). */
