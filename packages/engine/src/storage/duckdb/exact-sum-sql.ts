@@ -26,16 +26,18 @@ export function sumFormSql(form: SumForm, m: string, condition = 'TRUE'): string
 
 /**
  * The exact sum of `m` as one integer, where that is exact: a struct of the count `n`, the
- * smallest magnitude other than zero `q`, and `w`, the sum of each value times 2^62 cast to
- * HUGEINT (`plan/exact-sum.ts`'s `readSumParts` reads them, and refuses a `q` below 2^-10). Any
- * value of magnitude 2^-10 or more is a whole multiple of 2^-62, so each cast is then exact; a
- * product out of HUGEINT's range, or a sum past it, is DuckDB's out-of-range error rather than a
- * wrong sum. One cast and one integer sum per value, where the limbs take a dozen steps.
+ * smallest magnitude other than zero `q` (1 for zeros alone), and `w`, the sum of each value
+ * times 2^62 cast to HUGEINT (`plan/exact-sum.ts`'s `readSumParts` reads them, and refuses a `q`
+ * below 2^-10). Any value of magnitude 2^-10 or more is a whole multiple of 2^-62, so each cast
+ * is then exact; a product out of HUGEINT's range, or a sum past it, is DuckDB's out-of-range
+ * error rather than a wrong sum. One cast and one integer sum per value, where the limbs take a
+ * dozen steps.
  */
 export function wholeSumPartsSql(m: string, condition = 'TRUE'): string {
   const only = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
-  const nonZero = condition === 'TRUE' ? `${m} <> 0` : `(${condition}) AND ${m} <> 0`;
-  return `{'n': count(${m})${only}, 'q': min(abs(${m})) FILTER (WHERE ${nonZero}), 'w': sum((${m} * ${P2.p62})::HUGEINT)${only}}`;
+  // A zero is whole: it counts as 1, which a CASE does for less than a FILTER of its own.
+  const magnitude = `CASE WHEN ${m} = 0 THEN 1.0::DOUBLE ELSE abs(${m}) END`;
+  return `{'n': count(${m})${only}, 'q': min(${magnitude})${only}, 'w': sum((${m} * ${P2.p62})::HUGEINT)${only}}`;
 }
 
 /** Whether `error` is DuckDB's refusal of {@link wholeSumPartsSql}: a cast or a sum out of range. */
