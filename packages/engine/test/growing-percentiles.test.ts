@@ -1,11 +1,11 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { percentileRanksSql } from '../src/collection/duckdb/aggregate-sql.ts';
 import { growingPercentiles, interpolate } from '../src/collection/shape/growing-percentiles.ts';
-import { DOUBLE, DuckDBInstance, LIST, listValue } from '../src/storage/duckdb/duckdb-api.ts';
+import { DOUBLE, LIST, listValue } from '../src/storage/duckdb/duckdb-api.ts';
 import { readPrepared } from '../src/storage/duckdb/prepared-statements.ts';
 import type { NamedParams } from '../src/storage/duckdb/sql-params.ts';
+import { memoryConnection } from './helpers/memory-duckdb.ts';
 import { quantile } from './helpers/reference.ts';
 
 /** The reference's percentile of every prefix of buckets: each frame sorted on its own. */
@@ -45,16 +45,7 @@ describe('percentiles over the growing frame', () => {
 });
 
 describe("DuckDB's percentile ranks (a Single Value's, without sorting every value)", () => {
-  let instance: DuckDBInstance;
-  let conn: DuckDBConnection;
-  beforeAll(async () => {
-    instance = await DuckDBInstance.create(':memory:');
-    conn = await instance.connect();
-  });
-  afterAll(() => {
-    conn.closeSync();
-    instance.closeSync();
-  });
+  const conn = memoryConnection();
 
   test('quantile_disc picks the two closest ranks, which interpolate to the reference, bit for bit', async () => {
     await fc.assert(
@@ -65,7 +56,7 @@ describe("DuckDB's percentile ranks (a Single Value's, without sorting every val
           const params: NamedParams = { v: { value: listValue(values), type: LIST(DOUBLE) } };
           const select = percentileRanksSql('x', level, values.length, params);
           const [row] = await readPrepared(
-            conn,
+            conn(),
             `SELECT ${select} FROM (SELECT unnest($v) AS x)`,
             params,
           );

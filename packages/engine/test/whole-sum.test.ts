@@ -1,10 +1,10 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { readSumParts, sumOfParts, WholeSumRefused } from '../src/collection/plan/exact-sum.ts';
-import { DOUBLE, DuckDBInstance, LIST, listValue } from '../src/storage/duckdb/duckdb-api.ts';
+import { DOUBLE, LIST, listValue } from '../src/storage/duckdb/duckdb-api.ts';
 import { isOutOfRange, wholeSumPartsSql } from '../src/storage/duckdb/exact-sum-sql.ts';
 import { readPrepared } from '../src/storage/duckdb/prepared-statements.ts';
+import { memoryConnection } from './helpers/memory-duckdb.ts';
 import { exactSum, mean } from './helpers/reference.ts';
 
 /** Doubles of every magnitude, both zeros and subnormals among them. */
@@ -21,23 +21,14 @@ const metricValue = fc.oneof(
 );
 
 describe("DuckDB's whole sum (Sum and Avg as one integer per group)", () => {
-  let instance: DuckDBInstance;
-  let conn: DuckDBConnection;
-  beforeAll(async () => {
-    instance = await DuckDBInstance.create(':memory:');
-    conn = await instance.connect();
-  });
-  afterAll(() => {
-    conn.closeSync();
-    instance.closeSync();
-  });
+  const conn = memoryConnection();
 
   /** The parts of `values` summed whole, or null where run must add them by their limbs. */
   async function whole(values: number[], condition = 'TRUE') {
     const params = { v: { value: listValue(values), type: LIST(DOUBLE) } };
     try {
       const [row] = await readPrepared(
-        conn,
+        conn(),
         `SELECT ${wholeSumPartsSql('x', condition)} FROM (SELECT unnest($v) AS x)`,
         params,
       );
