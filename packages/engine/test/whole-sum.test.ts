@@ -1,9 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { readSumParts, sumOfParts, WholeSumRefused } from '../src/collection/plan/exact-sum.ts';
+import { createEngine } from '../src/index.ts';
 import { DOUBLE, LIST, listValue } from '../src/storage/duckdb/duckdb-api.ts';
 import { isOutOfRange, wholeSumPartsSql } from '../src/storage/duckdb/exact-sum-sql.ts';
 import { readPrepared } from '../src/storage/duckdb/prepared-statements.ts';
+import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
 import { memoryConnection } from './helpers/memory-duckdb.ts';
 import { exactSum, mean } from './helpers/reference.ts';
 
@@ -73,5 +78,57 @@ describe("DuckDB's whole sum (Sum and Avg as one integer per group)", () => {
     expect(parts?.count).toBe(2);
     expect(sumOfParts(parts as NonNullable<typeof parts>).sum()).toBe(7.5);
     expect(await whole([2 ** -11 + 2 ** -63, 3], 'x < 1')).toBeNull();
+  });
+});
+
+describe('a DuckDB workspace summing a metric', () => {
+  test('adds values below 2^-10 by their limbs, straight away once refused, and others whole', async () => {
+    const now = 1_800_000_000;
+    const tiny = [2 ** -11 + 2 ** -63, 0.0003, 7, 0];
+    const price = [19.99, 5, 0.5, 1_000_000];
+    const dir = mkdtempSync(join(tmpdir(), 'engine-whole-sum-'));
+    const engine = await createEngine({
+      dataDir: dir,
+      workspaces: { default: 'k' },
+      now: () => now,
+      bodyWorkers: 0,
+    });
+    const reads = vi.spyOn(WorkspaceDb.prototype, 'readRows');
+    try {
+      for (const [i, t] of tiny.entries()) {
+        const logged = await engine.log({
+          api_key: 'k',
+          timestamp: now - 100 + i,
+          json: { tiny: t, price: price[i] },
+        });
+        expect(logged.status).toBe(200);
+      }
+      const wholeReads = () =>
+        reads.mock.calls.filter(([statement]) => statement.sql.includes("'w': sum(")).length;
+      const value = async (aggregation: 'Sum' | 'Avg', metric: string) => {
+        const answer = await engine.query({
+          api_key: 'k',
+          graph_type: 'Single Value',
+          aggregation,
+          metric,
+          start: now - 3_600,
+          end: now,
+        });
+        expect(answer.status).toBe(200);
+        return (answer.body as { result: Array<Record<string, number>> }).result[0]?.[
+          `${aggregation}(${metric})`
+        ];
+      };
+      expect(await value('Sum', 'tiny')).toBe(exactSum(tiny));
+      expect(wholeReads()).toBe(1);
+      expect(await value('Avg', 'tiny')).toBe(mean(tiny));
+      expect(wholeReads()).toBe(1);
+      expect(await value('Avg', 'price')).toBe(mean(price));
+      expect(wholeReads()).toBe(2);
+    } finally {
+      reads.mockRestore();
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

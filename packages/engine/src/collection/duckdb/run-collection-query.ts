@@ -44,6 +44,7 @@ type ReadRows = (statement: Statement | null) => Promise<PlainValue[][]>;
 export function collectionQuery(
   db: WorkspaceDb,
 ): (plan: CollectionPlan, limits: { timeoutMs: number }) => Promise<CollectionAnswer> {
+  const refused = new RefusedWholeSums();
   return async (plan, { timeoutMs }) => {
     const bound = bindDuckDbQuery(db.catalog, plan);
     const { aggregation } = plan.query;
@@ -51,15 +52,47 @@ export function collectionQuery(
       return answer(db, plan, bound, timeoutMs);
     }
     // Sums of whole values first, then of limbs where some value was not whole or out of range.
+    const metric = `${bound.relation}\n${bound.metricSql}`;
     const started = performance.now();
-    try {
-      return await answer(db, plan, { ...bound, sums: 'whole' }, timeoutMs);
-    } catch (error) {
-      if (!(error instanceof WholeSumRefused) && !isOutOfRange(error)) throw error;
+    if (!refused.has(metric)) {
+      try {
+        return await answer(db, plan, { ...bound, sums: 'whole' }, timeoutMs);
+      } catch (error) {
+        if (!(error instanceof WholeSumRefused) && !isOutOfRange(error)) throw error;
+        refused.add(metric);
+      }
     }
     const left = Math.max(1, timeoutMs - (performance.now() - started));
     return answer(db, plan, { ...bound, sums: 'limbs' }, left);
   };
+}
+
+/** How long a metric whose whole sum was refused is summed by its limbs alone. */
+const REFUSAL_MS = 10 * 60_000;
+/** Metrics remembered at most. */
+const MAX_REFUSED = 1_000;
+
+/**
+ * The metrics (a relation and a numeric form) whose whole sum was refused lately: their values
+ * are summed by their limbs straight away for a while, rather than read twice on every query.
+ */
+class RefusedWholeSums {
+  readonly #at = new Map<string, number>();
+
+  has(metric: string, now = performance.now()): boolean {
+    const at = this.#at.get(metric);
+    if (at === undefined) return false;
+    if (now - at < REFUSAL_MS) return true;
+    this.#at.delete(metric);
+    return false;
+  }
+
+  add(metric: string, now = performance.now()): void {
+    this.#at.delete(metric);
+    this.#at.set(metric, now);
+    // The oldest refusal goes first.
+    if (this.#at.size > MAX_REFUSED) this.#at.delete(this.#at.keys().next().value as string);
+  }
 }
 
 /** One bound query's answer: each graph-type family's statements rendered, run and shaped. */
