@@ -17,7 +17,7 @@ export function aggregateSql(
   aggregation: Aggregation,
   m: string | null,
   condition = 'TRUE',
-  sums: SumForm = 'limbs',
+  sums?: SumForm,
 ): string {
   const filter = condition === 'TRUE' ? '' : ` FILTER (WHERE ${condition})`;
   if (aggregation === 'Count') return `count(*)${filter}`;

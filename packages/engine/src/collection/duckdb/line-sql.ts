@@ -125,7 +125,7 @@ export function lineSql(
       form: 'running',
       sql: percentile
         ? `SELECT k, count(*), list(m) FILTER (WHERE m IS NOT NULL) FROM (${base}) GROUP BY k`
-        : `SELECT k, count(*), ${sumFormSql(bound.sums ?? 'limbs', 'm')} FROM (${base}) GROUP BY k`,
+        : `SELECT k, count(*), ${sumFormSql(bound.sums, 'm')} FROM (${base}) GROUP BY k`,
       params,
     };
   }
@@ -153,7 +153,7 @@ export function lineSql(
     params.cells = { value: MAX_SPLIT_CELLS + 1, type: BIGINT };
     return {
       form: 'cells',
-      sql: `SELECT sp, k, count(*)${aggregation === 'Count' ? '' : `, ${sumFormSql(bound.sums ?? 'limbs', 'm')}`}
+      sql: `SELECT sp, k, count(*)${aggregation === 'Count' ? '' : `, ${sumFormSql(bound.sums, 'm')}`}
      FROM (${base}) WHERE sp IS NOT NULL
      GROUP BY sp, k LIMIT $cells`,
       params,

@@ -19,8 +19,8 @@ const P2 = {
  */
 export type SumForm = 'whole' | 'limbs';
 
-/** The sum's parts of `m` in the form `form` (see {@link SumForm}). */
-export function sumFormSql(form: SumForm, m: string, condition = 'TRUE'): string {
+/** The sum's parts of `m` in the form `form` (see {@link SumForm}; none given: by their limbs). */
+export function sumFormSql(form: SumForm | undefined, m: string, condition = 'TRUE'): string {
   return form === 'whole' ? wholeSumPartsSql(m, condition) : sumPartsSql(m, condition);
 }
 
