@@ -1,13 +1,20 @@
 import { LIMITS } from '@analytics-chart/protocol';
-import { BIGINT, LIST, listValue, VARCHAR } from '../../storage/duckdb/duckdb-api.ts';
+import { BIGINT, DOUBLE, LIST, listValue, VARCHAR } from '../../storage/duckdb/duckdb-api.ts';
 import { sumFormSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
 import { UNIT_SHIFT } from '../plan/calendar-units.ts';
-import type { LinePlan, LineWindow } from '../plan/collection-plan.ts';
+import { type LinePlan, type LineWindow, QUANTILE } from '../plan/collection-plan.ts';
 import { MAX_SPLIT_CELLS, rankCandidatesSql } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
+import {
+  AROUND_COLUMNS,
+  type AroundValue,
+  aroundValue,
+  percentileAround,
+  wholeWindow,
+} from '../shape/percentile-neighbors.ts';
 import { aggregateOrderSql, aggregateSql } from './aggregate-sql.ts';
 import { rollupCellsStatement, rollupPopulationsStatement, rollupWindow } from './rollup-sql.ts';
 
@@ -25,6 +32,20 @@ export interface LineStatement extends Statement {
   form: LineForm;
   /** Rows keyed by bucket even where the window has units (a rollup read's). */
   bucketKeys?: true;
+  /**
+   * A percentile's window in two statements instead, read in one snapshot: this one picks a value
+   * near each group's ranks, `around` counts the values around it, and `rows` gives this
+   * statement's rows from both, or null where the counts do not reach a rank (then this
+   * statement runs as it is, sorting each group's values).
+   */
+  neighbors?: {
+    first: Statement;
+    around(rows: readonly (readonly unknown[])[]): Statement;
+    rows(
+      first: readonly (readonly unknown[])[],
+      around: readonly (readonly unknown[])[],
+    ): unknown[][] | null;
+  };
 }
 
 /**
@@ -105,12 +126,17 @@ export function lineSql(
         ? `${aggregateSql(aggregation, m, condition)} AS v${i}`
         : `${aggregateSql(aggregation, m, condition, bound.sums)} AS v${i}, ${aggregateSql('Count', null, condition)} AS c${i}`,
     );
+    const from = `FROM ${bound.relation} WHERE ${inWindow} AND ${where}`;
+    const level = QUANTILE[aggregation];
     return {
       form: 'populations',
       sql: `SELECT ${key} AS k, ${columns.join(', ')}
-     FROM ${bound.relation} WHERE ${inWindow} AND ${where}
+     ${from}
      GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
       params,
+      ...(level !== undefined && m !== null
+        ? { neighbors: percentileNeighbors(level, key, m, from, populations, params) }
+        : {}),
     };
   }
   const k = bucketKeySql(plan, '"timestamp"', params);
@@ -178,6 +204,105 @@ export function lineSql(
      UNION ALL SELECT 1, sp, NULL, v, NULL FROM top
      UNION ALL SELECT 2, NULL, NULL, ${agg}, count(*) FROM base`,
     params,
+  };
+}
+
+/**
+ * A percentile line's two statements (`shape/percentile-neighbors.ts`): per bucket and for the
+ * whole window, each population's count of values, `quantile_disc` at the level (a value within
+ * one place of its ranks) and count of events; then, around each of those values, the counts
+ * below and equal and the nearest value on either side. `quantile_disc` selects instead of
+ * sorting a bucket's values, which was most of the query.
+ */
+function percentileNeighbors(
+  level: number,
+  key: string,
+  m: string,
+  from: string,
+  populations: readonly string[],
+  params: NamedParams,
+): NonNullable<LineStatement['neighbors']> {
+  const first: Statement = {
+    sql: `SELECT ${key} AS k, ${populations
+      .map(
+        (condition, i) =>
+          `count(${m}) FILTER (WHERE ${condition}) AS n${i}, quantile_disc(${m}, $level) FILTER (WHERE ${condition}) AS q${i}, count(*) FILTER (WHERE ${condition}) AS c${i}`,
+      )
+      .join(', ')}
+     ${from}
+     GROUP BY GROUPING SETS ((k), ())`,
+    params: { ...params, level: { value: level, type: DOUBLE } },
+  };
+  const width = 1 + 3 * populations.length;
+  const chosen = (row: readonly unknown[], i: number) => {
+    const v = row[2 + 3 * i];
+    return v === null || v === undefined ? null : Number(v);
+  };
+  const aroundSql = (condition: string, v: string) => {
+    const f = condition === 'TRUE' ? '' : `f${populations.indexOf(condition)} AND `;
+    return [
+      `count(*) FILTER (WHERE ${f}m < ${v})`,
+      `count(*) FILTER (WHERE ${f}m = ${v})`,
+      `max(m) FILTER (WHERE ${f}m < ${v})`,
+      `min(m) FILTER (WHERE ${f}m > ${v})`,
+    ].join(', ');
+  };
+  return {
+    first,
+    around(rows) {
+      const groups = rows.filter((row) => row[0] !== null);
+      const total = rows.find((row) => row[0] === null) ?? [];
+      const named: NamedParams = {
+        ...params,
+        groups: { value: listValue(groups.map((row) => row[0] as bigint)), type: LIST(BIGINT) },
+      };
+      populations.forEach((_, i) => {
+        named[`g${i}`] = {
+          value: listValue(groups.map((row) => chosen(row, i))),
+          type: LIST(DOUBLE),
+        };
+        named[`t${i}`] = { value: chosen(total, i), type: DOUBLE };
+      });
+      // Grouped by bucket alone: the whole window's counts around its own value are summed here.
+      return {
+        sql: `WITH s AS (SELECT ${key} AS k, ${m} AS m, ${populations.map((c, i) => `(${c}) AS f${i}`).join(', ')}
+     ${from}),
+     g AS (SELECT unnest($groups) AS k, ${populations.map((_, i) => `unnest($g${i}) AS g${i}`).join(', ')})
+     SELECT s.k, ${populations.map((c, i) => `${aroundSql(c, `g.g${i}`)}, ${aroundSql(c, `$t${i}`)}`).join(', ')}
+     FROM s JOIN g ON s.k = g.k
+     GROUP BY s.k`,
+        params: named,
+      };
+    },
+    rows(firstRows, aroundRows) {
+      const byKey = new Map(aroundRows.map((row) => [String(row[0]), row]));
+      const out: unknown[][] = [];
+      for (const row of firstRows) {
+        if (row.length !== width) return null;
+        const k = row[0] ?? null;
+        const cells: unknown[] = [k];
+        for (let i = 0; i < populations.length; i++) {
+          const n = Number(row[1 + 3 * i] ?? 0);
+          const at = 1 + 2 * AROUND_COLUMNS * i;
+          let around: AroundValue;
+          if (k === null) {
+            around = wholeWindow(
+              chosen(row, i),
+              aroundRows.map((r) => aroundValue(null, r, at + AROUND_COLUMNS)),
+            );
+          } else {
+            const found = byKey.get(String(k));
+            if (!found) return null;
+            around = aroundValue(chosen(row, i), found, at);
+          }
+          const value = percentileAround(level, n, around);
+          if (value === undefined) return null;
+          cells.push(value, row[3 + 3 * i] ?? 0);
+        }
+        out.push(cells);
+      }
+      return out;
+    },
   };
 }
 

@@ -24,7 +24,7 @@ import {
 } from '../shape/samples-shape.ts';
 import { singleValueEnvelope } from '../shape/single-value-shape.ts';
 import { categoriesSql } from './categories-sql.ts';
-import { lineSql } from './line-sql.ts';
+import { type LineStatement, lineSql } from './line-sql.ts';
 import { samplesRangeSql, samplesSql } from './samples-sql.ts';
 import { type SingleValueStatement, singleValueSql } from './single-value-sql.ts';
 
@@ -33,6 +33,12 @@ import { type SingleValueStatement, singleValueSql } from './single-value-sql.ts
  * statement a renderer did not write (nothing to read).
  */
 type ReadRows = (statement: Statement | null) => Promise<PlainValue[][]>;
+
+/** The run stage of two statements read in one snapshot, the second rendered from the first's rows. */
+type ReadTwo = (
+  first: Statement,
+  then: (rows: PlainValue[][]) => Statement,
+) => Promise<[PlainValue[][], PlainValue[][]]>;
 
 /**
  * The collection-mode query of a DuckDB workspace, the function its driver hands the front, and
@@ -105,7 +111,11 @@ async function answer(
   // Awaited inside, so that the run returns to its stage rather than through a wrapper.
   const read: ReadRows = async (statement) =>
     statement ? await db.readRows(statement, timeoutMs) : [];
-  if (plan.line) return { envelope: await lineQuery(bound, plan.line, read) };
+  const readTwo: ReadTwo = async (first, then) => {
+    const [rows, second] = await db.readRowsInSnapshot(first, then, timeoutMs);
+    return [rows, second ?? []];
+  };
+  if (plan.line) return { envelope: await lineQuery(bound, plan.line, read, readTwo) };
   switch (plan.query.graph_type) {
     case 'Samples':
       return samplesQuery(bound, read);
@@ -154,10 +164,13 @@ async function lineQuery(
   bound: DuckDbBoundQuery,
   line: LinePlan,
   read: ReadRows,
+  readTwo: ReadTwo,
 ): Promise<Envelope> {
-  const main = await lineWindow(bound, line, line.main, null, read);
+  const main = await lineWindow(bound, line, line.main, null, read, readTwo);
   const fixed = line.kind.split ? (main[0]?.series ?? []) : null;
-  const second = line.compare ? await lineWindow(bound, line, line.compare, fixed, read) : null;
+  const second = line.compare
+    ? await lineWindow(bound, line, line.compare, fixed, read, readTwo)
+    : null;
   return lineEnvelopeOf(line, main, second?.[0] ?? null);
 }
 
@@ -168,9 +181,13 @@ async function lineWindow(
   window: LineWindow,
   fixedSeries: readonly string[] | null,
   read: ReadRows,
+  readTwo: ReadTwo,
 ): Promise<LineAnswer[]> {
   let statement = lineSql(bound, line, window, fixedSeries, false);
-  let rows = await read(statement);
+  let rows: readonly (readonly unknown[])[] | null = statement?.neighbors
+    ? await neighborRows(statement.neighbors, readTwo)
+    : null;
+  rows ??= await read(statement);
   if (statement?.form === 'cells' && rows.length > MAX_SPLIT_CELLS) {
     // Too many cells to rank here: DuckDB ranks the series and returns the top ones' cells.
     statement = lineSql(bound, line, window, fixedSeries, true);
@@ -178,6 +195,18 @@ async function lineWindow(
   }
   const keyed = statement?.bucketKeys ? { ...window, units: undefined } : window;
   return lineWindowAnswer(bound.query, line, keyed, statement?.form ?? null, rows, fixedSeries);
+}
+
+/**
+ * A percentile line's rows from a value near each group's ranks and the counts around it
+ * (`line-sql.ts`), or null where the counts do not reach a rank.
+ */
+async function neighborRows(
+  neighbors: NonNullable<LineStatement['neighbors']>,
+  readTwo: ReadTwo,
+): Promise<readonly (readonly unknown[])[] | null> {
+  const [first, around] = await readTwo(neighbors.first, (rows) => neighbors.around(rows));
+  return neighbors.rows(first, around);
 }
 
 /**

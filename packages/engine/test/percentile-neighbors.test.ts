@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, test, vi } from 'vitest';
+import {
+  type AroundValue,
+  percentileAround,
+  wholeWindow,
+} from '../src/collection/shape/percentile-neighbors.ts';
+import { createEngine } from '../src/index.ts';
+import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
+import { quantile } from './helpers/reference.ts';
+
+const LEVELS = [0.5, 0.75, 0.9, 0.95, 0.99];
+
+/** Doubles of every magnitude, repeats and both zeros among them. */
+const anyValue = fc.oneof(
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(0, -0, 5e-324, 1, 2, 19.99, 1.7e308, -1.7e308),
+  fc.integer({ min: -3, max: 3 }),
+);
+
+/** What the SQL counts around `v` in `values`, written here from its definition. */
+function around(values: readonly number[], v: number | null): AroundValue {
+  if (v === null) return { v, below: 0, equal: 0, under: null, over: null };
+  const below = values.filter((x) => x < v);
+  const above = values.filter((x) => x > v);
+  return {
+    v,
+    below: below.length,
+    equal: values.filter((x) => x === v).length,
+    under: below.length ? Math.max(...below) : null,
+    over: above.length ? Math.min(...above) : null,
+  };
+}
+
+/** JSON's text of a number, the form the answer takes (−0 is written 0). */
+const text = (value: number | null | undefined) => JSON.stringify(value);
+
+describe('a percentile from a value near its ranks and the counts around it', () => {
+  test('is the sorted values’ percentile wherever the value is within one place of the ranks', () => {
+    fc.assert(
+      fc.property(
+        fc.array(anyValue, { minLength: 1, maxLength: 60 }),
+        fc.constantFrom(...LEVELS),
+        fc.nat(),
+        (values, level, pick) => {
+          const sorted = [...values].sort((a, b) => a - b);
+          const h = level * (values.length - 1);
+          const first = Math.max(0, Math.ceil(h) - 1);
+          const last = Math.min(values.length - 1, Math.floor(h) + 1);
+          const v = sorted[first + (pick % (last - first + 1))] as number;
+          const answer = percentileAround(level, values.length, around(values, v));
+          expect(text(answer)).toBe(text(quantile(values, level)));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  test('is undefined, never a guess, where the value is too far from the ranks', () => {
+    const values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    // P95 of ten values is between x[8] and x[9]: 9 and 10; around 7 the counts reach only 6 to 8.
+    expect(percentileAround(0.95, 10, around(values, 7))).toBeUndefined();
+    expect(percentileAround(0.95, 10, around(values, 9))).toBe(quantile(values, 0.95));
+    expect(percentileAround(0.95, 0, around([], null))).toBeNull();
+  });
+
+  test('over a whole window, from each bucket’s counts around the window’s value', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(anyValue, { maxLength: 12 }), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(...LEVELS),
+        (buckets, level) => {
+          const values = buckets.flat();
+          fc.pre(values.length > 0);
+          const sorted = [...values].sort((a, b) => a - b);
+          const v = sorted[Math.floor(level * (values.length - 1))] as number;
+          const whole = wholeWindow(
+            v,
+            buckets.map((b) => around(b, v)),
+          );
+          expect(text(percentileAround(level, values.length, whole))).toBe(
+            text(quantile(values, level)),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('a DuckDB percentile line', () => {
+  test('reads its ranks around quantile_disc’s values, without sorting each bucket', async () => {
+    const now = 1_800_000_000;
+    const dir = mkdtempSync(join(tmpdir(), 'engine-percentile-line-'));
+    const engine = await createEngine({
+      dataDir: dir,
+      workspaces: { default: 'k' },
+      now: () => now,
+      bodyWorkers: 0,
+    });
+    const sorts = vi.spyOn(WorkspaceDb.prototype, 'readRows');
+    try {
+      // Three hours of values with repeats, zeros of both signs and a gap, some events without one.
+      const events = Array.from({ length: 120 }, (_, i) => ({
+        timestamp: now - 3 * 3600 + i * 90,
+        json: i % 7 === 0 ? { other: i } : { ms: [0, -0, 5, 5, 5, 17.5, 1e6, 3][i % 8] as number },
+      }));
+      for (const event of events) {
+        expect((await engine.log({ api_key: 'k', ...event })).status).toBe(200);
+      }
+      for (const aggregation of ['P50', 'P75', 'P90', 'P95', 'P99'] as const) {
+        const answer = await engine.query({
+          api_key: 'k',
+          graph_type: 'Single Line',
+          granularity: 'Hour',
+          aggregation,
+          metric: 'ms',
+          IANA_time_zone: 'UTC',
+          start: now - 4 * 3600,
+          end: now,
+        });
+        expect(answer.status).toBe(200);
+        const rows = (answer.body as { result: Array<Record<string, number | null>> }).result;
+        const level = { P50: 0.5, P75: 0.75, P90: 0.9, P95: 0.95, P99: 0.99 }[aggregation];
+        const hour = (at: number) => Math.floor(at / 3600);
+        const expected = rows.map((_, i) => {
+          const inHour = events.filter(
+            (e) => hour(e.timestamp) === hour(now - 4 * 3600) + i && 'ms' in e.json,
+          );
+          return quantile(
+            inHour.map((e) => (e.json as { ms: number }).ms),
+            level,
+          );
+        });
+        expect(rows.map((r) => text(r[`${aggregation}(ms)`]))).toEqual(expected.map(text));
+      }
+      // Each line read in one snapshot of two statements: the one that sorts never ran.
+      expect(sorts).not.toHaveBeenCalled();
+    } finally {
+      sorts.mockRestore();
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
