@@ -10,7 +10,7 @@ import {
 } from '../src/collection/shape/percentile-neighbors.ts';
 import { createEngine } from '../src/index.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
-import { quantile } from './helpers/reference.ts';
+import { type FixtureEvent, quantile, referenceAnswer } from './helpers/reference.ts';
 
 const LEVELS = [0.5, 0.75, 0.9, 0.95, 0.99];
 
@@ -91,8 +91,8 @@ describe('a percentile from a value near its ranks and the counts around it', ()
   });
 });
 
-describe('a DuckDB percentile line', () => {
-  test('reads its ranks around quantile_disc’s values, without sorting each bucket', async () => {
+describe('DuckDB percentile lines', () => {
+  test('read their ranks around quantile_disc’s values, without sorting each bucket', async () => {
     const now = 1_800_000_000;
     const dir = mkdtempSync(join(tmpdir(), 'engine-percentile-line-'));
     const engine = await createEngine({
@@ -103,39 +103,39 @@ describe('a DuckDB percentile line', () => {
     });
     const sorts = vi.spyOn(WorkspaceDb.prototype, 'readRows');
     try {
-      // Three hours of values with repeats, zeros of both signs and a gap, some events without one.
-      const events = Array.from({ length: 120 }, (_, i) => ({
-        timestamp: now - 3 * 3600 + i * 90,
-        json: i % 7 === 0 ? { other: i } : { ms: [0, -0, 5, 5, 5, 17.5, 1e6, 3][i % 8] as number },
+      // Six hours of values with repeats, zeros of both signs and a gap, some events without one,
+      // in 13 plans, so that a split line keeps the top 10 of them.
+      const values = [0, -0, 5, 5, 5, 17.5, 1e6, 3, -2, 5e-324, 1.5e300];
+      const events: FixtureEvent[] = Array.from({ length: 260 }, (_, i) => ({
+        timestamp: now - 6 * 3600 + i * 83,
+        json:
+          i % 7 === 0
+            ? { other: i, plan: `p${i % 13}` }
+            : { ms: values[(i * 7) % values.length] as number, plan: `p${i % 13}` },
       }));
       for (const event of events) {
         expect((await engine.log({ api_key: 'k', ...event })).status).toBe(200);
       }
+      const base = {
+        api_key: 'k',
+        granularity: 'Hour',
+        metric: 'ms',
+        IANA_time_zone: 'UTC',
+        start: now - 3 * 3600 - 1,
+        end: now,
+      };
       for (const aggregation of ['P50', 'P75', 'P90', 'P95', 'P99'] as const) {
-        const answer = await engine.query({
-          api_key: 'k',
-          graph_type: 'Single Line',
-          granularity: 'Hour',
-          aggregation,
-          metric: 'ms',
-          IANA_time_zone: 'UTC',
-          start: now - 4 * 3600,
-          end: now,
-        });
-        expect(answer.status).toBe(200);
-        const rows = (answer.body as { result: Array<Record<string, number | null>> }).result;
-        const level = { P50: 0.5, P75: 0.75, P90: 0.9, P95: 0.95, P99: 0.99 }[aggregation];
-        const hour = (at: number) => Math.floor(at / 3600);
-        const expected = rows.map((_, i) => {
-          const inHour = events.filter(
-            (e) => hour(e.timestamp) === hour(now - 4 * 3600) + i && 'ms' in e.json,
+        for (const body of [
+          { ...base, aggregation, graph_type: 'Single Line' },
+          { ...base, aggregation, graph_type: 'Multi Line', split: 'plan' },
+          { ...base, aggregation, graph_type: 'Stacked Line', split: 'plan', compare: '2 hours ago' },
+        ]) {
+          const answer = await engine.query(body);
+          expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+          expect(JSON.stringify(answer.body), JSON.stringify(body)).toBe(
+            JSON.stringify(referenceAnswer(events, body, now)),
           );
-          return quantile(
-            inHour.map((e) => (e.json as { ms: number }).ms),
-            level,
-          );
-        });
-        expect(rows.map((r) => text(r[`${aggregation}(ms)`]))).toEqual(expected.map(text));
+        }
       }
       // Each line read in one snapshot of two statements: the one that sorts never ran.
       expect(sorts).not.toHaveBeenCalled();

@@ -16,6 +16,11 @@ import {
   wholeWindow,
 } from '../shape/percentile-neighbors.ts';
 import { aggregateOrderSql, aggregateSql } from './aggregate-sql.ts';
+import {
+  aroundColumnsSql,
+  groupedPercentiles,
+  type PercentileNeighbors,
+} from './percentile-neighbors-sql.ts';
 import { rollupCellsStatement, rollupPopulationsStatement, rollupWindow } from './rollup-sql.ts';
 
 /**
@@ -38,14 +43,7 @@ export interface LineStatement extends Statement {
    * statement's rows from both, or null where the counts do not reach a rank (then this
    * statement runs as it is, sorting each group's values).
    */
-  neighbors?: {
-    first: Statement;
-    around(rows: readonly (readonly unknown[])[]): Statement;
-    rows(
-      first: readonly (readonly unknown[])[],
-      around: readonly (readonly unknown[])[],
-    ): unknown[][] | null;
-  };
+  neighbors?: PercentileNeighbors;
 }
 
 /**
@@ -196,8 +194,12 @@ export function lineSql(
     `SELECT sp, ${agg} AS v, ${order.key} AS o, ${order.slack} AS e FROM base WHERE ${chosen} GROUP BY sp`,
     '$series',
   );
+  const level = QUANTILE[aggregation];
   return {
     form: 'ranked',
+    ...(level !== undefined && m !== null && !ranked
+      ? { neighbors: splitPercentiles(level, base, params) }
+      : {}),
     sql: `WITH base AS (SELECT * FROM (${base}) WHERE sp IS NOT NULL),
           top AS (${top})
      SELECT 0 AS part, sp, k, ${agg} AS v, count(*) AS c FROM base WHERE sp IN (SELECT sp FROM top) GROUP BY sp, k
@@ -221,7 +223,7 @@ function percentileNeighbors(
   from: string,
   populations: readonly string[],
   params: NamedParams,
-): NonNullable<LineStatement['neighbors']> {
+): PercentileNeighbors {
   const first: Statement = {
     sql: `SELECT ${key} AS k, ${populations
       .map(
@@ -238,15 +240,8 @@ function percentileNeighbors(
     const v = row[2 + 3 * i];
     return v === null || v === undefined ? null : Number(v);
   };
-  const aroundSql = (condition: string, v: string) => {
-    const f = condition === 'TRUE' ? '' : `f${populations.indexOf(condition)} AND `;
-    return [
-      `count(*) FILTER (WHERE ${f}m < ${v})`,
-      `count(*) FILTER (WHERE ${f}m = ${v})`,
-      `max(m) FILTER (WHERE ${f}m < ${v})`,
-      `min(m) FILTER (WHERE ${f}m > ${v})`,
-    ].join(', ');
-  };
+  const aroundSql = (condition: string, v: string) =>
+    aroundColumnsSql(v, condition === 'TRUE' ? 'TRUE' : `f${populations.indexOf(condition)}`);
   return {
     first,
     around(rows) {
@@ -304,6 +299,31 @@ function percentileNeighbors(
       return out;
     },
   };
+}
+
+/**
+ * A split percentile line's cells, series and window in the `ranked` layout, every series and
+ * cell of them (the shape stage ranks the series by these exact values), from values selected
+ * near each group's ranks: `groupedPercentiles`.
+ */
+function splitPercentiles(level: number, base: string, params: NamedParams): PercentileNeighbors {
+  return groupedPercentiles({
+    level,
+    base: `SELECT * FROM (${base}) WHERE sp IS NOT NULL`,
+    keys: [
+      { name: 'sp', text: true },
+      { name: 'k', text: false },
+    ],
+    coarsest: 0,
+    maxGroups: MAX_SPLIT_CELLS,
+    params,
+    layout: ({ keys: [sp, k], depth, events, value }) =>
+      depth === 2
+        ? [0, sp, k, value, events]
+        : depth === 1
+          ? [1, sp, null, value, null]
+          : [2, null, null, value, events],
+  });
 }
 
 const DAY = 86_400;

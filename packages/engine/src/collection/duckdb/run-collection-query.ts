@@ -24,7 +24,8 @@ import {
 } from '../shape/samples-shape.ts';
 import { singleValueEnvelope } from '../shape/single-value-shape.ts';
 import { categoriesSql } from './categories-sql.ts';
-import { type LineStatement, lineSql } from './line-sql.ts';
+import { lineSql } from './line-sql.ts';
+import type { PercentileNeighbors } from './percentile-neighbors-sql.ts';
 import { samplesRangeSql, samplesSql } from './samples-sql.ts';
 import { type SingleValueStatement, singleValueSql } from './single-value-sql.ts';
 
@@ -198,11 +199,11 @@ async function lineWindow(
 }
 
 /**
- * A percentile line's rows from a value near each group's ranks and the counts around it
- * (`line-sql.ts`), or null where the counts do not reach a rank.
+ * A percentile's rows from a value near each group's ranks and the counts around it
+ * (`percentile-neighbors-sql.ts`), or null where the counts do not reach a rank.
  */
 async function neighborRows(
-  neighbors: NonNullable<LineStatement['neighbors']>,
+  neighbors: PercentileNeighbors,
   readTwo: ReadTwo,
 ): Promise<readonly (readonly unknown[])[] | null> {
   const [first, around] = await readTwo(neighbors.first, (rows) => neighbors.around(rows));
