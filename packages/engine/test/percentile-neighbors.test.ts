@@ -127,8 +127,20 @@ describe('DuckDB percentile lines', () => {
       for (const aggregation of ['P50', 'P75', 'P90', 'P95', 'P99'] as const) {
         for (const body of [
           { ...base, aggregation, graph_type: 'Single Line' },
+          {
+            ...base,
+            aggregation,
+            graph_type: 'Compare Line',
+            compare_filters: [['plan', '=', 'p1']],
+          },
           { ...base, aggregation, graph_type: 'Multi Line', split: 'plan' },
-          { ...base, aggregation, graph_type: 'Stacked Line', split: 'plan', compare: '2 hours ago' },
+          {
+            ...base,
+            aggregation,
+            graph_type: 'Stacked Line',
+            split: 'plan',
+            compare: '2 hours ago',
+          },
         ]) {
           const answer = await engine.query(body);
           expect(answer.status, JSON.stringify(answer.body)).toBe(200);

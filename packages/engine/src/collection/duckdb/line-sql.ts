@@ -1,5 +1,5 @@
 import { LIMITS } from '@analytics-chart/protocol';
-import { BIGINT, DOUBLE, LIST, listValue, VARCHAR } from '../../storage/duckdb/duckdb-api.ts';
+import { BIGINT, LIST, listValue, VARCHAR } from '../../storage/duckdb/duckdb-api.ts';
 import { sumFormSql } from '../../storage/duckdb/exact-sum-sql.ts';
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import type { DuckDbBoundQuery } from '../bind/duckdb/bind-duckdb-query.ts';
@@ -8,19 +8,8 @@ import { type LinePlan, type LineWindow, QUANTILE } from '../plan/collection-pla
 import { MAX_SPLIT_CELLS, rankCandidatesSql } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
-import {
-  AROUND_COLUMNS,
-  type AroundValue,
-  aroundValue,
-  percentileAround,
-  wholeWindow,
-} from '../shape/percentile-neighbors.ts';
 import { aggregateOrderSql, aggregateSql } from './aggregate-sql.ts';
-import {
-  aroundColumnsSql,
-  groupedPercentiles,
-  type PercentileNeighbors,
-} from './percentile-neighbors-sql.ts';
+import { groupedPercentiles, type PercentileNeighbors } from './percentile-neighbors-sql.ts';
 import { rollupCellsStatement, rollupPopulationsStatement, rollupWindow } from './rollup-sql.ts';
 
 /**
@@ -133,7 +122,7 @@ export function lineSql(
      GROUP BY ${additive ? 'k' : 'GROUPING SETS ((k), ())'}`,
       params,
       ...(level !== undefined && m !== null
-        ? { neighbors: percentileNeighbors(level, key, m, from, populations, params) }
+        ? { neighbors: linePercentiles(level, key, m, from, populations, params) }
         : {}),
     };
   }
@@ -210,13 +199,10 @@ export function lineSql(
 }
 
 /**
- * A percentile line's two statements (`shape/percentile-neighbors.ts`): per bucket and for the
- * whole window, each population's count of values, `quantile_disc` at the level (a value within
- * one place of its ranks) and count of events; then, around each of those values, the counts
- * below and equal and the nearest value on either side. `quantile_disc` selects instead of
- * sorting a bucket's values, which was most of the query.
+ * A percentile line's buckets and window in the `populations` layout, from values selected near
+ * each group's ranks: `groupedPercentiles`, per population.
  */
-function percentileNeighbors(
+function linePercentiles(
   level: number,
   key: string,
   m: string,
@@ -224,81 +210,17 @@ function percentileNeighbors(
   populations: readonly string[],
   params: NamedParams,
 ): PercentileNeighbors {
-  const first: Statement = {
-    sql: `SELECT ${key} AS k, ${populations
-      .map(
-        (condition, i) =>
-          `count(${m}) FILTER (WHERE ${condition}) AS n${i}, quantile_disc(${m}, $level) FILTER (WHERE ${condition}) AS q${i}, count(*) FILTER (WHERE ${condition}) AS c${i}`,
-      )
-      .join(', ')}
-     ${from}
-     GROUP BY GROUPING SETS ((k), ())`,
-    params: { ...params, level: { value: level, type: DOUBLE } },
-  };
-  const width = 1 + 3 * populations.length;
-  const chosen = (row: readonly unknown[], i: number) => {
-    const v = row[2 + 3 * i];
-    return v === null || v === undefined ? null : Number(v);
-  };
-  const aroundSql = (condition: string, v: string) =>
-    aroundColumnsSql(v, condition === 'TRUE' ? 'TRUE' : `f${populations.indexOf(condition)}`);
-  return {
-    first,
-    around(rows) {
-      const groups = rows.filter((row) => row[0] !== null);
-      const total = rows.find((row) => row[0] === null) ?? [];
-      const named: NamedParams = {
-        ...params,
-        groups: { value: listValue(groups.map((row) => row[0] as bigint)), type: LIST(BIGINT) },
-      };
-      populations.forEach((_, i) => {
-        named[`g${i}`] = {
-          value: listValue(groups.map((row) => chosen(row, i))),
-          type: LIST(DOUBLE),
-        };
-        named[`t${i}`] = { value: chosen(total, i), type: DOUBLE };
-      });
-      // Grouped by bucket alone: the whole window's counts around its own value are summed here.
-      return {
-        sql: `WITH s AS (SELECT ${key} AS k, ${m} AS m, ${populations.map((c, i) => `(${c}) AS f${i}`).join(', ')}
-     ${from}),
-     g AS (SELECT unnest($groups) AS k, ${populations.map((_, i) => `unnest($g${i}) AS g${i}`).join(', ')})
-     SELECT s.k, ${populations.map((c, i) => `${aroundSql(c, `g.g${i}`)}, ${aroundSql(c, `$t${i}`)}`).join(', ')}
-     FROM s JOIN g ON s.k = g.k
-     GROUP BY s.k`,
-        params: named,
-      };
-    },
-    rows(firstRows, aroundRows) {
-      const byKey = new Map(aroundRows.map((row) => [String(row[0]), row]));
-      const out: unknown[][] = [];
-      for (const row of firstRows) {
-        if (row.length !== width) return null;
-        const k = row[0] ?? null;
-        const cells: unknown[] = [k];
-        for (let i = 0; i < populations.length; i++) {
-          const n = Number(row[1 + 3 * i] ?? 0);
-          const at = 1 + 2 * AROUND_COLUMNS * i;
-          let around: AroundValue;
-          if (k === null) {
-            around = wholeWindow(
-              chosen(row, i),
-              aroundRows.map((r) => aroundValue(null, r, at + AROUND_COLUMNS)),
-            );
-          } else {
-            const found = byKey.get(String(k));
-            if (!found) return null;
-            around = aroundValue(chosen(row, i), found, at);
-          }
-          const value = percentileAround(level, n, around);
-          if (value === undefined) return null;
-          cells.push(value, row[3 + 3 * i] ?? 0);
-        }
-        out.push(cells);
-      }
-      return out;
-    },
-  };
+  return groupedPercentiles({
+    level,
+    base: `SELECT ${key} AS k, ${m} AS m, ${populations.map((c, i) => `(${c}) AS f${i}`).join(', ')}
+     ${from}`,
+    keys: [{ name: 'k', text: false }],
+    coarsest: 0,
+    populations: populations.map((c, i) => (c === 'TRUE' ? 'TRUE' : `f${i}`)),
+    maxGroups: MAX_SPLIT_CELLS,
+    params,
+    layout: ({ keys: [k], values }) => [k, ...values.flatMap((v) => [v.value, v.events])],
+  });
 }
 
 /**
@@ -317,12 +239,12 @@ function splitPercentiles(level: number, base: string, params: NamedParams): Per
     coarsest: 0,
     maxGroups: MAX_SPLIT_CELLS,
     params,
-    layout: ({ keys: [sp, k], depth, events, value }) =>
+    layout: ({ keys: [sp, k], depth, values: [one] }) =>
       depth === 2
-        ? [0, sp, k, value, events]
+        ? [0, sp, k, one?.value, one?.events]
         : depth === 1
-          ? [1, sp, null, value, null]
-          : [2, null, null, value, events],
+          ? [1, sp, null, one?.value, null]
+          : [2, null, null, one?.value, one?.events],
   });
 }
 

@@ -2,7 +2,6 @@ import { BIGINT, DOUBLE, LIST, listValue, VARCHAR } from '../../storage/duckdb/d
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import {
   AROUND_COLUMNS,
-  type AroundValue,
   aroundValue,
   percentileAround,
   wholeWindow,
@@ -41,36 +40,45 @@ export interface GroupKey {
   text: boolean;
 }
 
-/** One group's percentile: its keys (null past `depth` for a coarser group), counts and value. */
+/** One group's percentile per population: its keys (null past `depth` for a coarser group). */
 export interface GroupPercentile {
   keys: readonly unknown[];
   /** How many keys name the group: all of them for the finest groups, fewer for coarser ones. */
   depth: number;
-  events: unknown;
-  value: number | null;
+  /** Per population, its percentile (null for no value) and its count of events. */
+  values: ReadonlyArray<{ value: number | null; events: unknown }>;
 }
 
 /**
  * The percentiles at `level` of `m` over `base` (a SELECT with the `keys` columns and `m`), per
  * group of all the keys and per group of each shorter run of them down to `coarsest` keys (a
- * Multi Line's cells, series and window: `coarsest` 0), as `layout` writes each group's row.
- * Groups beyond `maxGroups` give null.
+ * Multi Line's cells, series and window: `coarsest` 0), for each of `populations` (conditions
+ * on the base's columns; the rows where one holds), as `layout` writes each group's row. More
+ * than `maxGroups` groups give null.
  */
 export function groupedPercentiles(options: {
   level: number;
   base: string;
   keys: readonly GroupKey[];
   coarsest: number;
+  populations?: readonly string[];
   maxGroups: number;
   params: NamedParams;
   layout: (group: GroupPercentile) => unknown[];
 }): PercentileNeighbors {
   const { level, base, keys, coarsest, maxGroups, params, layout } = options;
+  const populations = options.populations ?? ['TRUE'];
   const names = keys.map((key) => key.name);
   const depths = Array.from({ length: names.length - coarsest + 1 }, (_, i) => names.length - i);
   const sets = depths.map((depth) => `(${names.slice(0, depth).join(', ')})`).join(', ');
+  const filter = (p: string) => (p === 'TRUE' ? '' : ` FILTER (WHERE ${p})`);
   const first: Statement = {
-    sql: `SELECT ${names.join(', ')}, count(m) AS n, quantile_disc(m, $level) AS q, count(*) AS c
+    sql: `SELECT ${names.join(', ')}, ${populations
+      .map(
+        (p, i) =>
+          `count(m)${filter(p)} AS n${i}, quantile_disc(m, $level)${filter(p)} AS q${i}, count(*)${filter(p)} AS c${i}`,
+      )
+      .join(', ')}
      FROM (${base})
      GROUP BY GROUPING SETS (${sets})
      LIMIT $groups`,
@@ -80,15 +88,18 @@ export function groupedPercentiles(options: {
       groups: { value: maxGroups + 1, type: BIGINT },
     },
   };
-  const width = names.length + 3;
+  const width = names.length + 3 * populations.length;
   const depthOf = (row: readonly unknown[]) =>
     names.reduce((d, _, i) => (row[i] === null || row[i] === undefined ? d : d + 1), 0);
   const id = (row: readonly unknown[], depth: number) =>
     JSON.stringify(row.slice(0, depth).map((key) => String(key)));
-  const chosen = (row: readonly unknown[] | undefined) => {
-    const v = row?.[names.length + 1];
+  const chosen = (row: readonly unknown[] | undefined, i: number) => {
+    const v = row?.[names.length + 3 * i + 1];
     return v === null || v === undefined ? null : Number(v);
   };
+  // The around statement's columns: per depth, per population, AROUND_COLUMNS of them.
+  const offset = (d: number, i: number) =>
+    names.length + AROUND_COLUMNS * (d * populations.length + i);
   return {
     first,
     around(rows) {
@@ -105,12 +116,15 @@ export function groupedPercentiles(options: {
         columns.push(`unnest($g_${key.name}) AS ${key.name}`);
       });
       depths.forEach((depth) => {
-        named[`v_${depth}`] = {
-          value: listValue(finest.map((row) => chosen(byId.get(id(row, depth))))),
-          type: LIST(DOUBLE),
-        };
-        columns.push(`unnest($v_${depth}) AS v_${depth}`);
-        aggregates.push(aroundColumnsSql(`g.v_${depth}`));
+        populations.forEach((p, i) => {
+          const v = `v_${depth}_${i}`;
+          named[v] = {
+            value: listValue(finest.map((row) => chosen(byId.get(id(row, depth)), i))),
+            type: LIST(DOUBLE),
+          };
+          columns.push(`unnest($${v}) AS ${v}`);
+          aggregates.push(aroundColumnsSql(`g.${v}`, p));
+        });
       });
       return {
         sql: `WITH s AS (${base}),
@@ -126,25 +140,32 @@ export function groupedPercentiles(options: {
         return null;
       }
       // A group's counts are its finest groups' counts around the group's own value, summed.
-      const parts = new Map<string, AroundValue[]>();
-      depths.forEach((depth, i) => {
+      const finestOf = new Map<string, (readonly unknown[])[]>();
+      for (const depth of depths) {
         for (const around of aroundRows) {
           const key = `${depth} ${id(around, depth)}`;
-          const list = parts.get(key) ?? [];
-          parts.set(key, list);
-          list.push(aroundValue(null, around, names.length + AROUND_COLUMNS * i));
+          const list = finestOf.get(key) ?? [];
+          finestOf.set(key, list);
+          list.push(around);
         }
-      });
+      }
       const out: unknown[][] = [];
       for (const row of firstRows) {
         const depth = depthOf(row);
-        const n = Number(row[names.length] ?? 0);
-        const around = wholeWindow(chosen(row), parts.get(`${depth} ${id(row, depth)}`) ?? []);
-        const value = percentileAround(level, n, around);
-        if (value === undefined) return null;
-        out.push(
-          layout({ keys: row.slice(0, names.length), depth, events: row[width - 1], value }),
-        );
+        const parts = finestOf.get(`${depth} ${id(row, depth)}`) ?? [];
+        const values: Array<{ value: number | null; events: unknown }> = [];
+        for (let i = 0; i < populations.length; i++) {
+          const at = offset(depths.indexOf(depth), i);
+          const around = wholeWindow(
+            chosen(row, i),
+            parts.map((part) => aroundValue(null, part, at)),
+          );
+          const n = Number(row[names.length + 3 * i] ?? 0);
+          const value = percentileAround(level, n, around);
+          if (value === undefined) return null;
+          values.push({ value, events: row[names.length + 3 * i + 2] });
+        }
+        out.push(layout({ keys: row.slice(0, names.length), depth, values }));
       }
       return out;
     },
