@@ -3,13 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
+import { groupedPercentiles } from '../src/collection/duckdb/percentile-neighbors-sql.ts';
 import {
   type AroundValue,
   percentileAround,
   wholeWindow,
 } from '../src/collection/shape/percentile-neighbors.ts';
 import { createEngine } from '../src/index.ts';
+import { DOUBLE, LIST, listValue, VARCHAR } from '../src/storage/duckdb/duckdb-api.ts';
+import { readPrepared } from '../src/storage/duckdb/prepared-statements.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
+import { memoryConnection } from './helpers/memory-duckdb.ts';
 import { type FixtureEvent, quantile, referenceAnswer } from './helpers/reference.ts';
 
 const LEVELS = [0.5, 0.75, 0.9, 0.95, 0.99];
@@ -88,6 +92,78 @@ describe('a percentile from a value near its ranks and the counts around it', ()
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("DuckDB's grouped percentiles (groupedPercentiles)", () => {
+  const conn = memoryConnection();
+
+  /** The statements' rows over `rows` of [group, value], grouped by group and for all. */
+  async function grouped(rows: Array<[string, number]>, level: number, maxGroups = 100) {
+    const params = {
+      sp: { value: listValue(rows.map(([sp]) => sp)), type: LIST(VARCHAR) },
+      m: { value: listValue(rows.map(([, m]) => m)), type: LIST(DOUBLE) },
+    };
+    const neighbors = groupedPercentiles({
+      level,
+      base: 'SELECT unnest($sp) AS sp, unnest($m) AS m',
+      keys: [{ name: 'sp', text: true }],
+      coarsest: 0,
+      maxGroups,
+      params,
+      layout: ({ keys: [sp], values: [one] }) => [sp, one?.value, one?.events],
+    });
+    const first = await readPrepared(conn(), neighbors.first.sql, neighbors.first.params);
+    const around = neighbors.around(first);
+    const second = around ? await readPrepared(conn(), around.sql, around.params) : null;
+    return neighbors.rows(first, second);
+  }
+
+  test('gives each group’s and the whole’s percentile as the reference does', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd'), anyValue), {
+          minLength: 1,
+          maxLength: 80,
+        }),
+        fc.constantFrom(...LEVELS),
+        async (rows, level) => {
+          const out = await grouped(rows, level);
+          expect(out).not.toBeNull();
+          const groups = [...new Set(rows.map(([sp]) => sp))];
+          const expected = [
+            ...groups.map((g) => {
+              const values = rows.filter(([sp]) => sp === g).map(([, m]) => m);
+              return [g, text(quantile(values, level)), values.length];
+            }),
+            [
+              null,
+              text(
+                quantile(
+                  rows.map(([, m]) => m),
+                  level,
+                ),
+              ),
+              rows.length,
+            ],
+          ];
+          const got = (out ?? []).map(([sp, v, c]) => [sp, text(v as number), Number(c)]);
+          const order = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]));
+          expect(got.sort(order)).toEqual(expected.sort(order));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  test('gives null, for the sorting statement to answer, past its number of groups', async () => {
+    const rows: Array<[string, number]> = [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ];
+    expect(await grouped(rows, 0.95, 2)).toBeNull();
+    expect(await grouped(rows, 0.95, 4)).toHaveLength(4);
   });
 });
 

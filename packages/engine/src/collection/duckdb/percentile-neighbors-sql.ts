@@ -16,10 +16,11 @@ import {
  */
 export interface PercentileNeighbors {
   first: Statement;
-  around(rows: readonly (readonly unknown[])[]): Statement;
+  /** The second statement, or null where the first found too many groups. */
+  around(rows: readonly (readonly unknown[])[]): Statement | null;
   rows(
     first: readonly (readonly unknown[])[],
-    around: readonly (readonly unknown[])[],
+    around: readonly (readonly unknown[])[] | null,
   ): unknown[][] | null;
 }
 
@@ -103,6 +104,7 @@ export function groupedPercentiles(options: {
   return {
     first,
     around(rows) {
+      if (rows.length > maxGroups) return null;
       const byId = new Map(rows.map((row) => [id(row, depthOf(row)), row]));
       const finest = rows.filter((row) => depthOf(row) === names.length);
       const named: NamedParams = { ...params };
@@ -136,9 +138,7 @@ export function groupedPercentiles(options: {
       };
     },
     rows(firstRows, aroundRows) {
-      if (firstRows.length > maxGroups || firstRows.some((row) => row.length !== width)) {
-        return null;
-      }
+      if (!aroundRows || firstRows.some((row) => row.length !== width)) return null;
       // A group's counts are its finest groups' counts around the group's own value, summed.
       const finestOf = new Map<string, (readonly unknown[])[]>();
       for (const depth of depths) {

@@ -38,8 +38,8 @@ type ReadRows = (statement: Statement | null) => Promise<PlainValue[][]>;
 /** The run stage of two statements read in one snapshot, the second rendered from the first's rows. */
 type ReadTwo = (
   first: Statement,
-  then: (rows: PlainValue[][]) => Statement,
-) => Promise<[PlainValue[][], PlainValue[][]]>;
+  then: (rows: PlainValue[][]) => Statement | null,
+) => Promise<[PlainValue[][], PlainValue[][] | null]>;
 
 /**
  * The collection-mode query of a DuckDB workspace, the function its driver hands the front, and
@@ -112,10 +112,7 @@ async function answer(
   // Awaited inside, so that the run returns to its stage rather than through a wrapper.
   const read: ReadRows = async (statement) =>
     statement ? await db.readRows(statement, timeoutMs) : [];
-  const readTwo: ReadTwo = async (first, then) => {
-    const [rows, second] = await db.readRowsInSnapshot(first, then, timeoutMs);
-    return [rows, second ?? []];
-  };
+  const readTwo: ReadTwo = (first, then) => db.readRowsInSnapshot(first, then, timeoutMs);
   if (plan.line) return { envelope: await lineQuery(bound, plan.line, read, readTwo) };
   switch (plan.query.graph_type) {
     case 'Samples':
@@ -200,7 +197,8 @@ async function lineWindow(
 
 /**
  * A percentile's rows from a value near each group's ranks and the counts around it
- * (`percentile-neighbors-sql.ts`), or null where the counts do not reach a rank.
+ * (`percentile-neighbors-sql.ts`), or null where the counts do not reach a rank or the groups
+ * are too many.
  */
 async function neighborRows(
   neighbors: PercentileNeighbors,
