@@ -1,18 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
 import { groupedPercentiles } from '../src/collection/duckdb/percentile-neighbors-sql.ts';
 import {
   type AroundValue,
   percentileAround,
-  wholeWindow,
+  summedAround,
 } from '../src/collection/shape/percentile-neighbors.ts';
-import { createEngine } from '../src/index.ts';
 import { DOUBLE, LIST, listValue, VARCHAR } from '../src/storage/duckdb/duckdb-api.ts';
 import { readPrepared } from '../src/storage/duckdb/prepared-statements.ts';
 import { WorkspaceDb } from '../src/storage/duckdb/workspace-db.ts';
+import { loggedEngine } from './helpers/logged-engine.ts';
 import { memoryConnection } from './helpers/memory-duckdb.ts';
 import { type FixtureEvent, quantile, referenceAnswer } from './helpers/reference.ts';
 
@@ -81,7 +78,7 @@ describe('a percentile from a value near its ranks and the counts around it', ()
           fc.pre(values.length > 0);
           const sorted = [...values].sort((a, b) => a - b);
           const v = sorted[Math.floor(level * (values.length - 1))] as number;
-          const whole = wholeWindow(
+          const whole = summedAround(
             v,
             buckets.map((b) => around(b, v)),
           );
@@ -170,28 +167,19 @@ describe("DuckDB's grouped percentiles (groupedPercentiles)", () => {
 describe('DuckDB percentile lines', () => {
   test('read their ranks around quantile_disc’s values, without sorting each bucket', async () => {
     const now = 1_800_000_000;
-    const dir = mkdtempSync(join(tmpdir(), 'engine-percentile-line-'));
-    const engine = await createEngine({
-      dataDir: dir,
-      workspaces: { default: 'k' },
-      now: () => now,
-      bodyWorkers: 0,
-    });
+    // Six hours of values with repeats, zeros of both signs and a gap, some events without one,
+    // in 13 plans, so that a split line keeps the top 10 of them.
+    const values = [0, -0, 5, 5, 5, 17.5, 1e6, 3, -2, 5e-324, 1.5e300];
+    const events: FixtureEvent[] = Array.from({ length: 260 }, (_, i) => ({
+      timestamp: now - 6 * 3600 + i * 83,
+      json:
+        i % 7 === 0
+          ? { other: i, plan: `p${i % 13}` }
+          : { ms: values[(i * 7) % values.length] as number, plan: `p${i % 13}` },
+    }));
+    const { engine, close } = await loggedEngine('percentile-line', 'k', events, now);
     const sorts = vi.spyOn(WorkspaceDb.prototype, 'readRows');
     try {
-      // Six hours of values with repeats, zeros of both signs and a gap, some events without one,
-      // in 13 plans, so that a split line keeps the top 10 of them.
-      const values = [0, -0, 5, 5, 5, 17.5, 1e6, 3, -2, 5e-324, 1.5e300];
-      const events: FixtureEvent[] = Array.from({ length: 260 }, (_, i) => ({
-        timestamp: now - 6 * 3600 + i * 83,
-        json:
-          i % 7 === 0
-            ? { other: i, plan: `p${i % 13}` }
-            : { ms: values[(i * 7) % values.length] as number, plan: `p${i % 13}` },
-      }));
-      for (const event of events) {
-        expect((await engine.log({ api_key: 'k', ...event })).status).toBe(200);
-      }
       const base = {
         api_key: 'k',
         granularity: 'Hour',
@@ -229,8 +217,7 @@ describe('DuckDB percentile lines', () => {
       expect(sorts).not.toHaveBeenCalled();
     } finally {
       sorts.mockRestore();
-      await engine.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 });

@@ -2,9 +2,9 @@ import { BIGINT, DOUBLE, LIST, listValue, VARCHAR } from '../../storage/duckdb/d
 import type { NamedParams, Statement } from '../../storage/duckdb/sql-params.ts';
 import {
   AROUND_COLUMNS,
-  aroundValue,
+  aroundCounts,
   percentileAround,
-  wholeWindow,
+  summedAround,
 } from '../shape/percentile-neighbors.ts';
 
 /**
@@ -156,9 +156,9 @@ export function groupedPercentiles(options: {
         const values: Array<{ value: number | null; events: unknown }> = [];
         for (let i = 0; i < populations.length; i++) {
           const at = offset(depths.indexOf(depth), i);
-          const around = wholeWindow(
+          const around = summedAround(
             chosen(row, i),
-            parts.map((part) => aroundValue(null, part, at)),
+            parts.map((part) => aroundCounts(part, at)),
           );
           const n = Number(row[names.length + 3 * i] ?? 0);
           const value = percentileAround(level, n, around);

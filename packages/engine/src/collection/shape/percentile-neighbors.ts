@@ -10,29 +10,31 @@ import { percentileOfRanks } from './growing-percentiles.ts';
  */
 
 /**
- * What the second statement reads around `v` in one group's values. A zero's sign is not kept:
- * the rule's interpolation of ranks that are zeros gives +0 whatever their signs, and JSON
+ * What the second statement counts around a value in one group's values. A zero's sign is not
+ * kept: the rule's interpolation of ranks that are zeros gives +0 whatever their signs, and JSON
  * writes −0 as 0.
  */
-export interface AroundValue {
-  /** The value chosen near the ranks; null where the group has no value. */
-  v: number | null;
-  /** How many values are below `v`, and equal to it. */
+export interface AroundCounts {
+  /** How many values are below the value, and equal to it. */
   below: number;
   equal: number;
-  /** The largest value below `v`, and the smallest above it. */
+  /** The largest value below it, and the smallest above it. */
   under: number | null;
   over: number | null;
 }
 
-/** The statement's columns of {@link AroundValue} past `v`, in order, for one group. */
+/** {@link AroundCounts} with the value `v` chosen near the ranks; null where there is no value. */
+export interface AroundValue extends AroundCounts {
+  v: number | null;
+}
+
+/** The statement's columns of {@link AroundCounts}, in order, for one group. */
 export const AROUND_COLUMNS = 4;
 
-/** Reads {@link AroundValue} from `v` and the {@link AROUND_COLUMNS} values a row holds at `at`. */
-export function aroundValue(v: number | null, row: readonly unknown[], at: number): AroundValue {
+/** Reads {@link AroundCounts} from the {@link AROUND_COLUMNS} values a row holds at `at`. */
+export function aroundCounts(row: readonly unknown[], at: number): AroundCounts {
   const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
   return {
-    v,
     below: Number(row[at] ?? 0),
     equal: Number(row[at + 1] ?? 0),
     under: num(row[at + 2]),
@@ -40,10 +42,13 @@ export function aroundValue(v: number | null, row: readonly unknown[], at: numbe
   };
 }
 
-/** {@link AroundValue} of the whole window around `v` from each bucket's counts around `v`. */
-export function wholeWindow(v: number | null, buckets: readonly AroundValue[]): AroundValue {
+/**
+ * {@link AroundValue} of a group around `v` from its parts' counts around `v` (a series' cells,
+ * a window's buckets), summed.
+ */
+export function summedAround(v: number | null, parts: readonly AroundCounts[]): AroundValue {
   const whole: AroundValue = { v, below: 0, equal: 0, under: null, over: null };
-  for (const b of buckets) {
+  for (const b of parts) {
     whole.below += b.below;
     whole.equal += b.equal;
     if (b.under !== null && (whole.under === null || b.under > whole.under)) whole.under = b.under;
