@@ -450,6 +450,24 @@ describe('load', () => {
     expect(answers[2]?.stderr).toMatch(/rollup key 'a\.b' is not a top-level key/);
   }, 30_000);
 
+  test('--clickhouse-key-columns takes payload keys, and goes with --clickhouse', async () => {
+    const env = { ANALYTICS_API_KEY: 'cli-key-columns-key' };
+    const answers = await Promise.all([
+      run(['load', '--clickhouse-key-columns', 'event', 'x.ndjson']),
+      run(['serve', '--clickhouse-key-columns', 'event'], env),
+      run(
+        ['serve', '--clickhouse', 'http://127.0.0.1:9', '--clickhouse-key-columns', 'event,,plan'],
+        env,
+      ),
+    ]);
+    expect(answers.map((a) => a.code)).toEqual([2, 2, 2]);
+    expect(answers[0]?.stderr).toMatch(/--clickhouse-key-columns needs --clickhouse URL/);
+    expect(answers[1]?.stderr).toMatch(/--clickhouse-key-columns needs --clickhouse URL/);
+    expect(answers[2]?.stderr).toMatch(
+      /--clickhouse-key-columns: expected payload keys such as event,plan,price/,
+    );
+  }, 30_000);
+
   test('--rollup-keys and --rollup-sums take top-level keys, each once', async () => {
     const answers = await Promise.all([
       run(['load', '--rollup-keys', 'event,device.os', 'x.ndjson']),

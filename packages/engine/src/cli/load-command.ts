@@ -71,7 +71,7 @@ export async function loadCommand(
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspace = workspaceOption(options.workspace);
   const collection = stringOption(options.collection, DEFAULT_COLLECTION);
-  for (const flag of ['clickhouse-sort-field', 'clickhouse-wait']) {
+  for (const flag of ['clickhouse-sort-field', 'clickhouse-key-columns', 'clickhouse-wait']) {
     if (options[flag] !== undefined && options.clickhouse === undefined) {
       throw new UsageError(`--${flag} needs --clickhouse URL`);
     }
@@ -86,8 +86,8 @@ export async function loadCommand(
   );
   if (options.clickhouse !== undefined) {
     // Imported only here: the DuckDB load below must not wait for the server's modules.
-    const { clickhouseFrom, withSortField } = await import('./serve-command.ts');
-    const clickhouse = withSortField(options, clickhouseFrom(options)) as ClickHouseOptions;
+    const { clickhouseFrom, withClickHouseKeys } = await import('./serve-command.ts');
+    const clickhouse = withClickHouseKeys(options, clickhouseFrom(options)) as ClickHouseOptions;
     if (options['cluster-by'] !== undefined || options['no-cluster'] !== undefined) {
       throw new UsageError('--cluster-by and --no-cluster order DuckDB files, not ClickHouse');
     }

@@ -30,6 +30,8 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              --clickhouse URL keeps the workspaces in ClickHouse instead of --data (user and
              password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD); --clickhouse-sort-field KEY
              sorts a projection of the events by that top-level payload key (e.g. event);
+             --clickhouse-key-columns KEY,... gives typed columns to those top-level keys
+             only (and the sort field's and rollups'), reading the rest from the payload;
              --clickhouse-wait SECONDS waits that long for a ClickHouse that cannot be
              reached yet (default 30; 0 fails at once);
              --rollups keeps event counts per 15-minute span in each DuckDB file (on
@@ -46,7 +48,8 @@ const SERVE_USAGE = `  serve      [--port 8787] [--host 127.0.0.1] [--data .data
              where their rows cost less to read than the events (cheaper, the default)
 `;
 const LOAD_USAGE = `  load       [--data .data | --clickhouse URL] [--workspace default] [--collection all_events]
-             [--cluster-by KEY | --no-cluster | --clickhouse-sort-field KEY] [--rollups]
+             [--cluster-by KEY | --no-cluster | --clickhouse-sort-field KEY]
+             [--clickhouse-key-columns KEY,...] [--rollups]
              [--rollup-keys KEY,...] [--rollup-sums KEY,...] FILE
              load NDJSON lines {"timestamp": <unix s>, "json": {...}} into a collection, then
              order its rows by a top-level key and time, so that filters on the key skip the
@@ -54,7 +57,8 @@ const LOAD_USAGE = `  load       [--data .data | --clickhouse URL] [--workspace 
              (an event name or type), if one does; --clickhouse URL loads into the workspace in
              ClickHouse instead (user and password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD),
              with --clickhouse-sort-field KEY filling serve's sort projection as it loads,
-             and --clickhouse-wait SECONDS as serve takes it
+             and --clickhouse-key-columns KEY,... and --clickhouse-wait SECONDS as serve
+             takes them
 `;
 const DEMO_DATA_USAGE = `  demo-data  [--data .data] [--events 1000000] [--workspace default] [--seed 42] [--force]
              write a seeded demo workspace (the last 90 days)
@@ -85,6 +89,7 @@ const COMMANDS = {
       workspaces: { type: 'string' },
       clickhouse: { type: 'string' },
       'clickhouse-sort-field': { type: 'string' },
+      'clickhouse-key-columns': { type: 'string' },
       'clickhouse-wait': { type: 'string' },
       rollups: { type: 'boolean' },
       'rollup-keys': { type: 'string' },
@@ -106,6 +111,7 @@ const COMMANDS = {
       'rollup-sums': { type: 'string' },
       clickhouse: { type: 'string' },
       'clickhouse-sort-field': { type: 'string' },
+      'clickhouse-key-columns': { type: 'string' },
       'clickhouse-wait': { type: 'string' },
     },
     usage: LOAD_USAGE,

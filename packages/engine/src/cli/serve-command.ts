@@ -81,18 +81,39 @@ export function clickhouseFrom(
   };
 }
 
-/** `--clickhouse-sort-field KEY`, set on the ClickHouse options (serve and load take it). */
-export function withSortField(
+/**
+ * `--clickhouse-sort-field KEY` and `--clickhouse-key-columns KEY,...`, set on the ClickHouse
+ * options (serve and load take them).
+ */
+export function withClickHouseKeys(
   options: Options,
   clickhouse: ClickHouseOptions | undefined,
 ): ClickHouseOptions | undefined {
   const sortField = options['clickhouse-sort-field'];
-  if (sortField === undefined) return clickhouse;
-  if (!clickhouse) throw new UsageError('--clickhouse-sort-field needs --clickhouse URL');
-  if (!sortFieldAllowed(String(sortField))) {
-    throw new UsageError('--clickhouse-sort-field: expected a payload key such as event');
+  const keyColumns = options['clickhouse-key-columns'];
+  for (const [flag, value] of [
+    ['clickhouse-sort-field', sortField],
+    ['clickhouse-key-columns', keyColumns],
+  ] as const) {
+    if (value !== undefined && !clickhouse)
+      throw new UsageError(`--${flag} needs --clickhouse URL`);
   }
-  clickhouse.sortField = String(sortField);
+  if (!clickhouse) return clickhouse;
+  if (sortField !== undefined) {
+    if (!sortFieldAllowed(String(sortField))) {
+      throw new UsageError('--clickhouse-sort-field: expected a payload key such as event');
+    }
+    clickhouse.sortField = String(sortField);
+  }
+  if (keyColumns !== undefined) {
+    const keys = String(keyColumns).split(',');
+    if (!keys.every(sortFieldAllowed)) {
+      throw new UsageError(
+        '--clickhouse-key-columns: expected payload keys such as event,plan,price',
+      );
+    }
+    clickhouse.keyColumns = [...new Set(keys)];
+  }
   return clickhouse;
 }
 
@@ -102,7 +123,7 @@ export async function serveCommand(options: Options): Promise<number> {
   const host = stringOption(options.host, '127.0.0.1');
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspaces = await workspacesFrom(options);
-  const clickhouse = withSortField(options, clickhouseFrom(options));
+  const clickhouse = withClickHouseKeys(options, clickhouseFrom(options));
   const rollups = rollupsOption(options);
   const rollupReads = rollupReadsOption(options);
   const engine = await createEngine({

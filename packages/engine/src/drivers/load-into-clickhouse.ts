@@ -65,6 +65,8 @@ export async function loadIntoClickHouse(
     const target = driver.workspaces.get(workspace);
     if (!target) throw new Error(`workspace ${workspace} was not opened`);
     handle = await open(file, 'r');
+    // The workers write the form columns of these keys' paths only, where not every key has them.
+    const keys = target.typedKeys();
     let events = 0;
     let badLines = 0;
     let line = 1;
@@ -96,7 +98,7 @@ export async function loadIntoClickHouse(
         id: id++,
         bytes,
         file: '',
-        clickhouse: { collection, seqBase: String(seqBase) },
+        clickhouse: { collection, seqBase: String(seqBase), keys },
       });
       // Chunks abandoned after a failure must not surface as unhandled rejections.
       chunk.catch(() => undefined);

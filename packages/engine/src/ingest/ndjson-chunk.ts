@@ -35,6 +35,8 @@ export interface ClickHouseChunk {
   collection: string;
   /** Decimal text of a 64-bit integer; the chunk's events take it and the numbers after it. */
   seqBase: string;
+  /** The top-level keys whose paths have columns, where the workspace types only some. */
+  keys?: readonly string[];
 }
 
 /** What parsing a chunk found. Line numbers count from 1 at the chunk's first line. */
@@ -126,10 +128,12 @@ function parseClickHouseChunk(job: ChunkJob, target: ClickHouseChunk): ParsedChu
     },
   });
   const keys = discovery.keys;
+  const typed = target.keys && new Set(target.keys);
   const forms: FormColumns[] = [];
   for (const key of keys) {
     if (forms.length >= MAX_KEY_COLUMNS) break;
     if (![...key.kinds].some((kind) => kind !== 'object')) continue;
+    if (typed && !typed.has(key.path[0] as string)) continue;
     if (formColumnsAllowed(key.path)) forms.push(formColumnsOf(key.path));
   }
   const writer = rows;

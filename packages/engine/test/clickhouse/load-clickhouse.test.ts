@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@clickhouse/client-web';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { parseChunk } from '../../src/ingest/ndjson-chunk.ts';
 import { KeyColumns } from '../../src/storage/clickhouse/clickhouse-key-columns.ts';
-import { startServer, type TestServer } from '../helpers/engine-server.ts';
+import { formColumnsOf } from '../../src/storage/clickhouse/clickhouse-rows.ts';
+import { ingest, startServer, type TestServer } from '../helpers/engine-server.ts';
 import { expectClose } from '../helpers/expect-close.ts';
 import { fixtureEvents, NOW } from '../helpers/fixture-events.ts';
 import { referenceAnswer } from '../helpers/reference.ts';
@@ -47,6 +49,10 @@ let clickhouse: ReturnType<typeof cli>;
 let duckdb: ReturnType<typeof cli>;
 let sorted: ReturnType<typeof cli>;
 const SORTED_WORKSPACE = 'loadedchsorted';
+let typed: ReturnType<typeof cli>;
+const TYPED_WORKSPACE = 'loadedchtyped';
+/** The top-level keys the typed workspace gives columns to; the fixture has more. */
+const TYPED_KEYS = ['event', 'price'];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'engine-load-ch-'));
@@ -64,6 +70,15 @@ beforeAll(async () => {
     SORTED_WORKSPACE,
     '--clickhouse-sort-field',
     'event',
+    'events.ndjson',
+  ]);
+  typed = cli([
+    '--clickhouse',
+    url,
+    '--workspace',
+    TYPED_WORKSPACE,
+    '--clickhouse-key-columns',
+    TYPED_KEYS.join(','),
     'events.ndjson',
   ]);
   server = await startServer({
@@ -140,6 +155,101 @@ describe('load --clickhouse', () => {
     } finally {
       await direct.close();
     }
+  });
+
+  test('with --clickhouse-key-columns, only those keys have columns, and the rest answer from the payload', async () => {
+    expect(typed.status, typed.stderr).toBe(1);
+    const summary = (stdout: string, workspace: string) =>
+      stdout.replace(workspace, '<workspace>').replace(/ in [\d.]+ s/, '');
+    expect(summary(typed.stdout, TYPED_WORKSPACE)).toBe(summary(clickhouse.stdout, WORKSPACE));
+    const direct = createClient({ url, password });
+    const typedKeys = async () =>
+      (
+        (await (
+          await direct.query({
+            query: `SELECT comment FROM system.columns WHERE database = {db:String}
+                    AND table = '_engine_events' AND match(name, '^s_')`,
+            query_params: { db: `analytics_${TYPED_WORKSPACE}` },
+            format: 'JSONEachRow',
+          })
+        ).json()) as Array<{ comment: string }>
+      )
+        .map(({ comment }) => (JSON.parse(comment) as string[])[0])
+        .sort();
+    expect(await typedKeys()).toEqual([...TYPED_KEYS].sort());
+    const typedServer = await startServer({
+      workspaces: { [TYPED_WORKSPACE]: KEY },
+      now: () => NOW,
+      clickhouse: { url, password, databasePrefix: 'analytics_', keyColumns: TYPED_KEYS },
+      // The rollups read their key's column, which it gets although the load gave it none.
+      rollups: { [TYPED_WORKSPACE]: { keys: ['plan'], sums: ['price'] } },
+      rollupReads: 'always',
+    });
+    try {
+      expect(await typedKeys()).toEqual(['event', 'plan', 'price']);
+      // Ingest meets keys of its own, typed and not.
+      const more = [
+        { timestamp: NOW - 4, json: { event: 'late', price: 7, plan: 'pro', campaign: 'fall' } },
+        { timestamp: NOW - 3, json: { event: 'late', campaign: 'spring', plan: 'team' } },
+      ];
+      await ingest(typedServer, more, 'all_events', KEY);
+      expect(await typedKeys()).toEqual(['event', 'plan', 'price']);
+      const all = [...events, { timestamp: NOW - 5, json: { event: 'as text' } }, ...more];
+      for (const q of [
+        { graph_type: 'Table', split: 'plan' },
+        { graph_type: 'Table', split: 'campaign', aggregation: 'Sum', metric: 'price' },
+        { graph_type: 'Multi Line', split: 'country', granularity: 'Hour' },
+        {
+          graph_type: 'Single Value',
+          aggregation: 'Avg',
+          metric: 'price',
+          filters: [['plan', '=', 'pro']],
+        },
+        { graph_type: 'Bar Chart', split: 'device.os', filters: [['event', '!=', 'login']] },
+      ]) {
+        const body = {
+          api_key: KEY,
+          start: NOW - 86_400 * 3,
+          end: NOW,
+          IANA_time_zone: 'UTC',
+          ...q,
+        };
+        const answer = await typedServer.post('/api/visualize/data', body);
+        expect(answer.status, answer.text).toBe(200);
+        expectClose(answer.body, referenceAnswer(all, body, NOW), JSON.stringify(q));
+      }
+    } finally {
+      await typedServer.close();
+      await direct.close();
+    }
+  });
+
+  test("the parse workers write the typed keys' form columns only", () => {
+    const lines = [
+      { timestamp: NOW, json: { event: 'a', plan: 'pro', user: { id: 1 } } },
+      { timestamp: NOW, json: { event: 'b', price: 3 } },
+    ];
+    const header = (keys?: string[]) => {
+      const bytes = new TextEncoder().encode(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+      const chunk = parseChunk({
+        id: 0,
+        bytes,
+        file: '',
+        clickhouse: { collection: 'c', seqBase: '1', ...(keys ? { keys } : {}) },
+      });
+      return chunk.tsv?.split('\n')[0]?.split('\t');
+    };
+    const forms = (...paths: string[][]) =>
+      paths.flatMap((path) => [formColumnsOf(path).number, formColumnsOf(path).string]);
+    const row = (...paths: string[][]) => [
+      'collection',
+      'timestamp',
+      'json',
+      ...forms(...paths),
+      'seq',
+    ];
+    expect(header(['event', 'user'])).toEqual(row(['event'], ['user', 'id']));
+    expect(header()).toEqual(row(['event'], ['plan'], ['user', 'id'], ['price']));
   });
 
   describe('engines opening the sorted workspace', () => {

@@ -39,6 +39,9 @@ import {
  * path yet reads the JSON, with the same answer). Tables written by engines that kept the raw
  * JSON text per path (`k_<hash> String`) get typed columns for those paths when opened.
  *
+ * A workspace may type only some top-level keys (`keys`): paths under the others are read from
+ * the JSON, as paths past the bound are, and cost inserts and each query's planning nothing.
+ *
  * Columns are an optimisation, never a condition of a write: where ClickHouse refuses an ALTER
  * (a table's metadata has a size limit, a user may lack the right), its paths stay read from the
  * JSON, with the same answers, and the refusal is logged.
@@ -142,17 +145,35 @@ export class KeyColumns {
   readonly #refused = new Set<string>();
 
   readonly #sortField: string | undefined;
+  /** The top-level keys whose paths may have columns, or undefined for every key. */
+  readonly #keys: Set<string> | undefined;
   readonly #log: (sentence: string) => void;
 
   /**
    * `sortField`: a top-level payload key whose string form orders a projection ({@link open});
+   * `keys`: the top-level keys given columns, with the sort field ({@link allow} adds more);
    * `log`: where a refused ALTER is told, as a sentence without SQL.
    */
   constructor(client: ClickHouseClient, database: string, options: KeyColumnsOptions = {}) {
     this.#client = client;
     this.#database = database;
     this.#sortField = options.sortField;
+    this.#keys = options.keys && new Set(options.keys);
+    if (options.sortField !== undefined) this.#keys?.add(options.sortField);
     this.#log = options.log ?? ((sentence) => console.error(`analytics-engine: ${sentence}`));
+  }
+
+  /**
+   * Lets the paths of the top-level `keys` have columns where the workspace types only some
+   * keys: rollups read their keys and sums from columns.
+   */
+  allow(keys: readonly string[]): void {
+    for (const key of keys) this.#keys?.add(key);
+  }
+
+  /** The top-level keys whose paths may have columns, or undefined for every key. */
+  typedKeys(): string[] | undefined {
+    return this.#keys && [...this.#keys];
   }
 
   /**
@@ -377,7 +398,7 @@ export class KeyColumns {
 
   /** Whether `path` may have columns and has none yet (nor was refused them). */
   #lacks(path: readonly string[]): boolean {
-    if (!eligible(path)) return false;
+    if (!this.#typed(path)) return false;
     const base = baseName(path);
     return !this.#bases.has(base) && !this.#refused.has(base);
   }
@@ -391,7 +412,7 @@ export class KeyColumns {
     const fresh = new Map<string, FormColumns>();
     for (const path of paths) {
       if (this.#bases.size + this.#refused.size + fresh.size >= MAX_KEY_COLUMNS) break;
-      if (!eligible(path)) continue;
+      if (!this.#typed(path)) continue;
       const base = baseName(path);
       if (this.#bases.has(base) || this.#refused.has(base) || fresh.has(base)) continue;
       fresh.set(base, columnsOf(path));
@@ -414,6 +435,11 @@ export class KeyColumns {
     this.#bases = new Map([...this.#bases, ...fresh]);
     this.#lookup = this.#lookupOf(this.#bases);
     return added;
+  }
+
+  /** Whether `path` may have columns: {@link eligible}, under a key the workspace types. */
+  #typed(path: readonly string[]): boolean {
+    return eligible(path) && (this.#keys === undefined || this.#keys.has(path[0] as string));
   }
 
   #lookupOf(bases: ReadonlyMap<string, FormColumns>): KeyColumnLookup {
@@ -478,6 +504,11 @@ export class KeyColumns {
 export interface KeyColumnsOptions {
   /** A top-level payload key whose string form orders a projection. */
   sortField?: string;
+  /**
+   * The top-level payload keys whose paths get columns; the others are read from the payload
+   * (default: every key, within {@link MAX_KEY_COLUMNS} paths).
+   */
+  keys?: readonly string[];
   /** Where a refused ALTER is told (default: standard error). */
   log?: (sentence: string) => void;
 }
