@@ -1,6 +1,7 @@
 /**
  * `pnpm bench engine [--events N] [--driver all|duckdb|clickhouse] [--runs R] [--load-runs L]
  * [--keep] [--load-only] [--bulk-only] [--ch-queries-only [--ch-other-engine BIN] [--ch-rollups]]
+ * [--ch-key-columns KEY,...]
  * [--rollup-ingest-only [--rounds R] [--other-engine BIN]]`: the
  * engine on generated demo events, on both storage drivers (`--driver` picks one;
  * `--events` takes `1M`, `10M`, `30M`). `--wide` runs only the wide-events section
@@ -13,6 +14,10 @@
  * bin (e.g. a worktree of main) served on the same ClickHouse and measured in the same rounds,
  * and with `--ch-rollups` the engine on a second workspace loaded from the same file with rollups
  * by event and plan and the sums of price (its load timed apart), measured in the same rounds.
+ * `--ch-key-columns KEY,...` adds, to the ClickHouse load rounds, bulk-log and the queries of
+ * `--ch-queries-only`, the engine on a workspace of its own whose engines give columns to those
+ * keys only (`--clickhouse-key-columns`), as the hand-written table types only the keys its
+ * statements read.
  * `--rollup-ingest-only` runs only the comparison of `/api/bulk-log` with rollups on and off
  * (`rollup-ingest.ts`, on DuckDB or with `--driver clickhouse` on ClickHouse, R rounds of 20,000
  * events per side, default 20; a minute or two),
@@ -111,6 +116,8 @@ interface Options {
   chOtherEngine?: string;
   /** With {@link chQueriesOnly}: the engine on a workspace keeping rollups, timed beside. */
   chRollups: boolean;
+  /** The keys of a second engine workspace on ClickHouse that types those keys only. */
+  chKeyColumns?: string;
   keep: boolean;
 }
 
@@ -156,6 +163,7 @@ function parseOptions(args: string[]): Options {
     else if (arg === '--bulk-only') options.bulkOnly = true;
     else if (arg === '--ch-queries-only') options.chQueriesOnly = true;
     else if (arg === '--ch-rollups') options.chRollups = true;
+    else if (arg === '--ch-key-columns') options.chKeyColumns = String(args[++i]);
     else if (arg === '--ch-other-engine') {
       // Relative to where `pnpm bench` was typed, not to bench/, where pnpm runs it.
       options.chOtherEngine = resolve(process.env.INIT_CWD ?? process.cwd(), String(args[++i]));
@@ -385,6 +393,9 @@ const ENGINE_EVENTS = '_engine_events';
 const ROLLED = 'rolled';
 const ROLLED_DB = `analytics_${ROLLED}`;
 const ROLLED_KEY = 'bench-rolled-key';
+/** The workspace of `--ch-key-columns`, served with the benchmark's key by engines of its own. */
+const NARROW = 'narrow';
+const NARROW_DB = `analytics_${NARROW}`;
 const ROLLUP_FLAGS = ['--rollup-keys', 'event,plan', '--rollup-sums', 'price'];
 
 /** Numbers equal to nine significant digits (sums in another order), anything else exactly. */
@@ -656,8 +667,13 @@ export async function run(args: string[]): Promise<void> {
   let chEngineUrl = '';
   let chOtherUrl = '';
   let chRolledUrl = '';
+  let chNarrowUrl = '';
+  const narrowFlags = options.chKeyColumns
+    ? ['--clickhouse-key-columns', options.chKeyColumns]
+    : [];
   const chHttpLoadTimes: number[] = [];
   const chEngineLoadTimes: number[] = [];
+  const chNarrowLoadTimes: number[] = [];
   const chEngineLoadCpu: number[] = [];
   const chServerCpu: { http: number[]; engine: number[] } = { http: [], engine: [] };
   let chSettledMs = Number.NaN;
@@ -699,8 +715,26 @@ export async function run(args: string[]): Promise<void> {
       chEngineLoadTimes.push(engineRound);
       chEngineLoadCpu.push(exitedChildrenCpu() - childCpu);
       chServerCpu.engine.push(processCpu(chServer.pid as number) - serverCpu);
+      let narrowRound = '';
+      if (options.chKeyColumns) {
+        await postCh(`DROP DATABASE IF EXISTS ${NARROW_DB} SYNC`, 'default');
+        t = performance.now();
+        const narrow = runChild(
+          ['load', '--clickhouse', chUrl, '--clickhouse-sort-field', 'event'].concat([
+            '--workspace',
+            NARROW,
+            ...narrowFlags,
+            file,
+          ]),
+          chEnv,
+        );
+        narrow.stdout?.on('data', () => undefined);
+        if ((await finished(narrow)) !== 0) throw new Error('engine load --clickhouse failed');
+        chNarrowLoadTimes.push(ms(t));
+        narrowRound = `, with ${narrowFlags.join(' ')} ${fmt(ms(t) / 1000)} s`;
+      }
       log(
-        `ClickHouse load round ${round}/${options.loadRuns}: INSERT over HTTP (with OPTIMIZE FINAL) ${fmt(httpRound / 1000)} s, engine load --clickhouse ${fmt(engineRound / 1000)} s`,
+        `ClickHouse load round ${round}/${options.loadRuns}: INSERT over HTTP (with OPTIMIZE FINAL) ${fmt(httpRound / 1000)} s, engine load --clickhouse ${fmt(engineRound / 1000)} s${narrowRound}`,
       );
     }
     if (options.chRollups) {
@@ -748,6 +782,7 @@ export async function run(args: string[]): Promise<void> {
     // Merged into one part for the queries, as the hand-written table and the in-process one
     // are (not part of the load's time: its parts are queryable as they are).
     await postCh(`OPTIMIZE TABLE ${ENGINE_EVENTS} FINAL`, ENGINE_DB);
+    if (options.chKeyColumns) await postCh(`OPTIMIZE TABLE ${ENGINE_EVENTS} FINAL`, NARROW_DB);
     if (options.chRollups) {
       await postCh(`OPTIMIZE TABLE ${ENGINE_EVENTS} FINAL`, ROLLED_DB);
       await postCh('OPTIMIZE TABLE _engine_rollup_15m FINAL', ROLLED_DB);
@@ -782,6 +817,14 @@ export async function run(args: string[]): Promise<void> {
       chOtherUrl = await listening(other);
       await settled();
     }
+    if (options.chKeyColumns) {
+      const workspaces = join(dir, 'narrow-workspaces.json');
+      writeFileSync(workspaces, JSON.stringify({ [NARROW]: KEY }));
+      const narrow = serveCh(undefined, ['--workspaces', workspaces, ...narrowFlags]);
+      children.push(narrow);
+      chNarrowUrl = await listening(narrow);
+      await settled();
+    }
     if (options.chRollups) {
       // Only the rolled workspace, so the engine on `default` keeps reading its events.
       const workspaces = join(dir, 'rolled-workspaces.json');
@@ -810,6 +853,9 @@ export async function run(args: string[]): Promise<void> {
       `${chRolledUrl}/api/visualize/data`,
       JSON.stringify({ ...body, api_key: ROLLED_KEY }),
     );
+  const chNarrowAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const postChNarrow = (body: unknown) =>
+    postRaw(chNarrowAgent, `${chNarrowUrl}/api/visualize/data`, JSON.stringify(body));
   const chOtherAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const postChOther = (path: string, body: unknown) =>
     postRaw(chOtherAgent, `${chOtherUrl}${path}`, JSON.stringify(body));
@@ -950,7 +996,11 @@ export async function run(args: string[]): Promise<void> {
     const start = shiftBack(nowSec, { amount: c.window / DAY, unit: 'day' }, zone);
     return { lo: Math.floor(start) + 1, hi: Math.ceil(nowSec) - 1 };
   };
-  type Side = Exclude<keyof Row, 'name' | 'same'> | 'engineChOther' | 'engineChRolled';
+  type Side =
+    | Exclude<keyof Row, 'name' | 'same'>
+    | 'engineChOther'
+    | 'engineChRolled'
+    | 'engineChNarrow';
   /** The median time of each side given a run (NaN for the others). */
   const failures: string[] = [];
   const measure = async (name: string, sides: Partial<Record<Side, () => unknown>>) => {
@@ -1046,6 +1096,12 @@ export async function run(args: string[]): Promise<void> {
           ? ', same answer with rollups'
           : ', ANSWERS DIFFER with rollups';
       }
+      if (chNarrowUrl) {
+        sides.engineChNarrow = () => postChNarrow(body);
+        same += (await agrees(() => postChNarrow(body)))
+          ? ', same answer with key columns'
+          : ', ANSWERS DIFFER with key columns';
+      }
       const time = await measure(c.name, sides);
       const hand = time('chHttp');
       const beside = (label: string, side: Side) =>
@@ -1055,8 +1111,10 @@ export async function run(args: string[]): Promise<void> {
       const rolled = chRolledUrl ? beside('engine/CH with rollups', 'engineChRolled') : '';
       const ruling = (side: Side) => (withinRuling(time(side), hand) ? 'met' : 'NOT MET');
       const rolledRuling = chRolledUrl ? `, with rollups ${ruling('engineChRolled')}` : '';
+      const narrow = chNarrowUrl ? beside('engine/CH with key columns', 'engineChNarrow') : '';
+      const narrowRuling = chNarrowUrl ? `, with key columns ${ruling('engineChNarrow')}` : '';
       log(
-        `${c.name}: CH/HTTP ${fmt(hand)} ms, engine/CH ${fmt(engine)} ms (${fmt(engine / hand, 2)}×, +${fmt(engine - hand)} ms)${other}${rolled}${same}; at most 1.3x or 5 ms more: ${ruling('engineCh')}${rolledRuling}`,
+        `${c.name}: CH/HTTP ${fmt(hand)} ms, engine/CH ${fmt(engine)} ms (${fmt(engine / hand, 2)}×, +${fmt(engine - hand)} ms)${other}${rolled}${narrow}${same}; at most 1.3x or 5 ms more: ${ruling('engineCh')}${rolledRuling}${narrowRuling}`,
       );
     }
     for (const f of failures) log(`failed: ${f}`);
@@ -1198,12 +1256,29 @@ export async function run(args: string[]): Promise<void> {
     ? 200_000
     : Math.min(200_000, Math.max(20_000, Math.floor(options.events / 5)));
   const bulk = withDuckDb ? await bulkRate(url, 'bulk_bench', bulkEvents, 7) : Number.NaN;
-  const bulkCh = withClickHouse
-    ? await bulkRate(chEngineUrl, 'bulk_bench', bulkEvents, 7)
-    : Number.NaN;
+  let bulkCh = Number.NaN;
+  let bulkChNarrow = Number.NaN;
+  if (withClickHouse && chNarrowUrl) {
+    // Alternating halves, so that both serves see the machine alike.
+    const seconds = { all: 0, narrow: 0 };
+    for (const [half, seed] of [7, 8].entries()) {
+      const first = half === 0 ? 'all' : 'narrow';
+      for (const side of [first, first === 'all' ? 'narrow' : 'all'] as const) {
+        const base = side === 'all' ? chEngineUrl : chNarrowUrl;
+        seconds[side] +=
+          bulkEvents / 2 / (await bulkRate(base, 'bulk_bench', bulkEvents / 2, seed));
+      }
+    }
+    bulkCh = Math.round(bulkEvents / seconds.all);
+    bulkChNarrow = Math.round(bulkEvents / seconds.narrow);
+  } else if (withClickHouse) {
+    bulkCh = await bulkRate(chEngineUrl, 'bulk_bench', bulkEvents, 7);
+  }
   /** Stops the servers and closes the baselines, once measuring is over. */
   const tearDown = async () => {
-    for (const a of [agent, queryAgent, floorAgent, chAgent, chEngineAgent]) a.destroy();
+    for (const a of [agent, queryAgent, floorAgent, chAgent, chEngineAgent, chNarrowAgent]) {
+      a.destroy();
+    }
     process.off('exit', stopServers);
     stopServers();
     await Promise.all(children.map(finished));
@@ -1215,7 +1290,7 @@ export async function run(args: string[]): Promise<void> {
     const figure = (driver: string, r: number) =>
       Number.isNaN(r) ? [] : [`${driver} ${r.toLocaleString('en-US')} events/s`];
     log(
-      `bulk only: /api/bulk-log, ${bulkEvents.toLocaleString('en-US')} events in batches of 1,000 over ${BULK_CONNECTIONS} connections: ${[...figure('DuckDB', bulk), ...figure('ClickHouse', bulkCh)].join(', ')}`,
+      `bulk only: /api/bulk-log, ${bulkEvents.toLocaleString('en-US')} events in batches of 1,000 over ${BULK_CONNECTIONS} connections: ${[...figure('DuckDB', bulk), ...figure('ClickHouse', bulkCh), ...figure(`ClickHouse with ${narrowFlags.join(' ')}`, bulkChNarrow)].join(', ')}`,
     );
     await tearDown();
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
@@ -1284,6 +1359,7 @@ export async function run(args: string[]): Promise<void> {
       chEngine: chEngineLoadTimes,
       chHttpMs: median(chHttpLoadTimes),
       chEngineMs: median(chEngineLoadTimes),
+      chNarrowMs: median(chNarrowLoadTimes),
       chCpu: {
         engine: median(chEngineLoadCpu),
         serverForEngine: median(chServerCpu.engine),
@@ -1294,6 +1370,7 @@ export async function run(args: string[]): Promise<void> {
       events: bulkEvents,
       rate: bulk,
       rateCh: bulkCh,
+      rateChNarrow: bulkChNarrow,
       keyedEvents,
       keyed: keyedRates,
       rollups: rollupIngest,
@@ -1346,6 +1423,8 @@ interface Measured {
     chEngine: number[];
     chHttpMs: number;
     chEngineMs: number;
+    /** `engine load --clickhouse` typing `--ch-key-columns` only (NaN where not measured). */
+    chNarrowMs: number;
     /** Median CPU seconds: the load's process, and the ClickHouse server's during each side. */
     chCpu: { engine: number; serverForEngine: number; serverForHttp: number };
   };
@@ -1353,6 +1432,8 @@ interface Measured {
     events: number;
     rate: number;
     rateCh: number;
+    /** The same into the workspace typing `--ch-key-columns` only (NaN where not measured). */
+    rateChNarrow: number;
     keyedEvents: number;
     keyed: Array<{ keys: number; rate: number }>;
     /** Events/s of alternating rounds into a serve without rollups and one with keyed rollups. */
@@ -1450,6 +1531,13 @@ function report(measured: Measured): void {
     loads.chHttpMs,
     `ClickHouse's CPU ${fmt(loads.chCpu.serverForHttp)} s; engine load --clickhouse = ${fmt(loads.chHttpMs / loads.chEngineMs, 2)}× its rate${loads.chEngine.length > 1 ? `; by round ${chRounds(loads.chHttp)}` : ''} (with OPTIMIZE FINAL; same server)`,
   );
+  if (!Number.isNaN(loads.chNarrowMs)) {
+    loadLine(
+      'engine load --clickhouse, key columns of',
+      loads.chNarrowMs,
+      `${options.chKeyColumns} only (--clickhouse-key-columns): ${fmt(loads.chHttpMs / loads.chNarrowMs, 2)}× the INSERT's rate`,
+    );
+  }
   const bulkLine = (label: string, r: number, note: string) => {
     if (Number.isNaN(r)) return;
     log(
@@ -1465,6 +1553,11 @@ function report(measured: Measured): void {
     `/api/bulk-log, ClickHouse, batches of 1,000`,
     bulk.rateCh,
     `(${bulk.events.toLocaleString('en-US')} events; acknowledged after ClickHouse's synchronous insert, requests arriving meanwhile share the next, which waits up to 50 ms to gather more)`,
+  );
+  bulkLine(
+    `/api/bulk-log, ClickHouse, key columns of`,
+    bulk.rateChNarrow,
+    `(${options.chKeyColumns} only, --clickhouse-key-columns; alternating halves with the line before)`,
   );
   for (const { keys, rate: r } of bulk.keyed) {
     log(
@@ -1507,9 +1600,20 @@ function report(measured: Measured): void {
     log(
       `  engine load --clickhouse at least 0.5x ClickHouse's INSERT of the same NDJSON over HTTP, file to queryable: ${verdict(chLoad >= 0.5)} (${fmt(chLoad, 2)}x its rate)`,
     );
+    const chNarrowLoad = loads.chHttpMs / loads.chNarrowMs;
+    if (!Number.isNaN(chNarrowLoad)) {
+      log(
+        `    with key columns of ${options.chKeyColumns} only: ${verdict(chNarrowLoad >= 0.5)} (${fmt(chNarrowLoad, 2)}x)`,
+      );
+    }
     log(
       `  /api/bulk-log on ClickHouse at least 100,000 events/s: ${verdict(bulk.rateCh >= 100_000)} (${bulk.rateCh.toLocaleString('en-US')})`,
     );
+    if (!Number.isNaN(bulk.rateChNarrow)) {
+      log(
+        `    with key columns of ${options.chKeyColumns} only: ${verdict(bulk.rateChNarrow >= 100_000)} (${bulk.rateChNarrow.toLocaleString('en-US')})`,
+      );
+    }
     if (bulk.rollupsCh) {
       const ratio = bulk.rollupsCh.ratio;
       log(
