@@ -36,6 +36,38 @@ describe('the chdb-backed ClickHouse HTTP server', () => {
     expect(await compact.json()).toEqual(rows.map((r) => [r.id, r.name]));
   });
 
+  it('takes a large insert whose data follows the statement in the body, as a server streams it', async () => {
+    await client.command({ query: 'CREATE DATABASE IF NOT EXISTS wire_b' });
+    await client.command({
+      query:
+        'CREATE TABLE IF NOT EXISTS wire_b.t (id UInt32, name String) ENGINE = MergeTree ORDER BY id',
+    });
+    // Over 1 MiB, with characters of two to four bytes, tabs and newlines escaped as TSV does.
+    const names = Array.from(
+      { length: 40_000 },
+      (_, i) => `ünï ${i} 𝄞 "q" \\t ${'x'.repeat(i % 30)}`,
+    );
+    const text = names.map((name, i) => `${i}\t${name}`).join('\n');
+    expect(Buffer.byteLength(text)).toBeGreaterThan(1 << 20);
+    await (
+      await client.exec({ query: `INSERT INTO wire_b.t (id, name) FORMAT TabSeparated\n${text}` })
+    ).stream.cancel();
+    const result = await client.query({
+      query:
+        'SELECT count() AS n, sum(id) AS s, any(name) AS a, max(length(name)) AS l FROM wire_b.t',
+      format: 'JSONEachRow',
+    });
+    const [row] = (await result.json()) as Array<{ n: string; s: string; l: string }>;
+    expect(Number(row?.n)).toBe(names.length);
+    expect(Number(row?.s)).toBe((names.length * (names.length - 1)) / 2);
+    const last = await client.query({
+      query: 'SELECT name FROM wire_b.t WHERE id = {id:UInt32}',
+      query_params: { id: names.length - 1 },
+      format: 'JSONEachRow',
+    });
+    expect(await last.json()).toEqual([{ name: (names.at(-1) as string).replace('\\t', '\t') }]);
+  });
+
   it('binds query parameters, never splicing them into the SQL', async () => {
     const tricky = "x' OR 1=1 --\t\\n";
     const result = await client.query({
