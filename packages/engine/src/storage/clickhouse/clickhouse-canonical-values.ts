@@ -37,14 +37,21 @@ export function pathTree(paths: readonly (readonly string[])[]): Map<string, Pat
  * Writes into `values` the value at each path of `tree` in `text`, as `JSON.parse` and a walk
  * through object members would find it: a string, number, boolean or null, {@link OBJECT_VALUE}
  * for an object, and undefined for a missing key or a path through something not an object.
- * `text` must be compact JSON of an object holding no backslash, so that every string ends at
- * the next quote. Answers false, leaving the text to `JSON.parse`, when a path's value is an
- * array.
+ * `text` must be JSON of an object as `JSON.stringify` writes it (compact, each key once)
+ * holding no backslash, so that every string ends at the next quote. Answers false, leaving the
+ * text to `JSON.parse`, when a path's value is an array.
  */
 export function valuesAt(text: string, tree: Map<string, PathNode>, values: unknown[]): boolean {
   values.fill(undefined);
+  unread = values.length;
   return readObject(text, 0, tree, values) >= 0;
 }
+
+/**
+ * The paths of the text being read whose values are still to be found: compact text holds each
+ * key once, so the reading stops once none is left.
+ */
+let unread = 0;
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -68,18 +75,19 @@ function readObject(
     // Past the key's closing quote and the colon.
     i = keyEnd + 2;
     const c = text.charCodeAt(i);
+    const wanted = node !== undefined && node.index >= 0;
     if (c === QUOTE) {
       const end = text.indexOf('"', i + 1);
-      if (node && node.index >= 0) values[node.index] = text.slice(i + 1, end);
+      if (wanted) values[node.index] = text.slice(i + 1, end);
       i = end + 1;
     } else if (c === OPEN_OBJECT) {
       if (node?.below) {
         i = readObject(text, i, node.below, values);
         if (i < 0) return -1;
       } else i = skipNested(text, i);
-      if (node && node.index >= 0) values[node.index] = OBJECT_VALUE;
+      if (wanted) values[node.index] = OBJECT_VALUE;
     } else if (c === OPEN_ARRAY) {
-      if (node && node.index >= 0) return -1;
+      if (wanted) return -1;
       i = skipNested(text, i);
     } else {
       let end = i + 1;
@@ -88,10 +96,14 @@ function readObject(
         if (d === COMMA || d === CLOSE_OBJECT) break;
         end++;
       }
-      if (node && node.index >= 0) values[node.index] = literal(text.slice(i, end));
+      if (wanted) values[node.index] = literal(text.slice(i, end));
       i = end;
     }
+    if (wanted) unread--;
     if (text.charCodeAt(i) !== COMMA) return i + 1;
+    // Nothing left to find: each object being read stops at its next member, so no position is
+    // read again (a wanted object's own value is found only after its members).
+    if (unread === 0) return i;
     i++;
   }
 }
