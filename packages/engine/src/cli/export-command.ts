@@ -1,7 +1,8 @@
+import type { ClickHouseOptions } from '../drivers/clickhouse/clickhouse-driver.ts';
 import { exportToClickHouse } from '../drivers/export-to-clickhouse.ts';
 import { openWorkspaceFile } from './open-workspace-file.ts';
 import { resolveUserPath } from './resolve-path.ts';
-import { clickhouseFrom } from './serve-command.ts';
+import { clickhouseFrom, withClickHouseKeys } from './serve-command.ts';
 import { stringOption, UsageError, workspaceOption } from './usage-error.ts';
 
 /**
@@ -11,8 +12,9 @@ import { stringOption, UsageError, workspaceOption } from './usage-error.ts';
 export async function exportCommand(
   options: Record<string, string | boolean | undefined>,
 ): Promise<number> {
-  const clickhouse = clickhouseFrom(options, 'to-clickhouse');
-  if (!clickhouse) throw new UsageError('export needs --to-clickhouse URL');
+  const target = clickhouseFrom(options, 'to-clickhouse');
+  if (!target) throw new UsageError('export needs --to-clickhouse URL');
+  const clickhouse = withClickHouseKeys(options, target) as ClickHouseOptions;
   const dataDir = resolveUserPath(stringOption(options.data, '.data'));
   const workspace = workspaceOption(options.workspace);
   const db = await openWorkspaceFile(dataDir, workspace);

@@ -37,7 +37,8 @@ export interface ExportOptions {
  * after them within a second. Each batch carries an insert deduplication token made of the
  * collection, its place and its size, so an export that is run again (after an interruption,
  * or twice) does not write the batches ClickHouse already has. The key paths DuckDB typed get
- * form columns, filled in JavaScript as ingest fills them.
+ * form columns (under `clickhouse.keyColumns` only, where given), filled in JavaScript as
+ * ingest fills them.
  */
 export async function exportToClickHouse(
   db: WorkspaceDb,
@@ -50,7 +51,7 @@ export async function exportToClickHouse(
   const result: ExportResult = { collections: [] };
   try {
     for (const statement of workspaceSchema(database)) await client.command({ query: statement });
-    const columns = new KeyColumns(client, database);
+    const columns = new KeyColumns(client, database, { keys: clickhouse.keyColumns });
     await columns.open();
     for (const entry of db.catalog.list()) {
       if (RESERVED_NAMES.has(entry.name)) {

@@ -20,6 +20,10 @@ const url = inject('clickhouseUrl');
 const password = inject('clickhousePassword');
 // The CLI's database prefix is `analytics_`: a workspace name of its own keeps it apart.
 const WORKSPACE = 'migrated';
+/** The same events, exported with `--clickhouse-key-columns TYPED_KEYS`. */
+const TYPED_WORKSPACE = 'migratedtyped';
+const TYPED_KEYS = ['country', 'price'];
+const TYPED_KEY = 'export-typed-key-0123';
 const events = fixtureEvents();
 const SIGNUPS = Array.from({ length: 70 }, (_, i) => ({
   timestamp: NOW - 3600,
@@ -46,7 +50,10 @@ function withDefaults(q: Record<string, unknown>) {
   return { api_key: API_KEY, start: '30 days ago', end: 'now', IANA_time_zone: 'UTC', ...q };
 }
 
-function exportCli(): { status: number | null; stdout: string; stderr: string } {
+function exportCli(
+  workspace = WORKSPACE,
+  more: string[] = [],
+): { status: number | null; stdout: string; stderr: string } {
   const env: Record<string, string | undefined> = {
     ...process.env,
     CLICKHOUSE_USER: 'default',
@@ -55,7 +62,7 @@ function exportCli(): { status: number | null; stdout: string; stderr: string } 
   delete env.INIT_CWD;
   const run = spawnSync(
     process.execPath,
-    [BIN, 'export', '--data', dir, '--workspace', WORKSPACE, '--to-clickhouse', url],
+    [BIN, 'export', '--data', dir, '--workspace', workspace, '--to-clickhouse', url, ...more],
     { env, encoding: 'utf8' },
   );
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
@@ -68,11 +75,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'engine-export-'));
   const duck = await startServer({
     dataDir: dir,
-    workspaces: { [WORKSPACE]: API_KEY },
+    workspaces: { [WORKSPACE]: API_KEY, [TYPED_WORKSPACE]: TYPED_KEY },
     now: () => NOW,
   });
   try {
     await ingest(duck, events);
+    await ingest(duck, events, 'all_events', TYPED_KEY);
     await ingest(duck, SIGNUPS, 'signups');
     before = [];
     for (const q of QUERIES) {
@@ -150,6 +158,43 @@ describe('export --to-clickhouse', () => {
     expect((await ch.post('/api/collections', { api_key: API_KEY })).body).toEqual({
       list: [{ name: 'all_events' }, { name: 'signups' }],
     });
+  });
+
+  test('with --clickhouse-key-columns, only those keys get columns, and the queries answer the same', async () => {
+    const run = exportCli(TYPED_WORKSPACE, ['--clickhouse-key-columns', TYPED_KEYS.join(',')]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const direct = createClient({ url, password });
+    try {
+      const result = await direct.query({
+        query: `SELECT comment FROM system.columns WHERE database = {db:String}
+                AND table = '_engine_events' AND name LIKE 's\\_%' ORDER BY comment`,
+        query_params: { db: `analytics_${TYPED_WORKSPACE}` },
+        format: 'JSONEachRow',
+      });
+      const paths = (await result.json<{ comment: string }>()).map((r) => r.comment);
+      expect(paths).toEqual(TYPED_KEYS.map((key) => JSON.stringify([key])).sort());
+    } finally {
+      await direct.close();
+    }
+    const typed = await startServer({
+      workspaces: { [TYPED_WORKSPACE]: TYPED_KEY },
+      now: () => NOW,
+      clickhouse: { url, password, databasePrefix: 'analytics_', keyColumns: TYPED_KEYS },
+    });
+    try {
+      for (const [i, q] of QUERIES.entries()) {
+        const answer = await typed.post('/api/visualize/data', {
+          ...withDefaults(q),
+          api_key: TYPED_KEY,
+        });
+        expect(answer.status, answer.text).toBe(200);
+        if (q.graph_type === 'Samples') expect(answer.body).toEqual(before[i]);
+        else expectClose(answer.body, before[i]);
+      }
+    } finally {
+      await typed.close();
+    }
   });
 
   test('run again, writes nothing twice', async () => {
