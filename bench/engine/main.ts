@@ -719,15 +719,8 @@ export async function run(args: string[]): Promise<void> {
       if (options.chKeyColumns) {
         await postCh(`DROP DATABASE IF EXISTS ${NARROW_DB} SYNC`, 'default');
         t = performance.now();
-        const narrow = runChild(
-          ['load', '--clickhouse', chUrl, '--clickhouse-sort-field', 'event'].concat([
-            '--workspace',
-            NARROW,
-            ...narrowFlags,
-            file,
-          ]),
-          chEnv,
-        );
+        const args = ['load', '--clickhouse', chUrl, '--clickhouse-sort-field', 'event'];
+        const narrow = runChild([...args, '--workspace', NARROW, ...narrowFlags, file], chEnv);
         narrow.stdout?.on('data', () => undefined);
         if ((await finished(narrow)) !== 0) throw new Error('engine load --clickhouse failed');
         chNarrowLoadTimes.push(ms(t));
@@ -817,23 +810,18 @@ export async function run(args: string[]): Promise<void> {
       chOtherUrl = await listening(other);
       await settled();
     }
-    if (options.chKeyColumns) {
-      const workspaces = join(dir, 'narrow-workspaces.json');
-      writeFileSync(workspaces, JSON.stringify({ [NARROW]: KEY }));
-      const narrow = serveCh(undefined, ['--workspaces', workspaces, ...narrowFlags]);
-      children.push(narrow);
-      chNarrowUrl = await listening(narrow);
+    /** An engine of its own serving only `workspace`, so the one on `default` is left as it is. */
+    const serveAlone = async (workspace: string, key: string, flags: string[]) => {
+      const workspaces = join(dir, `${workspace}-workspaces.json`);
+      writeFileSync(workspaces, JSON.stringify({ [workspace]: key }));
+      const engine = serveCh(undefined, ['--workspaces', workspaces, ...flags]);
+      children.push(engine);
+      const served = await listening(engine);
       await settled();
-    }
-    if (options.chRollups) {
-      // Only the rolled workspace, so the engine on `default` keeps reading its events.
-      const workspaces = join(dir, 'rolled-workspaces.json');
-      writeFileSync(workspaces, JSON.stringify({ [ROLLED]: ROLLED_KEY }));
-      const rolled = serveCh(undefined, ['--workspaces', workspaces, ...ROLLUP_FLAGS]);
-      children.push(rolled);
-      chRolledUrl = await listening(rolled);
-      await settled();
-    }
+      return served;
+    };
+    if (options.chKeyColumns) chNarrowUrl = await serveAlone(NARROW, KEY, narrowFlags);
+    if (options.chRollups) chRolledUrl = await serveAlone(ROLLED, ROLLED_KEY, ROLLUP_FLAGS);
     log(
       `after the last engine load, ClickHouse was idle (no mutation or merge) within ${fmt(chSettledMs / 1000)} s`,
     );
