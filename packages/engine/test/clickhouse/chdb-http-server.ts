@@ -213,8 +213,8 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
       const bytes = encoding === 'gzip' ? gunzipSync(rawBody) : rawBody;
       const inParam = url.searchParams.get('query');
       // A large insert's data stays bytes on its way to the file chdb reads (stageInsertData).
-      const insert = inParam === null ? largeInsert(bytes) : null;
-      const body = insert?.statement ?? bytes.toString('utf8');
+      const insert = inParam === null ? splitInsert(bytes) : null;
+      const body = insert?.head[0] ?? bytes.toString('utf8');
       const sql = inParam === null ? body : body ? `${inParam}\n${body}` : inParam;
       if (!sql.trim()) throw new WireError(62, 'SYNTAX_ERROR', 'Empty query');
       if (url.searchParams.has('session_id')) {
@@ -257,11 +257,8 @@ export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promi
           if (!isInsert && !/^\s*INSERT\b/i.test(sql.slice(0, 64)) && sql.includes(';')) {
             await refuseMultiStatements(session, sql);
           }
-          const staged = insert
-            ? stageInsertData(insert, spool)
-            : isInsert
-              ? stageInsertData(sql, spool)
-              : null;
+          const split = insert ?? (isInsert ? splitInsert(sql) : null);
+          const staged = split ? stageInsertData(split, spool) : null;
           let answer: Awaited<ReturnType<NativeBinding['QueryAsyncConnection']>>;
           try {
             answer = await native.QueryAsyncConnection(
@@ -473,50 +470,36 @@ const INSERT_HEAD = /^(\s*INSERT\s[^;]*?)\bFORMAT\s+([A-Za-z0-9_]+)[ \t\f]*\r?\n
  * A server streams an insert's data from the request into the format's parser; chdb takes one
  * query text, and parses data inline in it about twice as slowly as from a file. So a large
  * insert's data goes to a file in `dir` and the statement reads it with `FROM INFILE`, as a
- * server would read the body: the same rows, settings and errors, at a server's cost. Takes the
- * statement as text, or a body {@link largeInsert} split; returns null (run the text as it is)
- * for small inserts or any statement this does not recognise.
+ * server would read the body: the same rows, settings and errors, at a server's cost.
  */
-function stageInsertData(
-  insert: string | { statement: string; data: Uint8Array },
-  dir: string,
-): { sql: string; file: string } | null {
-  let head: RegExpExecArray | null;
-  let data: string | Uint8Array;
-  if (typeof insert === 'string') {
-    if (insert.length < STAGED_INSERT_BYTES) return null;
-    head = insertHead(insert.slice(0, 64 * 1024));
-    if (!head) return null;
-    data = insert.slice(head[0].length);
-  } else {
-    head = insertHead(insert.statement) as RegExpExecArray;
-    data = insert.data;
-  }
+function stageInsertData(insert: SplitInsert, dir: string): { sql: string; file: string } {
   const file = join(dir, `${randomUUID()}.data`);
-  writeFileSync(file, data);
-  return { sql: `${head[1]}FROM INFILE '${file}' FORMAT ${head[2]}`, file };
+  writeFileSync(file, insert.data);
+  return { sql: `${insert.head[1]}FROM INFILE '${file}' FORMAT ${insert.head[2]}`, file };
 }
 
-/** The head of an INSERT whose data follows it, where {@link stageInsertData} can stage it. */
-function insertHead(text: string): RegExpExecArray | null {
-  const head = INSERT_HEAD.exec(text);
-  return head && !/\b(SETTINGS|SELECT|VALUES|INFILE)\b/i.test(head[1] as string) ? head : null;
+/** An INSERT's statement up to its FORMAT clause ({@link INSERT_HEAD}), and its data. */
+interface SplitInsert {
+  head: RegExpExecArray;
+  data: string | Uint8Array;
 }
 
 /**
- * A body of at least {@link STAGED_INSERT_BYTES} holding an INSERT and its data, split into the
- * statement (up to its FORMAT clause) and the data's bytes, without decoding the data: a server
- * never turns an insert's data into text. Null for anything else.
+ * A statement of at least {@link STAGED_INSERT_BYTES} holding an INSERT and its data, split for
+ * {@link stageInsertData}; null (run the text as it is) for a small one or any statement this
+ * does not recognise. A body's data stays bytes: a server never turns an insert's data into text.
  */
-function largeInsert(body: Buffer): { statement: string; data: Uint8Array } | null {
-  if (body.length < STAGED_INSERT_BYTES) return null;
+function splitInsert(statement: string | Buffer): SplitInsert | null {
+  if (statement.length < STAGED_INSERT_BYTES) return null;
+  const text = typeof statement === 'string';
   // A character cut at the end of the slice cannot be in a statement's head that ends before it.
-  const head = insertHead(body.subarray(0, 64 * 1024).toString('utf8'));
-  if (!head) return null;
-  return {
-    statement: head[0],
-    data: body.subarray(Buffer.byteLength(head[0])),
-  };
+  const start = text ? statement.slice(0, 64 * 1024) : statement.subarray(0, 64 * 1024).toString();
+  const head = INSERT_HEAD.exec(start);
+  if (!head || /\b(SETTINGS|SELECT|VALUES|INFILE)\b/i.test(head[1] as string)) return null;
+  const data = text
+    ? statement.slice(head[0].length)
+    : statement.subarray(Buffer.byteLength(head[0]));
+  return { head, data };
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
