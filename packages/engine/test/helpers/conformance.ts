@@ -16,6 +16,7 @@ export const CONFORMANCE = [
   'test/zone-transitions.test.ts',
   'test/sql-parameters.test.ts',
   'test/number-rule.test.ts',
+  'test/percentile-ranks.test.ts',
   'test/number-texts.test.ts',
   'test/invalid-text.test.ts',
   'test/wide-events.test.ts',

@@ -127,28 +127,29 @@ function percentileSql(m: string, level: string, high: boolean, condition?: stri
 /**
  * A percentile's two closest ranks of the one group of a statement, for the shape stage's
  * `interpolate` (`shape/growing-percentiles.ts`, the same steps as {@link percentileSql}): the
- * count of values and the pair (x[⌊h⌋], x[⌈h⌉]) of the values sorted, h = level·(n − 1), only as
- * far as x[⌈h⌉] from the nearer end (`high`). One lambda, where the whole rule in SQL took
- * ClickHouse several milliseconds to plan. `m` names the metric (`defined` at its first use).
+ * count of values and, in ascending order, x[⌊h⌋] and, where ⌈h⌉ ≠ ⌊h⌋, x[⌈h⌉] of the values
+ * sorted, h = level·(n − 1), only as far as x[⌈h⌉] from the nearer end (`high`). The statement
+ * must keep only rows with a value (`m` IS NOT NULL). The sorted values are sliced where they
+ * are made: a lambda over them, or a name read twice, copies every value or analyses the metric
+ * again. `m` names the metric (`defined` at its first use).
  */
 export function percentileRanksSql(
   m: { defined: string; name: string },
   level: string,
   high: boolean,
 ): string {
-  const count = aliasOf('n', `toInt64(count(${m.defined}))`);
+  const count = aliasOf('n', 'toInt64(count())');
   const n = count.name;
   const h = `(${level} * (toFloat64(${n}) - 1.))`;
-  const sorted = high
-    ? `arrayPartialReverseSort(toUInt64(${n} - toInt64(floor(${h}))), groupArray(${m.name}))`
-    : `arrayPartialSort(toUInt64(toInt64(ceil(${h})) + 1), groupArray(${m.name}))`;
-  // Inside the lambda the count is the sorted array's length: no aggregate in a lambda.
-  const hx = `(${level} * (toFloat64(length(x)) - 1.))`;
-  const at = (index: string) =>
-    high
-      ? `arrayElement(x, toInt64(length(x)) - toInt64(${index}(${hx})))`
-      : `arrayElement(x, toInt64(${index}(${hx})) + 1)`;
-  return `${count.defined}, arrayMap(x -> (${at('floor')}, ${at('ceil')}), [${sorted}])[1]`;
+  // 1 where x[⌈h⌉] is another rank than x[⌊h⌋], else 0.
+  const apart = `(toInt64(ceil(${h})) - toInt64(floor(${h})))`;
+  const values = `groupArray(assumeNotNull(${m.defined}))`;
+  // Descending, the largest n − ⌊h⌋: x[⌊h⌋] is the last of them, x[⌈h⌉] the one before.
+  const last = `(${n} - toInt64(floor(${h})))`;
+  const ranks = high
+    ? `arrayReverse(arraySlice(arrayPartialReverseSort(toUInt64(${last}), ${values}), ${last} - ${apart}, 1 + ${apart}))`
+    : `arraySlice(arrayPartialSort(toUInt64(toInt64(ceil(${h})) + 1), ${values}), toInt64(floor(${h})) + 1, 1 + ${apart})`;
+  return `${count.defined}, ${ranks}`;
 }
 
 /**

@@ -109,16 +109,16 @@ function exponentSumParts(rows: unknown[][]) {
 }
 
 /**
- * The percentile at `level` from the row `percentileRanksSql` writes, `[count, [x[⌊h⌋], x[⌈h⌉]]]`:
- * h = level·(n − 1) as the SQL computed it, then the number rule's interpolation; null for no
- * values.
+ * The percentile at `level` from the row `percentileRanksSql` writes, `[count, [x[⌊h⌋], x[⌈h⌉]]]`
+ * (one value where the two ranks are one): h = level·(n − 1) as the SQL computed it, then the
+ * number rule's interpolation; null for no values.
  */
 function percentileOfRow(level: number, rows: unknown[][]): number | null {
   const [count, ranks] = rows[0] ?? [];
   const n = Number(count ?? 0);
   if (n === 0) return null;
-  const [lo, hi] = (ranks as unknown[]).map((x) => denormal(x) as number);
-  return percentileOfRanks(level, n, lo as number, hi as number);
+  const values = (ranks as unknown[]).map((x) => denormal(x) as number);
+  return percentileOfRanks(level, n, values[0] as number, values.at(-1) as number);
 }
 
 /** A value with ClickHouse's texts of infinities and NaN read as numbers, inside arrays too. */
