@@ -50,9 +50,11 @@ export function readableJsonSql(json: string): string {
 /** The definitions of the two columns, for a `CREATE TABLE` or an `ADD COLUMN`. */
 export function payloadColumnsSql(): string[] {
   // The rewrite reads '' for a row without a long run: an insert computes a column's
-  // expression for every row, each branch of an `if` included.
+  // expression for every row, each branch of an `if` included. Written twice, it is computed
+  // once (ClickHouse merges equal expressions), where a lambda binding it made an array per row.
   const source = `if(match(json, ${LONG_RUN}), json, '')`;
-  const marked = `arrayMap(m -> if(m = json, '', m), [${markedSql(source)}])[1]`;
+  const rewritten = markedSql(source);
+  const marked = `if(${rewritten} = json, '', ${rewritten})`;
   return [
     `${MARKED_JSON} String MATERIALIZED ${marked} CODEC(ZSTD(1))`,
     `${READABLE_JSON} String ALIAS if(empty(${MARKED_JSON}), json, ${MARKED_JSON})`,
