@@ -65,10 +65,11 @@ const DEMO_DATA_USAGE = `  demo-data  [--data .data] [--events 1000000] [--works
 `;
 
 const EXPORT_USAGE = `  export     --to-clickhouse URL [--data .data] [--workspace default]
-             [--clickhouse-key-columns KEY,...]
+             [--clickhouse-sort-field KEY] [--clickhouse-key-columns KEY,...]
              copy a workspace's collections into ClickHouse, where serve --clickhouse
              reads them (user and password from CLICKHOUSE_USER and CLICKHOUSE_PASSWORD;
              run it again after an interruption: batches already there are not written twice;
+             --clickhouse-sort-field KEY fills serve's sort projection as it copies, and
              --clickhouse-key-columns as serve takes it)
 `;
 
@@ -135,6 +136,7 @@ const COMMANDS = {
       data: { type: 'string' },
       workspace: { type: 'string' },
       'to-clickhouse': { type: 'string' },
+      'clickhouse-sort-field': { type: 'string' },
       'clickhouse-key-columns': { type: 'string' },
     },
     usage: EXPORT_USAGE,

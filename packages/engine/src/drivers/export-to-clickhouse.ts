@@ -38,7 +38,7 @@ export interface ExportOptions {
  * collection, its place and its size, so an export that is run again (after an interruption,
  * or twice) does not write the batches ClickHouse already has. The key paths DuckDB typed get
  * form columns (under `clickhouse.keyColumns` only, where given), filled in JavaScript as
- * ingest fills them.
+ * ingest fills them; with `clickhouse.sortField`, the parts are written with the sort projection.
  */
 export async function exportToClickHouse(
   db: WorkspaceDb,
@@ -51,12 +51,21 @@ export async function exportToClickHouse(
   const result: ExportResult = { collections: [] };
   try {
     for (const statement of workspaceSchema(database)) await client.command({ query: statement });
-    const columns = new KeyColumns(client, database, { keys: clickhouse.keyColumns });
+    const columns = new KeyColumns(client, database, {
+      keys: clickhouse.keyColumns,
+      ...(clickhouse.sortField !== undefined ? { sortField: clickhouse.sortField } : {}),
+    });
     await columns.open();
-    for (const entry of db.catalog.list()) {
+    const entries = db.catalog.list();
+    for (const entry of entries) {
       if (RESERVED_NAMES.has(entry.name)) {
         throw new Error(`collection '${entry.name}' has a name ClickHouse's storage reserves`);
       }
+    }
+    // Every collection's columns first, then the sort projection holding them all: the batches
+    // are then written with their forms and the projection, as a load writes them, rather than
+    // a mutation rewriting the table afterwards.
+    for (const entry of entries) {
       await registerCollection(client, database, entry.name);
       // A key DuckDB gave no column held only objects, which have no forms.
       await columns.ensure(
@@ -65,7 +74,10 @@ export async function exportToClickHouse(
           kinds: new Set([key.hasString || key.hasNumber || key.hasArray ? 'string' : 'object']),
         })),
       );
-      const target = { client, database, columns };
+    }
+    await columns.project();
+    const target = { client, database, columns };
+    for (const entry of entries) {
       let seq = 0;
       for (const segment of entry.segments) {
         seq = await exportSegment(db, target, entry.name, segment, seq, options);

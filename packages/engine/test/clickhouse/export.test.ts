@@ -20,9 +20,11 @@ const url = inject('clickhouseUrl');
 const password = inject('clickhousePassword');
 // The CLI's database prefix is `analytics_`: a workspace name of its own keeps it apart.
 const WORKSPACE = 'migrated';
-/** The same events, exported with `--clickhouse-key-columns TYPED_KEYS`. */
+/** The same events, exported with `--clickhouse-key-columns TYPED_KEYS` and a sort field. */
 const TYPED_WORKSPACE = 'migratedtyped';
 const TYPED_KEYS = ['country', 'price'];
+/** The key the typed workspace's sort projection is ordered by (one of {@link TYPED_KEYS}). */
+const SORT_FIELD = 'country';
 const TYPED_KEY = 'export-typed-key-0123';
 const events = fixtureEvents();
 const SIGNUPS = Array.from({ length: 70 }, (_, i) => ({
@@ -160,27 +162,67 @@ describe('export --to-clickhouse', () => {
     });
   });
 
-  test('with --clickhouse-key-columns, only those keys get columns, and the queries answer the same', async () => {
-    const run = exportCli(TYPED_WORKSPACE, ['--clickhouse-key-columns', TYPED_KEYS.join(',')]);
+  test('with --clickhouse-key-columns, only those keys get columns; with --clickhouse-sort-field, every part is written with the sort projection; the queries answer the same', async () => {
+    const run = exportCli(TYPED_WORKSPACE, [
+      '--clickhouse-key-columns',
+      TYPED_KEYS.join(','),
+      '--clickhouse-sort-field',
+      SORT_FIELD,
+    ]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const direct = createClient({ url, password });
-    try {
+    const rows = async <T>(query: string) => {
       const result = await direct.query({
-        query: `SELECT comment FROM system.columns WHERE database = {db:String}
-                AND table = '_engine_events' AND name LIKE 's\\_%' ORDER BY comment`,
+        query,
         query_params: { db: `analytics_${TYPED_WORKSPACE}` },
         format: 'JSONEachRow',
       });
-      const paths = (await result.json<{ comment: string }>()).map((r) => r.comment);
-      expect(paths).toEqual(TYPED_KEYS.map((key) => JSON.stringify([key])).sort());
+      return result.json<T>();
+    };
+    try {
+      const columns = await rows<{ comment: string }>(
+        `SELECT comment FROM system.columns WHERE database = {db:String}
+         AND table = '_engine_events' AND name LIKE 's\\_%' ORDER BY comment`,
+      );
+      expect(columns.map((r) => r.comment)).toEqual(
+        TYPED_KEYS.map((key) => JSON.stringify([key])).sort(),
+      );
+      // One projection, holding every form column, in every part, and no part rewritten by a
+      // mutation (its name would end in the mutation's version): the inserts wrote it.
+      const projections = await rows<{ name: string; query: string }>(
+        `SELECT name, query FROM system.projections WHERE database = {db:String} AND table = '_engine_events'`,
+      );
+      expect(projections).toHaveLength(1);
+      const [projection] = projections as [{ name: string; query: string }];
+      const forms = await rows<{ name: string }>(
+        `SELECT name FROM system.columns WHERE database = {db:String} AND table = '_engine_events'
+         AND match(name, '^[ns]_[0-9a-f]{24}$')`,
+      );
+      expect(forms).toHaveLength(TYPED_KEYS.length * 2);
+      for (const { name } of forms) expect(projection.query).toContain(name);
+      const parts = await rows<{ name: string; projections: string[] }>(
+        `SELECT name, projections FROM system.parts
+         WHERE database = {db:String} AND table = '_engine_events' AND active`,
+      );
+      expect(parts.length).toBeGreaterThan(0);
+      for (const part of parts) {
+        expect(part.projections).toEqual([projection.name]);
+        expect(part.name).toMatch(/^[^_]+_\d+_\d+_\d+$/);
+      }
     } finally {
       await direct.close();
     }
     const typed = await startServer({
       workspaces: { [TYPED_WORKSPACE]: TYPED_KEY },
       now: () => NOW,
-      clickhouse: { url, password, databasePrefix: 'analytics_', keyColumns: TYPED_KEYS },
+      clickhouse: {
+        url,
+        password,
+        databasePrefix: 'analytics_',
+        keyColumns: TYPED_KEYS,
+        sortField: SORT_FIELD,
+      },
     });
     try {
       for (const [i, q] of QUERIES.entries()) {
