@@ -672,6 +672,8 @@ export async function run(args: string[]): Promise<void> {
     ? ['--clickhouse-key-columns', options.chKeyColumns]
     : [];
   const chHttpLoadTimes: number[] = [];
+  /** The process serving each engine URL on ClickHouse, whose CPU bulk-log counts. */
+  const chServePids = new Map<string, number>();
   const chEngineLoadTimes: number[] = [];
   const chNarrowLoadTimes: number[] = [];
   const chEngineLoadCpu: number[] = [];
@@ -800,6 +802,7 @@ export async function run(args: string[]): Promise<void> {
     const chEngine = serveCh();
     children.push(chEngine);
     chEngineUrl = await listening(chEngine);
+    chServePids.set(chEngineUrl, chEngine.pid as number);
     // An engine's opening may leave a mutation running (its form columns and sort projection
     // materialized), which the one-query-at-a-time server would put before the next engine's
     // opening queries, past their time limit, and before the measured queries.
@@ -817,6 +820,7 @@ export async function run(args: string[]): Promise<void> {
       const engine = serveCh(undefined, ['--workspaces', workspaces, ...flags]);
       children.push(engine);
       const served = await listening(engine);
+      chServePids.set(served, engine.pid as number);
       await settled();
       return served;
     };
@@ -1246,22 +1250,39 @@ export async function run(args: string[]): Promise<void> {
   const bulk = withDuckDb ? await bulkRate(url, 'bulk_bench', bulkEvents, 7) : Number.NaN;
   let bulkCh = Number.NaN;
   let bulkChNarrow = Number.NaN;
+  // CPU seconds of the serving engine and of the ClickHouse server during the measured batches
+  // (the warm-up's too: both processes do the same work per batch throughout).
+  const bulkChCpu = { all: { engine: 0, clickhouse: 0 }, narrow: { engine: 0, clickhouse: 0 } };
+  const chBulkRate = async (side: 'all' | 'narrow', events: number, seed: number) => {
+    const base = side === 'all' ? chEngineUrl : chNarrowUrl;
+    const engine = chServePids.get(base) as number;
+    const server = chServerPid;
+    const [e0, c0] = [processCpu(engine), processCpu(server)];
+    const rate = await bulkRate(base, 'bulk_bench', events, seed);
+    bulkChCpu[side].engine += processCpu(engine) - e0;
+    bulkChCpu[side].clickhouse += processCpu(server) - c0;
+    return rate;
+  };
   if (withClickHouse && chNarrowUrl) {
     // Alternating halves, so that both serves see the machine alike.
     const seconds = { all: 0, narrow: 0 };
     for (const [half, seed] of [7, 8].entries()) {
       const first = half === 0 ? 'all' : 'narrow';
       for (const side of [first, first === 'all' ? 'narrow' : 'all'] as const) {
-        const base = side === 'all' ? chEngineUrl : chNarrowUrl;
-        seconds[side] +=
-          bulkEvents / 2 / (await bulkRate(base, 'bulk_bench', bulkEvents / 2, seed));
+        seconds[side] += bulkEvents / 2 / (await chBulkRate(side, bulkEvents / 2, seed));
       }
     }
     bulkCh = Math.round(bulkEvents / seconds.all);
     bulkChNarrow = Math.round(bulkEvents / seconds.narrow);
   } else if (withClickHouse) {
-    bulkCh = await bulkRate(chEngineUrl, 'bulk_bench', bulkEvents, 7);
+    bulkCh = await chBulkRate('all', bulkEvents, 7);
   }
+  /** The CPU of one side's bulk-log per 1,000 events sent (warm-up batches included). */
+  const perThousand = (side: 'all' | 'narrow') => {
+    const sent = bulkEvents + (chNarrowUrl ? BULK_WARM_UP * 2 : BULK_WARM_UP) * 1000;
+    const cpu = bulkChCpu[side];
+    return { engine: (cpu.engine * 1e6) / sent, clickhouse: (cpu.clickhouse * 1e6) / sent };
+  };
   /** Stops the servers and closes the baselines, once measuring is over. */
   const tearDown = async () => {
     for (const a of [agent, queryAgent, floorAgent, chAgent, chEngineAgent, chNarrowAgent]) {
@@ -1275,10 +1296,16 @@ export async function run(args: string[]): Promise<void> {
     chdb?.close();
   };
   if (options.bulkOnly) {
-    const figure = (driver: string, r: number) =>
-      Number.isNaN(r) ? [] : [`${driver} ${r.toLocaleString('en-US')} events/s`];
+    const figure = (driver: string, r: number, side?: 'all' | 'narrow') => {
+      if (Number.isNaN(r)) return [];
+      const cpu = side && perThousand(side);
+      const per = cpu
+        ? ` (CPU per 1,000 events: engine ${fmt(cpu.engine)} ms, ClickHouse ${fmt(cpu.clickhouse)} ms)`
+        : '';
+      return [`${driver} ${r.toLocaleString('en-US')} events/s${per}`];
+    };
     log(
-      `bulk only: /api/bulk-log, ${bulkEvents.toLocaleString('en-US')} events in batches of 1,000 over ${BULK_CONNECTIONS} connections: ${[...figure('DuckDB', bulk), ...figure('ClickHouse', bulkCh), ...figure(`ClickHouse with ${narrowFlags.join(' ')}`, bulkChNarrow)].join(', ')}`,
+      `bulk only: /api/bulk-log, ${bulkEvents.toLocaleString('en-US')} events in batches of 1,000 over ${BULK_CONNECTIONS} connections: ${[...figure('DuckDB', bulk), ...figure('ClickHouse', bulkCh, 'all'), ...figure(`ClickHouse with ${narrowFlags.join(' ')}`, bulkChNarrow, 'narrow')].join(', ')}`,
     );
     await tearDown();
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
@@ -1359,6 +1386,8 @@ export async function run(args: string[]): Promise<void> {
       rate: bulk,
       rateCh: bulkCh,
       rateChNarrow: bulkChNarrow,
+      cpuCh: perThousand('all'),
+      cpuChNarrow: perThousand('narrow'),
       keyedEvents,
       keyed: keyedRates,
       rollups: rollupIngest,
@@ -1422,6 +1451,9 @@ interface Measured {
     rateCh: number;
     /** The same into the workspace typing `--ch-key-columns` only (NaN where not measured). */
     rateChNarrow: number;
+    /** CPU milliseconds per 1,000 events of the serving engine and the ClickHouse server. */
+    cpuCh: { engine: number; clickhouse: number };
+    cpuChNarrow: { engine: number; clickhouse: number };
     keyedEvents: number;
     keyed: Array<{ keys: number; rate: number }>;
     /** Events/s of alternating rounds into a serve without rollups and one with keyed rollups. */
@@ -1537,15 +1569,18 @@ function report(measured: Measured): void {
     bulk.rate,
     `(${bulk.events.toLocaleString('en-US')} events; target 100,000/s)`,
   );
+  /** The CPU a ClickHouse bulk-log line took, per 1,000 events (NaN where not measured). */
+  const cpuPer = ({ engine, clickhouse }: { engine: number; clickhouse: number }) =>
+    `CPU per 1,000 events: engine ${fmt(engine)} ms, ClickHouse ${fmt(clickhouse)} ms`;
   bulkLine(
     `/api/bulk-log, ClickHouse, batches of 1,000`,
     bulk.rateCh,
-    `(${bulk.events.toLocaleString('en-US')} events; acknowledged after ClickHouse's synchronous insert, requests arriving meanwhile share the next, which waits up to 50 ms to gather more)`,
+    `(${bulk.events.toLocaleString('en-US')} events; acknowledged after ClickHouse's synchronous insert, requests arriving meanwhile share the next, which waits up to 50 ms to gather more; ${cpuPer(bulk.cpuCh)})`,
   );
   bulkLine(
     `/api/bulk-log, ClickHouse, key columns of`,
     bulk.rateChNarrow,
-    `(${options.chKeyColumns} only, --clickhouse-key-columns; alternating halves with the line before)`,
+    `(${options.chKeyColumns} only, --clickhouse-key-columns; alternating halves with the line before; ${cpuPer(bulk.cpuChNarrow)})`,
   );
   for (const { keys, rate: r } of bulk.keyed) {
     log(
