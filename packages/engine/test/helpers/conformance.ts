@@ -35,4 +35,5 @@ export const CLUSTERED_CONFORMANCE = [
   'test/samples.test.ts',
   'test/real-client-requests.test.ts',
   'test/special-keys.test.ts',
+  'test/percentile-ranks.test.ts',
 ];
