@@ -1256,11 +1256,10 @@ export async function run(args: string[]): Promise<void> {
   const chBulkRate = async (side: 'all' | 'narrow', events: number, seed: number) => {
     const base = side === 'all' ? chEngineUrl : chNarrowUrl;
     const engine = chServePids.get(base) as number;
-    const server = chServerPid;
-    const [e0, c0] = [processCpu(engine), processCpu(server)];
+    const [e0, c0] = [processCpu(engine), processCpu(chServerPid)];
     const rate = await bulkRate(base, 'bulk_bench', events, seed);
     bulkChCpu[side].engine += processCpu(engine) - e0;
-    bulkChCpu[side].clickhouse += processCpu(server) - c0;
+    bulkChCpu[side].clickhouse += processCpu(chServerPid) - c0;
     return rate;
   };
   if (withClickHouse && chNarrowUrl) {

@@ -83,7 +83,7 @@ export function clickhouseFrom(
 
 /**
  * `--clickhouse-sort-field KEY` and `--clickhouse-key-columns KEY,...`, set on the ClickHouse
- * options (serve and load take both, export the key columns).
+ * options (serve, load and export take both).
  */
 export function withClickHouseKeys(
   options: Options,
