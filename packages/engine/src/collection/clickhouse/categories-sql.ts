@@ -3,6 +3,7 @@ import { categoryCap, rankCandidatesSql } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateOrderSql, aggregateSql } from './clickhouse-aggregate-sql.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
+import { and } from './conditions-sql.ts';
 import { lineParams } from './line-sql.ts';
 import { rollupTotalsSql, rollupWindow } from './rollup-sql.ts';
 
@@ -40,9 +41,8 @@ export function categoriesSql(bound: ClickHouseBoundQuery): ClickHouseStatement 
   const sql = rankCandidatesSql(
     'sp, v',
     `SELECT ${bound.splitSql} AS sp, ${value} AS v, ${order.key} AS o, ${order.slack} AS e FROM ${bound.relation}
-     WHERE ${bound.inCollection}
-       AND timestamp BETWEEN {lo:Int64} AND {hi:Int64}
-       AND ${bound.where.filters} AND sp IS NOT NULL
+     WHERE ${and(bound.inCollection, 'timestamp BETWEEN {lo:Int64} AND {hi:Int64}', bound.where.filters)}
+       AND sp IS NOT NULL
      GROUP BY sp`,
     '{cap:UInt32}',
   );

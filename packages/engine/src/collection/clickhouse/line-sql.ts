@@ -7,6 +7,7 @@ import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
 import { aggregateOrderSql, aggregateSql, sumPartsSql } from './clickhouse-aggregate-sql.ts';
+import { and } from './conditions-sql.ts';
 import { rollupCellsSql, rollupPopulationsSql, rollupWindow } from './rollup-sql.ts';
 
 /**
@@ -86,7 +87,7 @@ export function clickHouseLineSql(
           ? [undefined, compare]
           : [undefined];
     const where =
-      kind.value === 'ratio' ? `${filters} AND (${numerator} OR ${denominator})` : filters;
+      kind.value === 'ratio' ? and(filters, `(${numerator} OR ${denominator})`) : filters;
     // Sums of buckets are also sums of spans of UTC time within them, keyed by a division alone.
     const { units } = window;
     const key = units
@@ -131,18 +132,18 @@ export function clickHouseLineSql(
     // The empty grouping set is the whole window, its key NULL as the shape stage reads it.
     const sql = additive
       ? `SELECT ${key} AS k, ${columns.join(', ')}
-       FROM ${bound.relation} WHERE ${inWindow} AND ${where}
+       FROM ${bound.relation} WHERE ${and(inWindow, where)}
        GROUP BY k`
       : `SELECT if(g = 1, NULL, k), ${names.join(', ')} FROM (
        SELECT ${key} AS k, ${columns.join(', ')}, grouping(k) AS g
-       FROM ${bound.relation} WHERE ${inWindow} AND ${where}
+       FROM ${bound.relation} WHERE ${and(inWindow, where)}
        GROUP BY GROUPING SETS ((k), ()))`;
     return done('populations', sql, { parts: partsAt });
   }
   const k = keySql(plan, params);
   const sp = bound.splitSql ?? "CAST(NULL, 'Nullable(String)')";
   const base = `SELECT ${sp} AS sp, ${k} AS k, ${m} AS m
-    FROM ${bound.relation} WHERE ${inWindow} AND ${filters}`;
+    FROM ${bound.relation} WHERE ${and(inWindow, filters)}`;
   // The metric as the statement below names it (`sumPartsSql` reads a missing one as no parts).
   const metric = m === 'NULL' ? 'NULL' : 'm';
   if (!kind.split) {
@@ -179,7 +180,7 @@ export function clickHouseLineSql(
     return done(
       'cells',
       `SELECT ${sp} AS sp, ${k} AS k, count()${aggregation === 'Count' ? '' : `, ${sumPartsSql(m)}`}
-       FROM ${bound.relation} WHERE ${inWindow} AND ${filters} AND sp IS NOT NULL
+       FROM ${bound.relation} WHERE ${and(inWindow, filters, 'sp IS NOT NULL')}
        GROUP BY sp, k LIMIT ${cells}`,
       { text: [0], parts: aggregation === 'Count' ? [] : [3] },
     );

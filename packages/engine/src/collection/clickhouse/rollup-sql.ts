@@ -13,6 +13,7 @@ import {
   rollupRead,
 } from '../plan/rollup-eligibility.ts';
 import type { BucketPlan } from '../plan/time-buckets.ts';
+import { and } from './conditions-sql.ts';
 
 /**
  * Statements that read a window's whole spans from the workspace's rollups and the seconds at
@@ -105,9 +106,7 @@ const addedParts = (i: number) =>
 function spanRows(w: ClickHouseRollupWindow, where: string): string {
   const { rollup, read } = w;
   return `(SELECT *, span * ${w.add('Int64', rollup.spanSeconds)} AS timestamp FROM ${rollup.table}
-     WHERE ${w.bound.inCollection}
-       AND span BETWEEN ${w.add('Int64', read.firstSpan)} AND ${w.add('Int64', read.lastSpan)}
-       AND ${where})`;
+     WHERE ${and(w.bound.inCollection, `span BETWEEN ${w.add('Int64', read.firstSpan)} AND ${w.add('Int64', read.lastSpan)}`, where)})`;
 }
 
 /**
@@ -120,7 +119,7 @@ function edgeRows(w: ClickHouseRollupWindow, where: string): string[] {
     ([lo, hi]) => `timestamp BETWEEN ${w.add('Int64', lo)} AND ${w.add('Int64', hi)}`,
   );
   return [
-    `${w.bound.relation} WHERE ${w.bound.inCollection} AND (${ranges.join(' OR ')}) AND ${where}`,
+    `${w.bound.relation} WHERE ${and(w.bound.inCollection, `(${ranges.join(' OR ')})`, where)}`,
   ];
 }
 
@@ -185,7 +184,7 @@ export function rollupCellsSql(
   const parts = [
     `SELECT ${sp} AS sp, ${w.key} AS k, sum(n) AS c0${
       counted ? '' : `, ${rollupParts(w.rollup.sum as string, 0, undefined)}`
-    } FROM ${spanRows(w, `${sp} IS NOT NULL AND ${filters.rollup}`)} GROUP BY sp, k`,
+    } FROM ${spanRows(w, and(`${sp} IS NOT NULL`, filters.rollup))} GROUP BY sp, k`,
   ];
   // As the raw statement: the events' split, key and metric first, then their cells.
   for (const rows of edgeRows(w, filters.events)) {
@@ -222,7 +221,7 @@ export function rollupExponentSumsSql(
   const parts = [
     `SELECT toUInt16(${LIMB_PARTS_ROW}), ${limbs}, toUInt64(0) FROM ${spanRows(w, filters.rollup)}`,
   ];
-  for (const rows of edgeRows(w, `${filters.events} AND ${sums.where}`)) {
+  for (const rows of edgeRows(w, and(filters.events, sums.where))) {
     parts.push(`SELECT ${sums.select} FROM ${rows} ${sums.groupBy}`);
   }
   return parts.join(' UNION ALL ');
@@ -245,7 +244,7 @@ export function rollupTotalsSql(
   const parts = [
     `SELECT ${split ? `${sp} AS sp, ` : ''}sum(n) AS c0${
       counted ? '' : `, ${rollupParts(w.rollup.sum as string, 0, undefined)}`
-    } FROM ${spanRows(w, split ? `${sp} IS NOT NULL AND ${filters.rollup}` : filters.rollup)}${split ? ' GROUP BY sp' : ''}`,
+    } FROM ${spanRows(w, split ? and(`${sp} IS NOT NULL`, filters.rollup) : filters.rollup)}${split ? ' GROUP BY sp' : ''}`,
   ];
   // As the raw statement: the events' split and metric first, then their value.
   for (const rows of edgeRows(w, filters.events)) {

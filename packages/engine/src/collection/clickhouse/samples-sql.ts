@@ -2,6 +2,7 @@ import { LIMITS } from '@analytics-chart/protocol';
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
+import { and } from './conditions-sql.ts';
 
 /**
  * The render stage of Samples on ClickHouse: statements whose rows are `[timestamp, json]`,
@@ -28,9 +29,11 @@ export function samplesRangeSql(
   const direction = ascending ? 'ASC' : 'DESC';
   const params = { ...bound.params, lo: from, hi: to, n: limit };
   const n = '{n:UInt32}';
-  const inWindow = `${bound.inCollection}
-    AND timestamp BETWEEN {lo:Int64} AND {hi:Int64}
-    AND ${bound.where.filters}`;
+  const inWindow = and(
+    bound.inCollection,
+    'timestamp BETWEEN {lo:Int64} AND {hi:Int64}',
+    bound.where.filters,
+  );
   // The page's last second first, from the sort key alone (ClickHouse reads `timestamp` in
   // order and stops; ordering by `seq` too would read and sort the whole window), then the
   // rows up to it in full order.

@@ -5,6 +5,7 @@ import { QUANTILE } from '../plan/collection-plan.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
 import { aggregateSql, percentileRanksSql } from './clickhouse-aggregate-sql.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
+import { and } from './conditions-sql.ts';
 import { lineParams } from './line-sql.ts';
 import { rollupExponentSumsSql, rollupTotalsSql, rollupWindow } from './rollup-sql.ts';
 
@@ -41,9 +42,11 @@ export function singleValueSql(
     return { sql, params: rollupParams.values, text: [], parts: [] };
   }
   const params = { ...bound.params, lo, hi };
-  const where = `${bound.inCollection}
-       AND timestamp BETWEEN {lo:Int64} AND {hi:Int64}
-       AND ${bound.where.filters}`;
+  const where = and(
+    bound.inCollection,
+    'timestamp BETWEEN {lo:Int64} AND {hi:Int64}',
+    bound.where.filters,
+  );
   if ((aggregation === 'Sum' || aggregation === 'Avg') && bound.metricSql !== 'NULL') {
     const sums = exponentSumsSql(bound.metricSql);
     const sql = `SELECT ${sums.select} FROM ${bound.relation}
