@@ -115,7 +115,7 @@ export function clickHouseLineSql(
         populations,
         rollupWhere:
           kind.value === 'ratio'
-            ? `${rw.filters} AND (${rw.numerator} OR ${rw.denominator})`
+            ? and(rw.filters, `(${rw.numerator} OR ${rw.denominator})`)
             : rw.filters,
         rollupPopulations,
       });
