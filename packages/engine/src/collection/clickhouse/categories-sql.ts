@@ -38,13 +38,12 @@ export function categoriesSql(bound: ClickHouseBoundQuery): ClickHouseStatement 
   const value = aggregateSql(query.aggregation, m, params);
   const order = aggregateOrderSql(query.aggregation, m, params);
   params.cap = categoryCap(query.graph_type);
-  const sql = rankCandidatesSql(
-    'sp, v',
-    `SELECT ${bound.splitSql} AS sp, ${value} AS v, ${order.key} AS o, ${order.slack} AS e FROM ${bound.relation}
+  const grouped = `SELECT ${bound.splitSql} AS sp, ${value} AS v, ${order.key === null ? '' : `${order.key} AS o, `}${order.slack} AS e FROM ${bound.relation}
      WHERE ${and(bound.inCollection, 'timestamp BETWEEN {lo:Int64} AND {hi:Int64}', bound.where.filters)}
        AND sp IS NOT NULL
-     GROUP BY sp`,
-    '{cap:UInt32}',
-  );
+     GROUP BY sp`;
+  // A key that is the value itself is read from the grouped rows (aggregateOrderSql).
+  const keyed = order.key === null ? `SELECT *, v AS o FROM (${grouped})` : grouped;
+  const sql = rankCandidatesSql('sp, v', keyed, '{cap:UInt32}');
   return { sql, params, text: [0], parts: exact ? [1] : [] };
 }

@@ -154,15 +154,17 @@ export function percentileRanksSql(
 
 /**
  * What SQL ranks a group by where it must pick some (`plan/split-series.ts`, rankCandidatesSql):
- * `key` ± `slack` holds the aggregate's value (an empty Sum's is 0). Count's and percentiles'
- * keys are their exact values; Sum's and Avg's are floating-point sums scaled by 2^-64, with the
- * slack of DuckDB's `aggregateOrderSql`: (n + 4)·10^-15 of the sum of |m| and 10^-300 per value.
+ * `key` ± `slack` holds the aggregate's value (an empty Sum's is 0). Count's key is its exact
+ * value; a percentile's is its value itself, `key` null: the statement reads the group's `v` as
+ * its key rather than write the percentile twice, which ClickHouse would analyse twice. Sum's and
+ * Avg's are floating-point sums scaled by 2^-64, with the slack of DuckDB's `aggregateOrderSql`:
+ * (n + 4)·10^-15 of the sum of |m| and 10^-300 per value.
  */
 export function aggregateOrderSql(
   aggregation: Aggregation,
   metric: string,
   params: Record<string, unknown>,
-): { key: string; slack: string } {
+): { key: string | null; slack: string } {
   if (aggregation === 'Sum' || aggregation === 'Avg') {
     // The metric (a long expression for a deep path) written once, named.
     const m = aliasOf('m', metric);
@@ -172,5 +174,6 @@ export function aggregateOrderSql(
       ? { key: `coalesce(${key}, 0.)`, slack: `coalesce(${slack}, 0.)` }
       : { key: `${key} / count(${m.name})`, slack: `${slack} / count(${m.name})` };
   }
+  if (QUANTILE[aggregation] !== undefined) return { key: null, slack: '0.' };
   return { key: aggregateSql(aggregation, metric, params), slack: '0.' };
 }

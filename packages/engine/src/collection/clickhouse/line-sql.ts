@@ -215,11 +215,13 @@ function rankedSql(
     fixedSeries === null
       ? `max(if(gk = 1 AND gs = 0 AND (r <= ${cap} OR o + e >= t), 1, 0)) OVER (PARTITION BY sp) = 1`
       : `sp IN ${params.add('Array(String)', [...fixedSeries])}`;
+  // A key that is the value itself is read from the grouped rows (aggregateOrderSql).
+  const key = order.key === null ? ', v AS o' : '';
   return `SELECT multiIf(gs = 1, 2, gk = 1, 1, 0), sp, if(gk = 1, NULL, k), v, c FROM (
-       SELECT *, row_number() OVER (${ranking}) AS r,
+       SELECT *${key}, row_number() OVER (${ranking}) AS r,
          nth_value(o - e, ${cap}) OVER (${ranking} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS t
        FROM (
-         SELECT k, sp, ${value} AS v, count() AS c, ${order.key} AS o, ${order.slack} AS e,
+         SELECT k, sp, ${value} AS v, count() AS c, ${order.key === null ? '' : `${order.key} AS o, `}${order.slack} AS e,
            grouping(k) AS gk, grouping(sp) AS gs
          FROM (${base} AND sp IS NOT NULL)
          GROUP BY GROUPING SETS ((k, sp), (sp), ())))
