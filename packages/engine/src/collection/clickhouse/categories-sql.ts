@@ -1,7 +1,7 @@
 import type { ClickHouseBoundQuery } from '../bind/clickhouse/bind-clickhouse-query.ts';
 import { categoryCap, rankCandidatesSql } from '../plan/split-series.ts';
 import { windowSeconds } from '../plan/time-buckets.ts';
-import { aggregateOrderSql, aggregateSql } from './clickhouse-aggregate-sql.ts';
+import { aggregateOrderSql, aggregateSql, orderColumnsSql } from './clickhouse-aggregate-sql.ts';
 import type { ClickHouseStatement } from './clickhouse-statement.ts';
 import { and } from './conditions-sql.ts';
 import { lineParams } from './line-sql.ts';
@@ -38,7 +38,7 @@ export function categoriesSql(bound: ClickHouseBoundQuery): ClickHouseStatement 
   const value = aggregateSql(query.aggregation, m, params);
   const order = aggregateOrderSql(query.aggregation, m, params);
   params.cap = categoryCap(query.graph_type);
-  const grouped = `SELECT ${bound.splitSql} AS sp, ${value} AS v, ${order.key === null ? '' : `${order.key} AS o, `}${order.slack} AS e FROM ${bound.relation}
+  const grouped = `SELECT ${bound.splitSql} AS sp, ${value} AS v, ${orderColumnsSql(order)} FROM ${bound.relation}
      WHERE ${and(bound.inCollection, 'timestamp BETWEEN {lo:Int64} AND {hi:Int64}', bound.where.filters)}
        AND sp IS NOT NULL
      GROUP BY sp`;

@@ -177,3 +177,11 @@ export function aggregateOrderSql(
   if (QUANTILE[aggregation] !== undefined) return { key: null, slack: '0.' };
   return { key: aggregateSql(aggregation, metric, params), slack: '0.' };
 }
+
+/**
+ * The ranking columns of a grouped SELECT, after its `v`: `o`, the order key, unless the key is
+ * the value itself (then the SELECT above reads `v AS o`), and `e`, its slack.
+ */
+export function orderColumnsSql(order: { key: string | null; slack: string }): string {
+  return order.key === null ? `${order.slack} AS e` : `${order.key} AS o, ${order.slack} AS e`;
+}

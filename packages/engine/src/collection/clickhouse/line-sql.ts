@@ -6,7 +6,12 @@ import { isAdditive, type LinePlan, type LineWindow } from '../plan/collection-p
 import { MAX_SPLIT_CELLS } from '../plan/split-series.ts';
 import type { BucketPlan, OffsetSegment } from '../plan/time-buckets.ts';
 import type { LineForm } from '../shape/line-shape.ts';
-import { aggregateOrderSql, aggregateSql, sumPartsSql } from './clickhouse-aggregate-sql.ts';
+import {
+  aggregateOrderSql,
+  aggregateSql,
+  orderColumnsSql,
+  sumPartsSql,
+} from './clickhouse-aggregate-sql.ts';
 import { and } from './conditions-sql.ts';
 import { rollupCellsSql, rollupPopulationsSql, rollupWindow } from './rollup-sql.ts';
 
@@ -221,7 +226,7 @@ function rankedSql(
        SELECT *${key}, row_number() OVER (${ranking}) AS r,
          nth_value(o - e, ${cap}) OVER (${ranking} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS t
        FROM (
-         SELECT k, sp, ${value} AS v, count() AS c, ${order.key === null ? '' : `${order.key} AS o, `}${order.slack} AS e,
+         SELECT k, sp, ${value} AS v, count() AS c, ${orderColumnsSql(order)},
            grouping(k) AS gk, grouping(sp) AS gs
          FROM (${base} AND sp IS NOT NULL)
          GROUP BY GROUPING SETS ((k, sp), (sp), ())))
